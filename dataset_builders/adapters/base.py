@@ -1,0 +1,108 @@
+"""What every benchmark adapter declares: its configs, its card facts and how to read the raw release."""
+from __future__ import annotations
+
+import hashlib
+import io
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from datasets import Features
+from PIL import Image as PILImage
+
+from ..errors import ProblemLog
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One Hub config: its name, folder and schema. Config and split names are public API: freeze them."""
+
+    name: str
+    data_dir: str
+    features: Features
+    default: bool = False
+    split: str = "test"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class CardFacts:
+    """Everything the dataset card says that does not come from the data itself."""
+
+    pretty_name: str
+    summary: str
+    license: str
+    license_note: str
+    paper_title: str
+    paper_url: str
+    code_url: str
+    bibtex: str
+    provenance: str
+    task_categories: tuple[str, ...]
+    language: tuple[str, ...] = ("en",)
+    tags: tuple[str, ...] = ("medical", "benchmark", "multimodal", "evaluation")
+    license_name: str | None = None
+    license_link: str | None = None
+    field_docs: dict[str, str] = field(default_factory=dict)
+    gated_prompt: str = (
+        "This dataset contains clinical case material derived from published patient reports. "
+        "By requesting access you agree to use it for research evaluation only, not to attempt to "
+        "re-identify any patient, and to respect the licenses of the original sources."
+    )
+
+
+class Adapter(ABC):
+    """Turns one benchmark's raw release into canonical rows, one config at a time."""
+
+    name: str
+    facts: CardFacts
+    id_column: str
+    answer_columns: tuple[str, ...] = ()
+
+    @abstractmethod
+    def configs(self) -> list[ConfigSpec]:
+        ...
+
+    @abstractmethod
+    def read(self, source: Path, log: ProblemLog) -> Iterator[tuple[str, dict]]:
+        """Yield (config name, canonical row); report problems to `log` instead of raising."""
+
+    @abstractmethod
+    def source_files(self, source: Path) -> list[Path]:
+        """The text files of the release, checksummed in the card (images are hashed per row)."""
+
+    def strata(self, config: str, row: dict) -> dict[str, Any]:
+        """Stratum name -> value (or list of values) for the card's count tables."""
+        return {}
+
+    def usage_example(self, repo_id: str, config: str) -> str:
+        return (
+            "from datasets import load_dataset\n\n"
+            f'ds = load_dataset("{repo_id}", "{config}", split="test")\n'
+            "print(ds[0])"
+        )
+
+
+def read_image(path: Path, rel: str, log: ProblemLog, file: str, line: int, case: str) -> dict | None:
+    """Original bytes plus a hash; None (and a logged problem) when missing or not an image."""
+    if not path.is_file():
+        log.add(file, f"image not found: {rel}", line=line, case=case)
+        return None
+    data = path.read_bytes()
+    try:
+        with PILImage.open(io.BytesIO(data)) as img:
+            img.verify()
+    except Exception as exc:  # PIL raises many types for corrupt files
+        log.add(file, f"image cannot be decoded ({type(exc).__name__}): {rel}", line=line, case=case)
+        return None
+    return {"bytes": data, "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def resolve_inside(root: Path, rel: str) -> Path | None:
+    """Resolve a release-relative path, refusing anything that escapes the release folder."""
+    root = root.resolve()
+    candidate = (root / rel).resolve()
+    if candidate != root and root not in candidate.parents:
+        return None
+    return candidate

@@ -1,0 +1,69 @@
+"""`python -m dataset_builders build|publish|samples`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import BuildError
+from .registry import ADAPTERS, SAMPLES_DIR, get_adapter
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m dataset_builders", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build", help="build one benchmark's raw release into a Hub-shaped folder")
+    build.add_argument("name", choices=sorted(ADAPTERS))
+    build.add_argument("--source", type=Path, required=True, help="the unpacked raw release (folder or file)")
+    build.add_argument("--out", type=Path, default=Path("hub"), help="output root; the dataset lands in OUT/NAME")
+    build.add_argument("--hold-out-answers", action="store_true", help="move answer fields to OUT/NAME-answers")
+    build.add_argument("--repo-id", help="Hub id used in the card's examples (default: NAME)")
+    build.add_argument("--sample", action="store_true", help="label the card as built from a sample release")
+    build.add_argument("--no-gate", action="store_true", help="omit the gating form from the card")
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    samples = sub.add_parser("samples", help="build every shipped sample release into OUT")
+    samples.add_argument("--out", type=Path, default=Path("hub"))
+    samples.add_argument("--quiet", action="store_true")
+    pub = sub.add_parser("publish", help="push a built folder to the Hugging Face Hub")
+    pub.add_argument("folder", type=Path)
+    pub.add_argument("--repo-id", required=True)
+    pub.add_argument("--private", action="store_true")
+    pub.add_argument("--gated", action="store_true", help="require manual approval of access requests")
+    pub.add_argument("--tag", help="tag the upload, e.g. v1.0.0")
+    return parser
+
+
+def _build(name: str, source: Path, out: Path, **kwargs) -> int:
+    from .stage import build
+
+    try:
+        report = build(get_adapter(name), source, out, **kwargs)
+    except BuildError as exc:
+        print(f"error: cannot build {name} from {source}\n{exc}\nNothing was written to {out}.", file=sys.stderr)
+        return 1
+    rows = ", ".join(f"{config}: {n:,} rows" for config, n in report.rows.items())
+    print(f"built {report.folder} ({rows}; {report.images:,} images; {report.download_bytes / 1e6:.1f} MB)")
+    if report.answers_folder:
+        print(f"answer key in {report.answers_folder} (keep it private)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "build":
+        return _build(args.name, args.source, args.out, hold_out_answers=args.hold_out_answers,
+                      repo_id=args.repo_id, sample=args.sample, gated=not args.no_gate, progress=not args.quiet)
+    if args.command == "samples":
+        status = 0
+        for name in sorted(ADAPTERS):
+            source = SAMPLES_DIR / name
+            if source.is_dir():
+                status |= _build(name, source, args.out, sample=True, progress=not args.quiet)
+        return status
+    if args.command == "publish":
+        from .publish import publish
+
+        revision = publish(args.folder, args.repo_id, private=args.private, gated=args.gated, tag=args.tag)
+        print(f"published {args.folder} to https://huggingface.co/datasets/{args.repo_id} ({revision or 'no revision'})")
+        return 0
+    return 2

@@ -1,0 +1,55 @@
+"""Turns per-item scores into a result's numbers: means x100, bootstrap CIs, per-stratum means with n.
+
+Benchmark-agnostic: every benchmark hands over a dict metric -> per-item array (aligned with the
+answer key's rows; missing items already scored 0) and stratum -> per-item labels.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_ci
+
+SCALE = 100.0
+
+
+def overall(per_item: dict[str, np.ndarray], resamples: int = DEFAULT_RESAMPLES,
+            seed: int = DEFAULT_SEED) -> tuple[dict[str, float], dict[str, list[float]]]:
+    names = list(per_item)
+    if not names:
+        return {}, {}
+    matrix = np.column_stack([np.asarray(per_item[n], dtype=np.float64) for n in names])
+    means = matrix.mean(axis=0) * SCALE if len(matrix) else np.full(len(names), np.nan)
+    metrics = {n: round(float(m), 4) for n, m in zip(names, means)}
+    if resamples <= 0 or len(matrix) == 0:
+        return metrics, {}
+    lo, hi = percentile_ci(matrix, resamples=resamples, seed=seed)
+    ci = {n: [round(float(a) * SCALE, 4), round(float(b) * SCALE, 4)] for n, a, b in zip(names, lo, hi)}
+    return metrics, ci
+
+
+def by_stratum(per_item: dict[str, np.ndarray], labels: dict[str, Sequence[Any]]) -> dict[str, dict[str, dict]]:
+    """stratum -> value -> {"n": count, "metrics": {name: mean x100}}. A list label counts the item
+    in every value it holds (e.g. a case with CT and MRI images is in both image-type cells)."""
+    names = list(per_item)
+    matrix = np.column_stack([np.asarray(per_item[n], dtype=np.float64) for n in names]) if names else None
+    out: dict[str, dict[str, dict]] = {}
+    for stratum, values in labels.items():
+        groups: dict[str, list[int]] = {}
+        for index, value in enumerate(values):
+            for v in (value if isinstance(value, (list, tuple)) else [value]):
+                groups.setdefault("(missing)" if v is None else str(v), []).append(index)
+        cells = {}
+        for value, rows in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
+            means = matrix[rows].mean(axis=0) * SCALE if matrix is not None else []
+            cells[value] = {"n": len(rows), "metrics": {n: round(float(m), 4) for n, m in zip(names, means)}}
+        out[stratum] = cells
+    return out
+
+
+def _sort_key(value: str):
+    try:
+        return (0, float(value.split("-")[0]), value)
+    except ValueError:
+        return (1, 0.0, value)

@@ -1,0 +1,118 @@
+"""One interface to a benchmark's answers, wherever they live: in the public rows (the default, as
+the papers released them) or in a held-out `<name>-answers` folder/repo beside it."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+ANSWERS_SUFFIX = "-answers"
+
+
+class AnswerKeyError(Exception):
+    pass
+
+
+def _card_yaml(folder: Path) -> dict:
+    card = folder / "README.md"
+    if not card.is_file():
+        raise AnswerKeyError(f"{folder} is not a built dataset folder (no README.md); build it with "
+                             "`python -m dataset_builders build NAME --source DIR --out hub/`")
+    text = card.read_text(encoding="utf-8")
+    match = re.match(r"^---\s*\n(.*?)\n---\s*\n", text, re.S)
+    return yaml.safe_load(match.group(1)) if match else {}
+
+
+def config_files(folder: Path, config: str, split: str = "test") -> list[Path]:
+    """Parquet files of one config/split, found through the card's `configs` like `load_dataset` does."""
+    meta = _card_yaml(folder)
+    for entry in meta.get("configs", []):
+        if entry.get("config_name") != config:
+            continue
+        files: list[Path] = []
+        for data in entry.get("data_files", []):
+            if data.get("split") == split:
+                paths = data["path"] if isinstance(data["path"], list) else [data["path"]]
+                for pattern in paths:
+                    files.extend(sorted(folder.glob(pattern)))
+        if files:
+            return files
+    raise AnswerKeyError(f"{folder}: no files for config {config!r}, split {split!r}")
+
+
+def read_columns(folder: Path, config: str, columns: list[str], split: str = "test") -> pa.Table:
+    """Only the named columns (images are never read), concatenated over shards."""
+    tables = []
+    for path in config_files(folder, config, split):
+        schema = pq.read_schema(path)
+        present = [c for c in columns if c in schema.names]
+        tables.append(pq.read_table(path, columns=present))
+    return pa.concat_tables(tables) if tables else pa.table({})
+
+
+@dataclass
+class AnswerKey:
+    """Rows keyed by id with answer and stratum columns; `fingerprint` pins the exact content."""
+
+    id_column: str
+    table: pa.Table
+    source: str
+    fingerprint: str
+
+    @property
+    def ids(self) -> list[str]:
+        return self.table.column(self.id_column).to_pylist()
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+
+def load_answer_key(data: Path, config: str, id_column: str, answer_columns: list[str], extra_columns: list[str],
+                    answers: Path | None = None, split: str = "test") -> AnswerKey:
+    data = Path(data)
+    public = read_columns(data, config, [id_column, *answer_columns, *extra_columns], split)
+    missing = [c for c in [*answer_columns, *extra_columns] if c not in public.column_names]
+    needs_key = any(c in missing for c in answer_columns)
+    source = str(data)
+    answers = Path(answers) if answers else data.with_name(data.name + ANSWERS_SUFFIX)
+    if needs_key and not answers.is_dir():
+        raise AnswerKeyError(f"{data} has no answer fields and no answer key was found at {answers}; "
+                             "pass --answers PATH to the held-out `-answers` folder")
+    if missing and answers.is_dir():
+        held = read_columns(answers, config, [id_column, *missing], split)
+        if held.num_columns > 1:
+            public = _join(public, held, id_column)
+            source = f"{data} + {answers}"
+    absent = [c for c in [id_column, *answer_columns] if c not in public.column_names]
+    if absent:
+        raise AnswerKeyError(f"answer key lacks column(s) {', '.join(absent)}")
+    return AnswerKey(id_column, public, source, _fingerprint(public, [id_column, *answer_columns]))
+
+
+def _join(left: pa.Table, right: pa.Table, key: str) -> pa.Table:
+    index = {v: i for i, v in enumerate(right.column(key).to_pylist())}
+    order = []
+    for value in left.column(key).to_pylist():
+        if value not in index:
+            raise AnswerKeyError(f"answer key has no row for id {value!r}")
+        order.append(index[value])
+    taken = right.take(pa.array(order))
+    for name in right.column_names:
+        if name != key:
+            left = left.append_column(name, taken.column(name))
+    return left
+
+
+def _fingerprint(table: pa.Table, columns: list[str]) -> str:
+    """Content hash of ids + answers: the same answers give the same fingerprint on any machine."""
+    digest = hashlib.sha256()
+    for batch in table.select(columns).to_batches(max_chunksize=10_000):
+        for row in batch.to_pylist():
+            digest.update(json.dumps(row, sort_keys=True, default=str).encode())
+    return "sha256:" + digest.hexdigest()[:16]

@@ -1,0 +1,103 @@
+"""`python -m leaderboard validate|score|benchmarks` - the same code paths the Space uses."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .answer_key import AnswerKeyError
+from .benchmarks import BENCHMARKS, get_benchmark
+from .benchmarks.base import ScoringContext
+from .matchers import CODER_CHOICES, configure_matchers
+from .metrics.bootstrap import DEFAULT_RESAMPLES
+from .report import render_result
+from .result import ModelInfo
+from .scoring import load_key, score_file, validate_file
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("benchmark", choices=sorted(BENCHMARKS))
+    parser.add_argument("predictions", type=Path, help="JSONL, JSON array, CSV or Parquet")
+    parser.add_argument("--data", type=Path, required=True, help="the built dataset folder, e.g. hub/medreamm")
+    parser.add_argument("--answers", type=Path, help="held-out answer key folder (default: DATA-answers if needed)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m leaderboard")
+    sub = parser.add_subparsers(dest="command", required=True)
+    val = sub.add_parser("validate", help="line-level report on a prediction file; never shows answers")
+    _common(val)
+    val.add_argument("--json", type=Path, help="also write the report as JSON")
+    sc = sub.add_parser("score", help="validate and score a prediction file")
+    _common(sc)
+    sc.add_argument("--json", type=Path, help="write the result record here")
+    sc.add_argument("--per-item", type=Path, help="write private per-item scores (JSONL); they reveal answers")
+    sc.add_argument("--model-name", default=None, help="model name recorded in the result (default: file stem)")
+    sc.add_argument("--icd-coder", choices=CODER_CHOICES, default="auto",
+                    help="auto: WHO ICD-API if configured (WHO_ICD_BASE_URL or WHO_ICD_CLIENT_ID), else offline approximate")
+    sc.add_argument("--who-base-url", help="WHO ICD-API base URL, e.g. http://localhost:8382 for a local container")
+    sc.add_argument("--who-release", help="ICD-11 MMS release id (default 2025-01, as the paper's code)")
+    sc.add_argument("--sapbert", help="local SapBERT directory (default: $SAPBERT_PATH)")
+    sc.add_argument("--cache-dir", type=Path, default=Path(".cache"), help="where ICD lookups are cached")
+    sc.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0: no CIs)")
+    sc.add_argument("--seed", type=int, default=None)
+    sc.add_argument("--allow-invalid", action="store_true", help="score even when some lines are invalid (they count as wrong)")
+    sc.add_argument("--quiet", action="store_true")
+    sub.add_parser("benchmarks", help="list benchmarks and their metrics")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "benchmarks":
+        for bench in BENCHMARKS.values():
+            print(f"{bench.name}: {bench.pretty_name}; primary metric {bench.primary_metric}; "
+                  f"{len(bench.metrics)} metrics")
+        return 0
+    if not args.predictions.is_file():
+        print(f"error: prediction file not found: {args.predictions}", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "validate":
+            report, _ = validate_file(args.benchmark, args.predictions, args.data, args.answers)
+            print(report.render())
+            if args.json:
+                args.json.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            return 0 if report.ok else 1
+        return _score(args)
+    except AnswerKeyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _score(args) -> int:
+    benchmark = get_benchmark(args.benchmark)
+    key = load_key(benchmark, args.data, args.answers)
+    report, _ = validate_file(args.benchmark, args.predictions, args.data, key=key)
+    if not report.ok and not args.allow_invalid:
+        print(report.render(), file=sys.stderr)
+        print("\nerror: the file has invalid lines; fix them, or pass --allow-invalid to score the rest "
+              "(invalid lines count as wrong)", file=sys.stderr)
+        return 1
+    context = ScoringContext(model=ModelInfo(name=args.model_name or args.predictions.stem),
+                             resamples=args.resamples, progress=not args.quiet,
+                             keep_per_item=args.per_item is not None)
+    if args.seed is not None:
+        context.seed = args.seed
+    args.cache_dir.mkdir(parents=True, exist_ok=True)
+    configure_matchers(context, args.icd_coder, args.who_base_url, args.who_release, args.sapbert, args.cache_dir)
+    _, result = score_file(args.benchmark, args.predictions, args.data, context, key=key)
+    if report.issues:
+        print(report.render(limit=20), file=sys.stderr)
+        print(file=sys.stderr)
+    print(render_result(benchmark, result))
+    if args.json:
+        result.write(args.json)
+        print(f"\nresult written to {args.json}")
+    if args.per_item:
+        with args.per_item.open("w", encoding="utf-8") as handle:
+            for item_id, scores in (result.per_item or {}).items():
+                handle.write(json.dumps({"id": item_id, **scores}) + "\n")
+        print(f"per-item scores (private) written to {args.per_item}")
+    return 0

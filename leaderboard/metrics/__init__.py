@@ -1,0 +1,1 @@
+"""Pure, vectorised metric functions (numpy in, numpy out)."""

@@ -1,0 +1,43 @@
+"""Plain-text rendering of a result for the terminal."""
+from __future__ import annotations
+
+from .benchmarks.base import Benchmark
+from .result import Result
+
+
+def _cell(result: Result, name: str) -> str:
+    value = result.metrics.get(name)
+    if value is None:
+        return "pending"
+    lo_hi = result.ci.get(name)
+    return f"{value:5.1f} [{lo_hi[0]:.1f}, {lo_hi[1]:.1f}]" if lo_hi else f"{value:5.1f}"
+
+
+def render_result(benchmark: Benchmark, result: Result) -> str:
+    groups: dict[str, list] = {}
+    for metric in benchmark.metrics:
+        groups.setdefault(metric.group, []).append(metric)
+    stems = list(dict.fromkeys(m.name.rsplit("_", 1)[0] for m in benchmark.metrics))
+    modes = list(groups)
+    width = max(len(s) for s in stems) + 2
+    lines = [f"{benchmark.pretty_name} - {result.model.name}",
+             f"items {result.n_items}, answered {result.n_answered} (coverage {100 * result.coverage:.1f}%), "
+             f"parse failures {result.parse_failures}", ""]
+    lines.append("metric".ljust(width) + "".join(m.ljust(22) for m in modes))
+    for stem in stems:
+        lines.append(stem.ljust(width) + "".join(_cell(result, f"{stem}_{mode}").ljust(22) for mode in modes))
+    lines.append("values x100, 95% percentile bootstrap CI in brackets")
+    reasons = sorted(set(result.pending.values()))
+    if reasons:
+        lines += ["", "pending:"] + [f"  - {r}" for r in reasons]
+    if not result.protocol.get("comparable_to_paper", True):
+        lines += ["", "NOT comparable with the paper's numbers:"] + [f"  - {r}" for r in result.protocol.get("not_comparable_because", [])]
+    primary = benchmark.primary_metric
+    if result.strata:
+        lines += ["", f"by stratum ({primary}):"]
+        for stratum, cells in result.strata.items():
+            parts = [f"{v} {c['metrics'].get(primary, float('nan')):.1f} (n={c['n']})" for v, c in cells.items()
+                     if primary in c["metrics"]]
+            if parts:
+                lines.append(f"  {stratum}: " + "; ".join(parts))
+    return "\n".join(lines)

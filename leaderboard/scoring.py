@@ -1,0 +1,32 @@
+"""The scoring contract in one call: validate a prediction file against a built dataset, then score."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .answer_key import AnswerKey, load_answer_key
+from .benchmarks import get_benchmark
+from .benchmarks.base import Benchmark, ScoringContext
+from .predictions import MAX_FILE_BYTES, ValidationReport, validate
+from .result import Result
+
+
+def load_key(benchmark: Benchmark, data: Path, answers: Path | None = None) -> AnswerKey:
+    return load_answer_key(Path(data), benchmark.config, benchmark.id_column, list(benchmark.answer_columns),
+                           list(benchmark.strata_columns), answers=answers, split=benchmark.split)
+
+
+def validate_file(name: str, predictions: Path, data: Path, answers: Path | None = None,
+                  max_bytes: int = MAX_FILE_BYTES, key: AnswerKey | None = None) -> tuple[ValidationReport, AnswerKey]:
+    benchmark = get_benchmark(name)
+    key = key or load_key(benchmark, data, answers)
+    return validate(Path(predictions), benchmark.schema, key.ids, max_bytes=max_bytes), key
+
+
+def score_file(name: str, predictions: Path, data: Path, context: ScoringContext | None = None,
+               answers: Path | None = None, key: AnswerKey | None = None) -> tuple[ValidationReport, Result]:
+    """Validate then score; invalid lines are left out (their items count as wrong) and reported."""
+    benchmark = get_benchmark(name)
+    report, key = validate_file(name, predictions, data, answers, key=key)
+    result = benchmark.score(key, report, context or ScoringContext())
+    result.protocol["validation"] = {"errors": len(report.errors), "warnings": len(report.warnings)}
+    return report, result
