@@ -21,7 +21,7 @@ def render_result(benchmark: Benchmark, result: Result) -> str:
     modes = list(groups)
     width = max(len(s) for s in stems) + 2
     lines = [f"{benchmark.pretty_name} - {result.model.name}",
-             f"items {result.n_items}, answered {result.n_answered} (coverage {100 * result.coverage:.1f}%), "
+             f"items {result.n_items}, answered {result.n_answered} (coverage {100 * (result.coverage or 0):.1f}%), "
              f"parse failures {result.parse_failures}", ""]
     lines.append("metric".ljust(width) + "".join(m.ljust(22) for m in modes))
     for stem in stems:

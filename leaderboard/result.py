@@ -35,8 +35,8 @@ class Result:
     source: str = "submission"  # "submission" | "paper" | "human"
     ci: dict[str, list[float]] = field(default_factory=dict)
     n_items: int = 0
-    n_answered: int = 0
-    parse_failures: int = 0
+    n_answered: int | None = 0  # None: not reported (paper rows)
+    parse_failures: int | None = 0
     pending: dict[str, str] = field(default_factory=dict)  # metric -> why it has no value
     strata: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # stratum -> value -> {n, metrics}
     protocol: dict[str, Any] = field(default_factory=dict)
@@ -46,14 +46,16 @@ class Result:
     per_item: dict[str, dict[str, float]] | None = None  # private
 
     @property
-    def coverage(self) -> float:
+    def coverage(self) -> float | None:
+        if self.n_answered is None:
+            return None
         return self.n_answered / self.n_items if self.n_items else 0.0
 
     def to_public_dict(self) -> dict:
         data = asdict(self)
         data.pop("per_item")
         data["schema_version"] = SCHEMA_VERSION
-        data["coverage"] = round(self.coverage, 6)
+        data["coverage"] = None if self.coverage is None else round(self.coverage, 6)
         return _finite(data)
 
     def write(self, path: Path) -> None:
