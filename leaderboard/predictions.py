@@ -106,6 +106,13 @@ class PredictionFileError(Exception):
     """The file as a whole cannot be read (too big, wrong format, not UTF-8...)."""
 
 
+def human_bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
 def _show(value: Any, limit: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -116,7 +123,7 @@ def read_rows(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Iterable[tuple[int
     path = Path(path)
     size = path.stat().st_size
     if size > max_bytes:
-        raise PredictionFileError(f"file is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
+        raise PredictionFileError(f"file is {human_bytes(size)}; the limit is {human_bytes(max_bytes)}")
     if size == 0:
         raise PredictionFileError("file is empty")
     suffix = path.suffix.lower()

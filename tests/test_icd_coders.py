@@ -15,9 +15,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # allow `.venv/bin/pytest tests/...` without a conftest
-    sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_who_icd_server import FakeWhoIcdServer  # noqa: E402
 

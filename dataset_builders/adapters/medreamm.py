@@ -161,7 +161,7 @@ class MedReaMMAdapter(Adapter):
     def _parse_line(self, line: str, file: str, line_no: int, root: Path, log: ProblemLog,
                     seen: dict[str, str]) -> dict | None:
         try:
-            record = json.loads(line)
+            record = json.loads(line.rstrip("\r\n"))
         except json.JSONDecodeError as exc:
             log.add(file, f"malformed JSON ({exc.msg} at column {exc.colno})", line=line_no)
             return None

@@ -1,0 +1,63 @@
+"""Publishing (HfApi calls, no network) and the command lines as a user runs them."""
+import json
+import subprocess
+import sys
+from unittest.mock import create_autospec
+
+from huggingface_hub import HfApi
+
+from conftest import ROOT
+from dataset_builders.publish import publish
+
+
+def test_publish_creates_gates_uploads_with_stale_shard_deletion_and_tags(tiny_built):
+    api = create_autospec(HfApi, instance=True)
+    api.upload_folder.return_value.oid = "abc123"
+    revision = publish(tiny_built, "org/medreamm", private=True, gated=True, tag="v1.0.0", api=api)
+    assert revision == "abc123"
+    api.create_repo.assert_called_once_with("org/medreamm", repo_type="dataset", private=True, exist_ok=True)
+    api.update_repo_settings.assert_called_once_with("org/medreamm", repo_type="dataset", gated="manual")
+    kwargs = api.upload_folder.call_args.kwargs
+    assert kwargs["folder_path"] == str(tiny_built) and kwargs["repo_type"] == "dataset"
+    assert kwargs["delete_patterns"] == ["data/*.parquet"]
+    api.create_tag.assert_called_once_with("org/medreamm", tag="v1.0.0", repo_type="dataset", revision="abc123", exist_ok=False)
+
+
+def test_publish_without_tag_or_gate(tiny_built):
+    api = create_autospec(HfApi, instance=True)
+    publish(tiny_built, "org/medreamm", api=api)
+    api.update_repo_settings.assert_not_called()
+    api.create_tag.assert_not_called()
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=cwd,
+                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HOME": str(ROOT)})
+
+
+def test_cli_score_writes_result_record(tmp_path, tiny_built):
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "100", "diagnoses": ["Cholera", "Dehydration"]}\n{"id": "200", "diagnoses": ["Pneumonia"]}\n')
+    out = tmp_path / "result.json"
+    proc = run("leaderboard", "score", "medreamm", str(preds), "--data", str(tiny_built), "--json", str(out),
+               "--resamples", "100", "--quiet", "--icd-coder", "offline", "--cache-dir", str(tmp_path / "cache"))
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(out.read_text())
+    # offline titles code "Cholera" 1A00 and "Pneumonia" CA40 exactly: primaries of 100 and 200 at rank 1, 300 unanswered
+    assert record["metrics"]["top1_icd"] == round(200 / 3, 4)
+    assert record["n_items"] == 3 and record["n_answered"] == 2 and record["coverage"] == round(2 / 3, 6)
+    assert record["protocol"]["icd_coder"]["approximate"] is True
+    assert record["metrics"]["top1_sem"] is None and "SAPBERT_PATH" in record["pending"]["top1_sem"]
+    assert "top1" in proc.stdout and "pending" in proc.stdout
+
+
+def test_cli_validate_and_score_refuse_bad_files_without_traceback(tmp_path, tiny_built):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "100", "diagnoses": "Cholera"}\n{"id": "100"}\n')
+    proc = run("leaderboard", "validate", "medreamm", str(bad), "--data", str(tiny_built))
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr
+    assert "line 1, field 'diagnoses': must be a JSON list of strings" in proc.stdout
+    proc = run("leaderboard", "score", "medreamm", str(bad), "--data", str(tiny_built), "--quiet")
+    assert proc.returncode == 1 and "--allow-invalid" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run("leaderboard", "score", "medreamm", str(bad), "--data", str(tmp_path / "nowhere"))
+    assert proc.returncode == 2 and "not a built dataset folder" in proc.stderr and "Traceback" not in proc.stderr
