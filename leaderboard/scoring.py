@@ -11,7 +11,7 @@ from .result import Result
 
 
 def load_key(benchmark: Benchmark, data: Path, answers: Path | None = None) -> AnswerKey:
-    return load_answer_key(Path(data), benchmark.config, benchmark.id_column, list(benchmark.answer_columns),
+    return load_answer_key(Path(data), list(benchmark.configs), benchmark.id_column, list(benchmark.answer_columns),
                            list(benchmark.strata_columns), answers=answers, split=benchmark.split)
 
 

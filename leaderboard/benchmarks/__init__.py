@@ -1,10 +1,28 @@
-"""Benchmark registry: name -> module object. A sixth benchmark is one module and one line here."""
+"""Benchmark registry, discovered: every module in this package that defines a `Benchmark` subclass
+with a `name` registers itself. A sixth benchmark is one module here, nothing else."""
 from __future__ import annotations
 
-from .base import Benchmark
-from .medreamm import MedReaMM
+import importlib
+import inspect
+import pkgutil
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MedReaMM(),)}
+from .base import Benchmark
+
+
+def _discover() -> dict[str, Benchmark]:
+    found: dict[str, Benchmark] = {}
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module_info.name == "base":
+            continue
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if issubclass(cls, Benchmark) and cls is not Benchmark and cls.__module__ == module.__name__ \
+                    and getattr(cls, "name", None) and not inspect.isabstract(cls):
+                found[cls.name] = cls()
+    return found
+
+
+BENCHMARKS: dict[str, Benchmark] = _discover()
 
 
 def get_benchmark(name: str) -> Benchmark:

@@ -45,7 +45,7 @@ class ScoringContext:
 class Benchmark(ABC):
     name: str
     pretty_name: str
-    config: str = "default"
+    configs: tuple[str, ...] = ("default",)  # the key concatenates them, with a `config` column
     split: str = "test"
     id_column: str
     answer_columns: tuple[str, ...]
