@@ -474,3 +474,14 @@ def test_offline_custom_titles_file(tmp_path):
     assert c.identity["n_titles"] == 1 and c.identity["source_version"] is None
     assert code_terms(c, ["Foo disease", "foo  disease", "x"]) == {
         "Foo disease": "AA1", "foo  disease": "AA1", "x": None}
+
+
+def test_offline_code_many_agrees_with_code_term_by_term():
+    terms = ["Cholera", "cholera.", "Pneumonia", "Type 2 diabetes melitus", "Astma", "qwertyuiop zxcv",
+             "Essential hypertension", "Coeliac diseas", "", "Acute apendicitis", "Tuberculosis of lung"]
+    batch = OfflineTitleCoder().code_many(terms)
+    single = OfflineTitleCoder()
+    single._memo.clear()
+    norm = icd_offline.normalise_title
+    assert batch == {t: single._match(norm(t)) if norm(t) else None for t in terms}
+    assert batch["Cholera"] == "1A00" and batch["qwertyuiop zxcv"] is None

