@@ -112,3 +112,33 @@ def test_response_parsing_follows_the_authors(text, expected):
 def test_ranked_list_truncates_then_drops_duplicates():
     items = ["Pneumonia", "pneumonia.", " ", "Empyema"] + [f"d{i}" for i in range(6)] + ["late"]
     assert ranked_list(items) == ["Pneumonia", "Empyema", "d0", "d1", "d2", "d3", "d4", "d5"]
+
+
+@pytest.mark.parametrize("name", ["p.jsonl", "p.parquet"])
+def test_columnar_path_agrees_with_line_by_line(tmp_path, name):
+    rows = [{"id": "100", "diagnoses": ["A", "B"]}, {"id": "300", "response": "### Output ###\n[\"C\"]"}]
+    path = tmp_path / name
+    if name.endswith(".parquet"):
+        schema = pa.schema([("id", pa.string()), ("diagnoses", pa.list_(pa.string())), ("response", pa.string())])
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    else:
+        path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    fast = validate(path, SCHEMA, IDS)
+    slow = validate(path, SCHEMA, IDS, columnar=False)
+    assert fast.path == "columnar" and slow.path == "line-by-line"
+    assert fast.valid == slow.valid == {"100": {"diagnoses": ["A", "B"]}, "300": {"response": "### Output ###\n[\"C\"]"}}
+    assert fast.table.equals(slow.table)
+    assert messages(fast) == messages(slow) == ["warning: file: 1 of 3 items have no prediction; they count as wrong"]
+
+
+@pytest.mark.parametrize("line", [
+    '{"id": "100", "diagnoses": ["A"]}\n{"id": "100", "diagnoses": ["B"]}',   # duplicate
+    '{"id": "100", "diagnoses": ["A"]}\n{"id": "zzz", "diagnoses": ["B"]}',   # unknown id
+    '{"id": "100", "diagnoses": ["A"], "extra": 1}',                          # unknown field
+    '{"id": "100", "diagnoses": [' + ", ".join(f'"d{i}"' for i in range(11)) + "]}",  # > 10 items: warning per line
+    '{"id": " 100", "diagnoses": ["A"]}',                                     # padded id
+    '{"id": "100"}',                                                          # neither field
+])
+def test_doubtful_files_take_the_line_by_line_path(tmp_path, line):
+    report = check(tmp_path, line + "\n")
+    assert report.path == "line-by-line" and report.issues
