@@ -1,12 +1,52 @@
-"""Result records on disk: the paper rows shipped in `submissions/` plus scored uploads in a store folder."""
+"""Where results and submissions live. A local folder by default; mirrored to Hugging Face dataset
+repos when configured (public results in one repo; raw files, per-item scores, queue and contacts in a
+private one).
+
+Layout under the root:
+    results/<benchmark>/<id>.json          public result records (what the leaderboard shows)
+    private/queue/<id>.json                submission status records
+    private/uploads/<id>/predictions.<ext> raw uploaded files
+    private/per_item/<id>.parquet          per-item scores (they can leak answers)
+    private/bootstrap/<id>.npy             resampled means of the primary metric (for paired tie tests)
+    private/contacts/<id>.json             contact details, never shown
+Every write goes to a temporary file in the same folder, is flushed to disk and renamed into place, so
+a reader or a crash never sees a half-written record.
+"""
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+import threading
 from pathlib import Path
+from typing import Any, Callable
 
 from .result import Result
 
 SUBMISSIONS_DIR = Path(__file__).resolve().parent.parent / "submissions"
+
+
+class StoreError(Exception):
+    """A write failed (read-only folder, disk full...); the message is safe to show to users."""
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise StoreError(f"could not save to the results store ({exc.strerror or type(exc).__name__}); "
+                         "nothing was recorded, please try again later") from None
 
 
 def load_records(benchmark: str, roots: list[Path] | None = None) -> list[Result]:
@@ -19,3 +59,84 @@ def load_records(benchmark: str, roots: list[Path] | None = None) -> list[Result
             if data.get("benchmark") == benchmark and "metrics" in data:
                 records.append(Result.from_dict(data))
     return records
+
+
+class LocalStore:
+    def __init__(self, root: Path, mirror: "HubMirror | None" = None):
+        self.root = Path(root)
+        self.mirror = mirror
+        self._lock = threading.RLock()
+        self._version = 0
+        self._listeners: list[Callable[[], None]] = []
+
+    # --- paths
+    def result_path(self, benchmark: str, sub_id: str) -> Path:
+        return self.root / "results" / benchmark / f"{sub_id}.json"
+
+    def private(self, *parts: str) -> Path:
+        return self.root.joinpath("private", *parts)
+
+    @property
+    def version(self) -> int:
+        """Bumped on every result write; caches of derived tables key on it."""
+        return self._version
+
+    # --- writes
+    def _write(self, path: Path, data: bytes, public: bool) -> None:
+        with self._lock:
+            atomic_write(path, data)
+            if self.mirror is not None:
+                self.mirror.upload(path, path.relative_to(self.root).as_posix(), public=public)
+
+    def write_json(self, path: Path, obj: Any, public: bool = False) -> None:
+        self._write(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), public)
+
+    def write_bytes(self, path: Path, data: bytes) -> None:
+        self._write(path, data, public=False)
+
+    def save_result(self, sub_id: str, result: Result) -> None:
+        record = result.to_public_dict()
+        record["submission_id"] = sub_id
+        self.write_json(self.result_path(result.benchmark, sub_id), record, public=True)
+        with self._lock:
+            self._version += 1
+
+    # --- reads
+    def results(self, benchmark: str) -> list[Result]:
+        return load_records(benchmark, [self.root / "results"]) if (self.root / "results" / benchmark).is_dir() else []
+
+    def read_json(self, path: Path) -> dict | None:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+
+class HubMirror:
+    """Copies every store write to two Hub dataset repos: `public_repo` gets results/, the private
+    repo everything else. Tested with a mocked HfApi; nothing here runs without a configured token."""
+
+    def __init__(self, public_repo: str, private_repo: str, api=None, token: str | None = None):
+        from huggingface_hub import HfApi
+
+        self.public_repo, self.private_repo = public_repo, private_repo
+        self.api = api or HfApi(token=token)
+        self.api.create_repo(public_repo, repo_type="dataset", exist_ok=True, private=False)
+        self.api.create_repo(private_repo, repo_type="dataset", exist_ok=True, private=True)
+
+        self.pending: list[tuple[Path, str, bool]] = []
+
+    def upload(self, local: Path, path_in_repo: str, public: bool) -> None:
+        """Best effort: the local copy is the source of truth; a failed upload is retried later."""
+        repo = self.public_repo if public else self.private_repo
+        try:
+            self.api.upload_file(path_or_fileobj=str(local), path_in_repo=path_in_repo, repo_id=repo,
+                                 repo_type="dataset", commit_message=f"store: {path_in_repo}")
+        except Exception:  # network/auth errors
+            self.pending.append((local, path_in_repo, public))
+
+    def retry_pending(self) -> int:
+        waiting, self.pending = self.pending, []
+        for item in waiting:
+            self.upload(*item)
+        return len(waiting) - len(self.pending)

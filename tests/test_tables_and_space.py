@@ -1,39 +1,105 @@
-"""Paper rows load as ranked tables, and the Space starts and serves them."""
-import socket
-import urllib.request
+"""Ranking, tie groups, filters, strata, radar rules and export - the data the Space draws."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
 
 from leaderboard.benchmarks import get_benchmark
+from leaderboard.ranking import rank_labels, tie_groups, tied
+from leaderboard.result import ModelInfo, Result
 from leaderboard.store import load_records
-from leaderboard.tables import ranked_table
+from leaderboard.tables import (Entry, Filters, export_csv, export_json, overview_table, radar_series, ranked_table,
+                                reported_baselines, strata_table)
+
+BENCH = get_benchmark("medreamm")
+
+
+def entry(name, score, source="submission", resamples=None, strata=None, **model):
+    metrics = {m.name: None for m in BENCH.metrics}
+    metrics["top5_primary_icd"] = score
+    result = Result(benchmark="medreamm", model=ModelInfo(name=name, **model), metrics=metrics, source=source,
+                    n_items=10, n_answered=10, strata=strata or {})
+    return Entry(result, name, resamples)
 
 
 def test_paper_rows_rank_by_the_primary_metric():
-    bench = get_benchmark("medreamm")
-    records = load_records("medreamm")
-    paper = [r for r in records if r.source == "paper" and "top5_primary_icd" in r.metrics]
-    assert len(paper) == 23  # Table 2; Table 6's rows are another task and lack the ranking metric
-    table = ranked_table(bench, records)
-    assert len(table) == 23
+    entries = [Entry(r, str(i)) for i, r in enumerate(load_records("medreamm"))]
+    table = ranked_table(BENCH, entries)
+    assert len(table) == 23  # Table 2; Table 6's rows are another task and lack the ranking metric
     assert table.loc[0, "model"] == "Gemini-2.5-Pro" and table.loc[0, "top5_primary_icd"] == 65.9
     assert table["top5_primary_icd"].is_monotonic_decreasing
-    assert table.loc[table["model"] == "o3-mini", "flags"].item() == 2
-    human = [r for r in records if r.source == "human"]
-    assert [r.metrics for r in human] == [{"gi_mcq_accuracy": 10.87, "gi_mcq_dsc": 0.2201}]
+    assert table.loc[table["model"] == "o3-mini", "flagged cells"].item() == "mrr_sem, ndcg10_icd"
+    assert table["rank"].tolist()[:3] == ["1", "2", "3"]  # paper rows have no resamples: never tied
+    baselines = reported_baselines(entries, BENCH.primary_metric)
+    assert baselines.loc[baselines["source"] == "human", "gi_mcq_accuracy"].item() == 10.87
 
 
-def test_space_starts_and_serves_the_page():
-    from space.app import build_app
+def test_paired_bootstrap_ties():
+    rng = np.random.default_rng(0)
+    base = rng.normal(50, 2, 1000)
+    assert not tied(base, base + 0.1)  # paired: a constant shift, however small, is always separable
+    assert not tied(base + 5, base)
+    # independent noise of the same size: the difference straddles 0
+    assert tied(base, rng.normal(50, 2, 1000))
+    assert tie_groups([base + 10, base + 9.9 + rng.normal(0, 0.5, 1000), base, None, base - 20]) == [1, 1, 2, 3, 4]
+    assert rank_labels([1, 1, 2, 3, 3, 3]) == ["1-2", "1-2", "3", "4-6", "4-6", "4-6"]
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = build_app()
-    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True)
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
-            assert response.status == 200
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=10) as response:
-            config = response.read().decode()
-        assert "Gemini-2.5-Pro" in config and "MedReaMM" in config
-    finally:
-        app.close()
+
+def test_tie_groups_show_up_as_rank_ranges():
+    rng = np.random.default_rng(1)
+    noise = rng.normal(0, 3, 1000)
+    entries = [entry("A", 60.0, resamples=60 + noise), entry("B", 59.5, resamples=59.5 + noise[::-1]),
+               entry("C", 40.0, resamples=40 + noise), entry("P", 50.0, source="paper")]
+    table = ranked_table(BENCH, entries)
+    assert table["model"].tolist() == ["A", "B", "P", "C"]
+    assert table["rank"].tolist() == ["1-2", "1-2", "3", "4"]
+
+
+def test_filters_search_sources_and_columns():
+    entries = [entry("Open-Med-7B", 30.0, access="open", domain="medical", params_b=7, reasoning=False),
+               entry("Closed-Big", 50.0, access="proprietary", domain="general", reasoning=True),
+               entry("Human panel", 45.0, source="human"),
+               entry("Open-Gen-72B", 40.0, access="open", domain="general", params_b=72)]
+    names = lambda f: ranked_table(BENCH, entries, f)["model"].tolist()
+    assert names(Filters(access="open")) == ["Open-Gen-72B", "Open-Med-7B"]
+    assert names(Filters(domain="medical")) == ["Open-Med-7B"]
+    assert names(Filters(reasoning="yes")) == ["Closed-Big"]
+    assert names(Filters(size="<10B")) == ["Open-Med-7B"]
+    assert names(Filters(size=">70B")) == ["Open-Gen-72B"]
+    assert names(Filters(sources=("human",))) == ["Human panel"]
+    assert names(Filters(search="open-")) == ["Open-Gen-72B", "Open-Med-7B"]
+    table = ranked_table(BENCH, entries, Filters(columns=["top5_primary_icd", "mrr_icd"]))
+    assert "mrr_icd" not in table.columns  # all-empty columns are dropped
+    assert "ndcg10_icd" not in table.columns and "top5_primary_icd" in table.columns
+
+
+def test_strata_table_and_radar_rules():
+    cells = lambda *vals: {v: {"n": 5, "metrics": {"top5_primary_icd": 10.0 * i}} for i, v in enumerate(vals, 1)}
+    two = [entry("A", 50.0, strata={"source_type": cells("journal", "web")})]
+    assert radar_series(BENCH, two, "source_type") == {}  # fewer than three values: meaningless, hidden
+    many = [entry(f"M{i}", 50.0 - i, strata={"disease_category": cells("Cardio", "Neuro", "Onco")}) for i in range(7)]
+    series = radar_series(BENCH, many, "disease_category")
+    assert list(series) == ["M0", "M1", "M2", "M3", "M4"]  # top five by default
+    assert series["M0"] == {"Cardio": 10.0, "Neuro": 20.0, "Onco": 30.0}
+    assert list(radar_series(BENCH, many, "disease_category", models=["M6"])) == ["M6"]
+    table = strata_table(BENCH, many[:1], "disease_category")
+    assert table.columns.tolist() == ["model", "source", "Cardio (n=5)", "Neuro (n=5)", "Onco (n=5)"]
+
+
+def test_export_is_safe_against_formula_injection():
+    table = pd.DataFrame({"model": ["=cmd|' /C calc'!A0", "+SUM(A1)", "-2+3", "@x", "normal"], "score": [1.0, 2.0, -3.0, 4.0, 5.0]})
+    csv = export_csv(table)
+    assert "'=cmd" in csv and "'+SUM" in csv and "'-2+3" in csv and "'@x" in csv and "\nnormal," in csv
+    assert ",-3.0" in csv  # numbers stay numbers
+    records = json.loads(export_json(table))
+    assert records[0]["model"] == "'=cmd|' /C calc'!A0" and records[2]["score"] == -3.0
+
+
+def test_overview_keeps_each_models_best_row_per_benchmark():
+    entries = {"medreamm": [entry("A", 30.0), entry("A", 35.0), entry("B", 20.0)]}
+    table = overview_table([BENCH], entries)
+    assert table.to_dict("records") == [
+        {"model": "A", "benchmarks": 1, "MedReaMM (top5_primary_icd)": 35.0},
+        {"model": "B", "benchmarks": 1, "MedReaMM (top5_primary_icd)": 20.0},
+    ]

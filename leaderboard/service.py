@@ -1,0 +1,296 @@
+"""Submissions: validate now, score later, never lose one.
+
+`submit` validates the upload with the same code as the CLI, refuses duplicates (content hash) and
+over-quota users, stores the raw file and a queue record (`queued`), and returns at once. A worker
+thread scores queued submissions off the request thread: `queued -> scoring -> finished | failed`
+(`waiting for judge` when judged metrics are pending). On start-up every `queued` or `scoring`
+record is picked up again, so a restart resumes work.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import queue
+import re
+import shutil
+import threading
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .benchmarks import BENCHMARKS, get_benchmark
+from .benchmarks.base import ScoringContext
+from .metrics.bootstrap import bootstrap_means
+from .predictions import MAX_FILE_BYTES
+from .ranking import TIE_RESAMPLES, TIE_SEED
+from .result import ModelInfo
+from .scoring import load_key, score_file, validate_file
+from .store import LocalStore, StoreError
+from .tables import Entry
+
+log = logging.getLogger("leaderboard.service")
+
+STATES = ("queued", "scoring", "waiting for judge", "finished", "failed")
+ALLOWED_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+MAX_TEXT = {"model_name": 120, "organisation": 120, "link": 300, "contamination": 2000, "contact": 300}
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def clean_text(value: str | None, limit: int) -> str:
+    """Plain one-line text: control characters and angle brackets removed, length capped."""
+    text = re.sub(r"[\x00-\x1f\x7f<>]", " ", str(value or "")).strip()
+    return re.sub(r"\s+", " ", text)[:limit]
+
+
+def clean_link(value: str | None) -> str | None:
+    link = clean_text(value, MAX_TEXT["link"])
+    return link if re.match(r"^https?://[\w.-]+(:\d+)?(/[\w\-./?%&=+#~:@!$,;]*)?$", link) else None
+
+
+@dataclass
+class SubmissionForm:
+    benchmark: str
+    model_name: str
+    link: str | None = None
+    organisation: str | None = None
+    access: str | None = None
+    domain: str | None = None
+    reasoning: bool | None = None
+    input_modality: str | None = None
+    params_b: float | None = None
+    contamination: str = ""
+    contact: str = ""  # private: never in a public record
+
+    def model(self) -> ModelInfo:
+        return ModelInfo(name=clean_text(self.model_name, MAX_TEXT["model_name"]), link=clean_link(self.link),
+                         organisation=clean_text(self.organisation, MAX_TEXT["organisation"]) or None,
+                         access=self.access if self.access in ("open", "proprietary") else None,
+                         domain=self.domain if self.domain in ("general", "medical") else None,
+                         reasoning=self.reasoning,
+                         input_modality=self.input_modality if self.input_modality in ("multimodal", "text-only") else None,
+                         params_b=self.params_b if isinstance(self.params_b, (int, float)) and 0 < self.params_b < 1e5 else None)
+
+
+@dataclass
+class Outcome:
+    accepted: bool
+    message: str
+    report: str = ""
+    submission_id: str | None = None
+
+
+@dataclass
+class Service:
+    store: LocalStore
+    data_dirs: dict[str, Path]  # benchmark -> built dataset folder (answers beside it or in it)
+    context_factory: Callable[[], ScoringContext] = ScoringContext
+    quota_per_day: int = 5
+    max_bytes: int = MAX_FILE_BYTES
+    _queue: "queue.Queue[str]" = field(default_factory=queue.Queue)
+    _worker: threading.Thread | None = None
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _keys: dict = field(default_factory=dict)
+    _resample_cache: dict = field(default_factory=dict)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+
+    # ---------------------------------------------------------------- submit
+    def available(self) -> list[str]:
+        return [name for name in BENCHMARKS if name in self.data_dirs and Path(self.data_dirs[name]).is_dir()]
+
+    def key(self, benchmark: str):
+        with self._lock:
+            if benchmark not in self._keys:
+                self._keys[benchmark] = load_key(get_benchmark(benchmark), self.data_dirs[benchmark])
+            return self._keys[benchmark]
+
+    def submit(self, user: str, form: SubmissionForm, upload: Path) -> Outcome:
+        if not user:
+            return Outcome(False, "Sign in to submit.")
+        if form.benchmark not in self.available():
+            return Outcome(False, f"Benchmark {form.benchmark!r} is not open for submissions here.")
+        if not clean_text(form.model_name, MAX_TEXT["model_name"]):
+            return Outcome(False, "Give the model a name.")
+        upload = Path(upload)
+        suffix = upload.suffix.lower()
+        if suffix not in ALLOWED_SUFFIXES:
+            return Outcome(False, f"Upload a {', '.join(ALLOWED_SUFFIXES)} file (got {clean_text(suffix, 20) or 'no extension'}).")
+        size = upload.stat().st_size
+        if size > self.max_bytes:
+            return Outcome(False, f"The file is {size / 1e6:.1f} MB; the limit is {self.max_bytes / 1e6:.0f} MB.")
+        digest = sha256_file(upload)
+        for record in self.queue_records():
+            if record.get("file_sha256") == digest and record.get("benchmark") == form.benchmark and record["state"] != "failed":
+                return Outcome(False, f"This exact file was already submitted as {record['id']} "
+                                      f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
+        used = self.used_today(user)
+        if used >= self.quota_per_day:
+            return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
+                                  "excluded). Try again tomorrow (UTC).")
+        report, _ = validate_file(form.benchmark, upload, self.data_dirs[form.benchmark], key=self.key(form.benchmark))
+        rendered = report.render()
+        if not report.ok:
+            return Outcome(False, "The file has errors; nothing was queued. Fix the lines below and upload again.", rendered)
+        sub_id = f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
+        model = form.model()
+        record = {
+            "id": sub_id, "benchmark": form.benchmark, "user": user, "state": "queued", "created_at": now(),
+            "updated_at": now(), "message": "waiting for a scoring worker", "progress": 0.0, "file_sha256": digest,
+            "file_name": f"predictions{suffix}", "model": model.__dict__,
+            "contamination": clean_text(form.contamination, MAX_TEXT["contamination"]),
+        }
+        try:
+            self.store.write_bytes(self.store.private("uploads", sub_id, record["file_name"]), upload.read_bytes())
+            if form.contact:
+                self.store.write_json(self.store.private("contacts", f"{sub_id}.json"),
+                                      {"id": sub_id, "contact": clean_text(form.contact, MAX_TEXT["contact"])})
+            self.store.write_json(self.queue_path(sub_id), record)
+        except StoreError as exc:
+            shutil.rmtree(self.store.private("uploads", sub_id), ignore_errors=True)
+            return Outcome(False, str(exc), rendered)
+        self._queue.put(sub_id)
+        return Outcome(True, f"Queued as {sub_id}. Scoring runs in the background; follow it below.", rendered, sub_id)
+
+    # ---------------------------------------------------------------- queue
+    def queue_path(self, sub_id: str) -> Path:
+        return self.store.private("queue", f"{sub_id}.json")
+
+    def queue_records(self) -> list[dict]:
+        folder = self.store.private("queue")
+        records = [self.store.read_json(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+        return [r for r in records if r]
+
+    def status_for(self, user: str) -> list[dict]:
+        return [r for r in self.queue_records() if r.get("user") == user]
+
+    def used_today(self, user: str) -> int:
+        today = now()[:10]
+        return sum(1 for r in self.status_for(user) if r["created_at"][:10] == today and r["state"] != "failed")
+
+    def _update(self, sub_id: str, **changes) -> dict:
+        record = self.store.read_json(self.queue_path(sub_id)) or {}
+        record.update(changes, updated_at=now())
+        self.store.write_json(self.queue_path(sub_id), record)
+        return record
+
+    def start(self) -> None:
+        """Resume unfinished work, then score in a background thread."""
+        for record in self.queue_records():
+            if record["state"] in ("queued", "scoring"):
+                self._queue.put(record["id"])
+        self._worker = threading.Thread(target=self._run, name="scoring-worker", daemon=True)
+        self._worker.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._queue.put("")
+
+    def drain(self, timeout: float = 60.0) -> bool:
+        """Wait until the queue is empty (tests and batch use)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self._queue.unfinished_tasks == 0:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            sub_id = self._queue.get()
+            try:
+                if sub_id:
+                    self.score_one(sub_id)
+            finally:
+                self._queue.task_done()
+
+    def score_one(self, sub_id: str) -> None:
+        record = self.store.read_json(self.queue_path(sub_id))
+        if not record or record["state"] not in ("queued", "scoring"):
+            return
+        try:
+            self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1)
+            context = self.context_factory()
+            context.model = ModelInfo(**record["model"])
+            context.keep_per_item = True
+            upload = self.store.private("uploads", sub_id, record["file_name"])
+            _, result = score_file(record["benchmark"], upload, self.data_dirs[record["benchmark"]], context,
+                                   key=self.key(record["benchmark"]))
+            result.protocol["contamination_disclosure"] = record.get("contamination", "")
+            result.created_at = record["created_at"]
+            self._save_private_scores(sub_id, record["benchmark"], result)
+            per_item, result.per_item = result.per_item, None
+            self.store.save_result(sub_id, result)
+            judged_pending = any("judge" in reason for reason in result.pending.values())
+            self._update(sub_id, state="waiting for judge" if judged_pending else "finished", progress=1.0,
+                         message="ranked" if not judged_pending else "deterministic metrics ranked; judged metrics wait for a judge")
+            del per_item
+        except StoreError as exc:
+            self._fail(sub_id, str(exc))
+        except Exception:  # a scorer bug must not kill the worker; the user gets a short message
+            log.error("scoring %s failed:\n%s", sub_id, traceback.format_exc())
+            self._fail(sub_id, "scoring failed on the server; the maintainers were notified and it does not count "
+                               "against your quota")
+
+    def _fail(self, sub_id: str, message: str) -> None:
+        try:
+            self._update(sub_id, state="failed", message=message)
+        except StoreError:
+            log.error("could not record failure of %s", sub_id)
+
+    def _save_private_scores(self, sub_id: str, benchmark: str, result) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not result.per_item:
+            return
+        bench = get_benchmark(benchmark)
+        ids = self.key(benchmark).ids
+        columns = {"id": ids}
+        for name in next(iter(result.per_item.values())).keys():
+            columns[name] = [result.per_item[i].get(name) for i in ids]
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.table(columns), sink)
+        self.store.write_bytes(self.store.private("per_item", f"{sub_id}.parquet"), sink.getvalue().to_pybytes())
+        primary = columns.get(bench.primary_metric)
+        if primary is not None and all(v is not None for v in primary):
+            means = bootstrap_means(np.asarray(primary, dtype=float), resamples=TIE_RESAMPLES, seed=TIE_SEED)[:, 0]
+            buffer = __import__("io").BytesIO()
+            np.save(buffer, means)
+            self.store.write_bytes(self.store.private("bootstrap", f"{sub_id}.npy"), buffer.getvalue())
+
+    # ---------------------------------------------------------------- views
+    def entries(self, benchmark: str, paper_roots: list[Path] | None = None) -> list[Entry]:
+        from .store import load_records
+
+        entries = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(benchmark, paper_roots))]
+        for path in sorted((self.store.root / "results" / benchmark).glob("*.json")):
+            data = self.store.read_json(path)
+            if not data:
+                continue
+            sub_id = data.pop("submission_id", path.stem)
+            from .result import Result
+
+            entries.append(Entry(Result.from_dict(data), sub_id, self._resamples(sub_id)))
+        return entries
+
+    def _resamples(self, sub_id: str) -> np.ndarray | None:
+        if sub_id not in self._resample_cache:
+            path = self.store.private("bootstrap", f"{sub_id}.npy")
+            self._resample_cache[sub_id] = np.load(path) if path.is_file() else None
+        return self._resample_cache[sub_id]
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -1,0 +1,26 @@
+"""Who is submitting. On a Hugging Face Space: the OAuth login (gr.LoginButton). Elsewhere: a
+configured local identity (LEADERBOARD_LOCAL_USER), because Gradio's local OAuth mock needs the Hub."""
+from __future__ import annotations
+
+import os
+
+import gradio as gr
+from gradio.utils import get_space
+
+
+def on_space() -> bool:
+    return get_space() is not None
+
+
+def local_user() -> str:
+    return os.environ.get("LEADERBOARD_LOCAL_USER", "local-user")
+
+
+def current_user(request: gr.Request | None) -> str | None:
+    if not on_space():
+        return local_user()
+    session = getattr(request, "session", None) if request is not None else None
+    if session is None and request is not None:
+        session = getattr(getattr(request, "request", None), "session", None)
+    info = (session or {}).get("oauth_info") or {}
+    return (info.get("userinfo") or {}).get("preferred_username")

@@ -1,0 +1,110 @@
+"""The submission service: validate, queue, score off-thread, store atomically, resume, refuse."""
+import json
+import os
+
+import pytest
+
+from conftest import TINY_CASES
+from leaderboard.benchmarks.base import ScoringContext
+from leaderboard.service import Service, SubmissionForm
+from leaderboard.store import LocalStore
+from test_medreamm_scoring import PREDICTIONS, DictCoder, VectorEmbedder
+
+
+def context():
+    return ScoringContext(icd_coder=DictCoder(), embedder=VectorEmbedder(), resamples=200)
+
+
+@pytest.fixture
+def service(tmp_path, tiny_built):
+    svc = Service(store=LocalStore(tmp_path / "store"), data_dirs={"medreamm": tiny_built}, context_factory=context,
+                  quota_per_day=3)
+    yield svc
+    svc.stop()
+
+
+def upload(tmp_path, lines, name="preds.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+    return path
+
+
+def form(**kw):
+    return SubmissionForm(benchmark="medreamm", model_name=kw.pop("model_name", "Model A"), contact="a@b.org", **kw)
+
+
+def test_valid_submission_is_scored_off_thread_and_ranked(tmp_path, service):
+    outcome = service.submit("alice", form(access="open"), upload(tmp_path, PREDICTIONS))
+    assert outcome.accepted and outcome.submission_id
+    assert service.status_for("alice")[0]["state"] == "queued"
+    service.start()
+    assert service.drain(30)
+    record = service.status_for("alice")[0]
+    assert record["state"] == "finished", record
+    entries = [e for e in service.entries("medreamm") if e.result.source == "submission"]
+    assert len(entries) == 1
+    assert entries[0].result.metrics["ndcg10_icd"] == pytest.approx(63.3517, abs=1e-3)  # as in test_medreamm_scoring
+    assert entries[0].resamples is not None and len(entries[0].resamples) == 1000
+    public = (service.store.root / "results" / "medreamm" / f"{outcome.submission_id}.json").read_text()
+    assert "a@b.org" not in public and "per_item" not in public  # private fields stay private
+    assert (service.store.private("per_item", f"{outcome.submission_id}.parquet")).is_file()
+
+
+def test_invalid_file_gets_the_report_and_nothing_is_queued(tmp_path, service):
+    outcome = service.submit("alice", form(), upload(tmp_path, [{"id": "100", "diagnoses": "Cholera"}, {"id": "nope"}]))
+    assert not outcome.accepted and "nothing was queued" in outcome.message
+    assert "line 1, field 'diagnoses'" in outcome.report and "unknown id 'nope'" in outcome.report
+    assert service.queue_records() == []
+
+
+def test_duplicate_file_is_refused_with_a_pointer_and_quota_holds(tmp_path, service):
+    first = service.submit("alice", form(), upload(tmp_path, PREDICTIONS))
+    again = service.submit("bob", form(model_name="Renamed"), upload(tmp_path, PREDICTIONS, "other-name.jsonl"))
+    assert not again.accepted and first.submission_id in again.message
+    for k in range(2):
+        lines = [dict(PREDICTIONS[0], diagnoses=["Cholera", f"variant {k}"])]
+        assert service.submit("alice", form(model_name=f"M{k}"), upload(tmp_path, lines, f"p{k}.jsonl")).accepted
+    over = service.submit("alice", form(model_name="M9"), upload(tmp_path, [PREDICTIONS[1]], "p9.jsonl"))
+    assert not over.accepted and "Daily quota reached (3/3" in over.message
+
+
+def test_restart_resumes_queued_work(tmp_path, tiny_built):
+    store = LocalStore(tmp_path / "store")
+    first = Service(store=store, data_dirs={"medreamm": tiny_built}, context_factory=context)
+    sub = first.submit("alice", form(), upload(tmp_path, PREDICTIONS)).submission_id  # never started: "crash"
+    second = Service(store=LocalStore(tmp_path / "store"), data_dirs={"medreamm": tiny_built}, context_factory=context)
+    second.start()
+    assert second.drain(30)
+    assert second.status_for("alice")[0]["state"] == "finished"
+    assert (tmp_path / "store" / "results" / "medreamm" / f"{sub}.json").is_file()
+    second.stop()
+
+
+def test_store_write_failure_leaves_no_partial_record(tmp_path, service, monkeypatch):
+    import leaderboard.store as store_module
+
+    real_replace = os.replace
+    calls = {"n": 0}
+
+    def failing_replace(src, dst):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(store_module.os, "replace", failing_replace)
+    outcome = service.submit("alice", form(), upload(tmp_path, PREDICTIONS))
+    assert not outcome.accepted and "No space left on device" in outcome.message
+    assert service.queue_records() == []
+    leftovers = [p for p in service.store.root.rglob("*") if p.is_file()]
+    assert leftovers == []  # the temporary file was removed too
+    assert service.submit("alice", form(), upload(tmp_path, PREDICTIONS)).accepted  # the next write succeeds
+
+
+def test_hostile_metadata_is_cleaned(tmp_path, service):
+    hostile = form(model_name="<script>alert(1)</script>=cmd|' /C calc'!A0", link="javascript:alert(1)",
+                   organisation="=HYPERLINK(\"http://x\")")
+    outcome = service.submit("alice", hostile, upload(tmp_path, PREDICTIONS))
+    record = service.status_for("alice")[0]
+    assert "<" not in record["model"]["name"] and record["model"]["link"] is None
+    assert outcome.accepted
