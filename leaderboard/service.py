@@ -100,6 +100,7 @@ class Service:
     _stop: threading.Event = field(default_factory=threading.Event)
     _keys: dict = field(default_factory=dict)
     _resample_cache: dict = field(default_factory=dict)
+    _entries_cache: dict = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     # ---------------------------------------------------------------- submit
@@ -268,6 +269,24 @@ class Service:
 
     # ---------------------------------------------------------------- views
     def entries(self, benchmark: str, paper_roots: list[Path] | None = None) -> list[Entry]:
+        """Paper rows plus stored results; cached until the results folder changes (a new file bumps the
+        folder's mtime, also when a worker in another process writes it)."""
+        folder = self.store.root / "results" / benchmark
+        try:
+            stamp = folder.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        cache_key = (benchmark, stamp, tuple(paper_roots or ()))
+        with self._lock:
+            cached = self._entries_cache.get(benchmark)
+            if cached and cached[0] == cache_key:
+                return cached[1]
+        entries = self._load_entries(benchmark, paper_roots)
+        with self._lock:
+            self._entries_cache[benchmark] = (cache_key, entries)
+        return entries
+
+    def _load_entries(self, benchmark: str, paper_roots: list[Path] | None) -> list[Entry]:
         from .store import load_records
 
         entries = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(benchmark, paper_roots))]

@@ -57,7 +57,7 @@ def _download_files(table: pd.DataFrame, name: str) -> tuple[str, str]:
     return str(csv_path), str(json_path)
 
 
-def _benchmark_tab(service: Service, bench) -> None:
+def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     primary = bench.primary_metric
     metric_names = [m.name for m in bench.metrics]
     entries = service.entries(bench.name)
@@ -120,6 +120,19 @@ def _benchmark_tab(service: Service, bench) -> None:
 
         for control in (stratum, metric, models):
             control.input(update_strata, [stratum, metric, models], [strata_view, plot], api_name=False)
+
+        def on_load(stratum, *filters):
+            """Fresh rows, strata and model choices on every page load (results arrive while the app runs)."""
+            current = service.entries(bench.name)
+            names = strata_names(current) or ["(none yet)"]
+            chosen = stratum if stratum in names else names[0]
+            view, csv_path, json_path = update(*filters)
+            return (view, csv_path, json_path, gr.update(choices=names, value=chosen),
+                    gr.update(choices=sorted({e.result.model.name for e in current})),
+                    strata_table(bench, current, chosen), radar(radar_series(bench, current, chosen), primary, chosen))
+
+        app.load(on_load, [stratum, *inputs], [table, csv_button, json_button, stratum, models, strata_view, plot],
+                 api_name=False, show_progress="hidden")
     baselines = reported_baselines(entries, primary)
     if not baselines.empty:
         with gr.Accordion("Other reported baselines (a different task; not ranked with the table)", open=False):
@@ -175,8 +188,8 @@ def _submit_tab(service: Service) -> None:
                               input_modality=modality, params_b=params, contamination=contamination or "",
                               contact=contact or "")
         outcome = service.submit(user or "", form, Path(upload))
-        icon = "✅" if outcome.accepted else "❌"
-        return f"{icon} {outcome.message}", outcome.report, *my_status(request)
+        verdict = "**Accepted.**" if outcome.accepted else "**Not accepted.**"
+        return f"{verdict} {outcome.message}", outcome.report, *my_status(request)
 
     submit.click(do_submit, [benchmark, model_name, link, organisation, access, domain, reasoning, modality, params,
                              contamination, contact, upload], [message, report, status, quota], api_name="submit")
@@ -208,7 +221,7 @@ def build_app(service: Service | None = None) -> gr.Blocks:
             entries_by = {}
             for bench in BENCHMARKS.values():
                 with gr.Tab(bench.pretty_name, id=f"tab-{bench.name}"):
-                    _benchmark_tab(service, bench)
+                    _benchmark_tab(app, service, bench)
                 entries_by[bench.name] = service.entries(bench.name)
             with gr.Tab("Overview", id="tab-overview"):
                 gr.Markdown("Each model's best row per benchmark (primary metric). Different benchmarks measure "

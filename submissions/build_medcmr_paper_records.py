@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dataset_builders.adapters.medcmr import MEDICAL_INTELLIGENCE, TASKS  # noqa: E402
+from dataset_builders.adapters.medcmr_taxonomy import MEDICAL_INTELLIGENCE, TASKS  # noqa: E402
 from leaderboard.benchmarks.medcmr import JUDGE, OPEN_CRITERIA, OPEN_WEIGHTS  # noqa: E402
 from leaderboard.result import ModelInfo, Result  # noqa: E402
 

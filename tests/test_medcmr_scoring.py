@@ -249,3 +249,16 @@ def test_letter_choice(given, response, expected):
     letters, failed = choose_letters(np.array([given], dtype=object), np.array([response], dtype=object),
                                      np.array([True]))
     assert letters[0] == expected and failed[0] == (expected is None)
+
+
+def test_categories_pending_when_the_dataset_has_no_labels(tmp_path):
+    release = write_release(tmp_path / "rel", [mcq(1, "A"), mcq(2, "B", task="TP")], array=False)
+    build(get_adapter("medcmr"), release, tmp_path / "hub", progress=False)
+    preds = write_predictions(tmp_path / "p.jsonl", [{"id": "mcq-1", "answer": "A"}, {"id": "mcq-2", "answer": "A"}])
+    _, result = score_file("medcmr", preds, tmp_path / "hub" / "medcmr", ScoringContext(resamples=0))
+    assert result.metrics["mcq_all"] == 50.0 and result.metrics["mcq_SOD"] == 100.0 and result.metrics["mcq_TP"] == 0.0
+    for category in ("CDS", "DX", "PA", "PRA", "SEE", "TRE"):
+        assert result.metrics[f"mcq_{category}"] is None
+        assert result.pending[f"mcq_{category}"] == "the dataset has no medical-intelligence labels"
+    assert result.strata["medical_intelligence"] == {"(missing)": {"n": 2, "metrics": {"mcq_all": 50.0}}}
+    assert result.pending["open_all"] == "the dataset has no open-ended items"

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dataset_builders.adapters.medcmr import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_SYSTEMS, TASKS
+from dataset_builders.adapters.medcmr_taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_SYSTEMS, TASKS
 
 from ..aggregate import SCALE
 from ..answer_key import AnswerKey
@@ -134,8 +134,8 @@ class MedCMR(Benchmark):
         """Metric values, CIs and pending reasons for mcq_all, the 7 tasks, the macro mean and the 6 categories."""
         metrics, ci, pending = {}, {}, {}
         lo, hi = percentile_bounds(replicates) if replicates is not None else (None, None)
-        mi_labelled = any(names[j] == ("medical_intelligence", abbr) and not np.isnan(means[j])
-                          for j in range(len(names)) for abbr in MEDICAL_INTELLIGENCE)
+        mi_labelled = any(stratum == "medical_intelligence" and value != "(missing)" and not np.isnan(means[j])
+                          for j, (stratum, value) in enumerate(names))
         for j, (stratum, value) in enumerate(names):
             metric = _metric_name(stratum, value)
             if metric is None:
@@ -268,31 +268,39 @@ def subset_masks(mcq: pa.Table) -> tuple[np.ndarray, list[tuple[str, str]]]:
     n = mcq.num_rows
     columns: list[np.ndarray] = [np.ones(n, dtype=bool)]
     names: list[tuple[str, str]] = [("all", "all")]
+    fixed = {"task": list(TASKS), "medical_intelligence": list(MEDICAL_INTELLIGENCE),
+             "complexity_group": ["visual", "reasoning"], "modality": list(MODALITIES),
+             "organ_system": list(ORGAN_SYSTEMS)}
     for stratum in STRATA:
         if stratum not in mcq.column_names:
             continue
-        values = _labels(mcq.column(stratum))
-        fixed = {"task": list(TASKS), "medical_intelligence": list(MEDICAL_INTELLIGENCE),
-                 "complexity_group": ["visual", "reasoning"], "modality": list(MODALITIES),
-                 "organ_system": list(ORGAN_SYSTEMS)}[stratum]
-        present = set().union(*values) if values else set()
-        order = fixed + sorted(v for v in present if v not in fixed)
-        for value in order:
-            if stratum in ("task", "medical_intelligence") or value in present:
-                columns.append(np.fromiter((value in v for v in values), dtype=bool, count=n))
+        masks = label_masks(mcq.column(stratum))
+        for value in fixed[stratum] + sorted(v for v in masks if v not in fixed[stratum]):
+            if stratum in ("task", "medical_intelligence") or value in masks:
+                columns.append(masks.get(value, np.zeros(n, dtype=bool)))
                 names.append((stratum, value))
     return np.column_stack(columns), names
 
 
-def _labels(column: pa.ChunkedArray) -> list[frozenset]:
-    """Each item's label set: a list column as is, a scalar as one label, null as '(missing)'."""
-    out = []
-    for value in column.to_pylist():
-        if isinstance(value, list):
-            out.append(frozenset(value) if value else frozenset({"(missing)"}))
-        else:
-            out.append(frozenset({"(missing)" if value is None else str(value)}))
-    return out
+def label_masks(column: pa.ChunkedArray) -> dict[str, np.ndarray]:
+    """value -> items holding it. A list column counts an item under each of its values; null or an
+    empty list is '(missing)'."""
+    column = column.combine_chunks()
+    n = len(column)
+    if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+        flat = pc.list_flatten(column).to_numpy(zero_copy_only=False)
+        parents = pc.list_parent_indices(column).to_numpy(zero_copy_only=False)
+        empty = pc.fill_null(pc.equal(pc.list_value_length(column), 0), True).to_numpy(zero_copy_only=False)
+        out = {}
+        for value in np.unique(flat[flat != None]):  # noqa: E711 (elementwise on an object array)
+            mask = np.zeros(n, dtype=bool)
+            mask[parents[flat == value]] = True
+            out[str(value)] = mask
+        if empty.any():
+            out["(missing)"] = np.asarray(empty, dtype=bool)
+        return out
+    labels = np.asarray(pc.fill_null(pc.cast(column, pa.string()), "(missing)").to_numpy(zero_copy_only=False), dtype=object)
+    return {str(v): labels == v for v in np.unique(labels)}
 
 
 def strata_cells(means, replicates, names, columns) -> dict[str, dict[str, dict]]:

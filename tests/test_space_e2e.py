@@ -1,0 +1,114 @@
+"""The Space as users meet it: through gradio_client (the API) and in headless Chromium (the page)."""
+import json
+import time
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+
+from conftest import ROOT, SAMPLE_MEDREAMM
+from dataset_builders.registry import get_adapter
+from dataset_builders.stage import build
+from space_server import SpaceServer
+
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
+EXAMPLE = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def space(tmp_path_factory):
+    root = tmp_path_factory.mktemp("space")
+    build(get_adapter("medreamm"), SAMPLE_MEDREAMM, root / "hub", sample=True, progress=False)
+    server = SpaceServer(root / "hub", root / "store", root / "space.log")
+    yield server
+    server.stop()
+
+
+def form(model, path):
+    return ("medreamm", model, "https://example.org/model", "Test Lab", "open", "medical", "no", "multimodal", 7,
+            "No overlap known.", "private@example.org", handle_file(str(path)))
+
+
+def table(client, search=""):
+    result = client.predict("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, search,
+                            ["top5_primary_icd", "mrr_icd"], api_name="/table_medreamm")
+    data = result[0]
+    return [dict(zip(data["headers"], row)) for row in data["data"]]
+
+
+def test_api_submit_valid_file_is_scored_and_ranked(space):
+    client = Client(space.url, verbose=False)
+    message, report, status, quota = client.predict(*form("E2E-Model", EXAMPLE), api_name="/submit")
+    assert message.startswith("**Accepted.** Queued as"), message
+    assert "10 valid predictions for 10 items" in report
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status, _ = client.predict(api_name="/status")
+        states = {row[2]: row[3] for row in status["data"]}
+        if states.get("E2E-Model") in ("finished", "failed"):
+            break
+        time.sleep(0.5)
+    assert states["E2E-Model"] == "finished"
+    rows = table(client)
+    ours = [r for r in rows if r["model"] == "E2E-Model"]
+    assert len(ours) == 1
+    # offline coder: the 4 cases whose rank-1 prediction is the exact ICD-11 title of the primary; the other
+    # primaries are absent or written as non-title synonyms -> Top-5 primary (ICD) = 4/10
+    assert ours[0]["top5_primary_icd"] == 40.0
+    assert ours[0]["source"] == "submitted" and ours[0]["protocol"].startswith("DIFFERS")
+    position = [r["model"] for r in rows].index("E2E-Model")
+    assert rows[position - 1]["top5_primary_icd"] >= 40.0 >= rows[position + 1]["top5_primary_icd"]
+    assert "private@example.org" not in json.dumps(rows)
+
+
+def test_api_broken_file_gets_the_report_and_no_row(space, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "S0001", "diagnoses": "Coeliac disease"}\n{"id": "S9999", "diagnoses": []}\nnot json\n')
+    client = Client(space.url, verbose=False)
+    message, report, _, _ = client.predict(*form("Broken-Model", bad), api_name="/submit")
+    assert message.startswith("**Not accepted.**") and "nothing was queued" in message
+    assert "line 1, field 'diagnoses': must be a JSON list of strings" in report
+    assert "line 2, field 'id': unknown id 'S9999'" in report and "line 3: not valid JSON" in report
+    for gold in ("Coeliac disease", "DA95", "Dermatitis herpetiformis"):
+        assert gold not in report.replace('"Coeliac disease"', "")  # only the user's own text may echo
+    assert not [r for r in table(client) if r["model"] == "Broken-Model"]
+
+
+def test_browser_page_tabs_strata_radar_download_and_bad_upload(space, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "S0001"}\n')
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        page.goto(space.url, wait_until="networkidle")
+        page.get_by_role("tab", name="MedReaMM").click()
+        page.locator("#table-medreamm").get_by_text("Gemini-2.5-Pro").first.wait_for()
+        page.screenshot(path=str(ARTIFACTS / "01-leaderboard.png"))
+        page.get_by_role("tab", name="Overview").click()
+        page.get_by_text("Each model's best row per benchmark").wait_for()
+        page.get_by_role("tab", name="MedReaMM").click()
+        with page.expect_download() as download_info:
+            page.locator("#csv-medreamm").click()
+        csv_text = Path(download_info.value.path()).read_text(encoding="utf-8")
+        assert csv_text.startswith("rank,model,source,top5_primary_icd") and "Gemini-2.5-Pro" in csv_text
+        page.get_by_text("Stratified view and radar").first.click()
+        stratum = page.locator("#stratum-medreamm input")
+        stratum.click()
+        page.get_by_role("option", name="image_count").click()
+        page.locator("#strata-medreamm").get_by_text("5-10 (n=1)").wait_for()
+        page.locator("#radar-medreamm .main-svg").first.wait_for()
+        page.screenshot(path=str(ARTIFACTS / "02-strata-radar.png"), full_page=True)
+        page.get_by_role("tab", name="Submit").click()
+        page.get_by_label("Model name").fill("Browser-Bad")
+        page.locator("#upload input[type=file]").set_input_files(str(bad))
+        page.locator("#submit").click()
+        page.locator("#submit-message").get_by_text("nothing was queued").wait_for(timeout=20000)
+        report = page.locator("#validation-report textarea").input_value()
+        assert "line 1: needs one of the fields diagnoses, response" in report
+        page.screenshot(path=str(ARTIFACTS / "03-bad-upload.png"), full_page=True)
+        browser.close()
