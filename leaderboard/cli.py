@@ -45,10 +45,16 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--allow-invalid", action="store_true", help="score even when some lines are invalid (they count as wrong)")
     sc.add_argument("--quiet", action="store_true")
     sub.add_parser("benchmarks", help="list benchmarks and their metrics")
+    sub.add_parser("worker", help="score queued Space submissions outside the Space (see --help)", add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["worker"]:
+        from .worker import main as worker_main
+
+        return worker_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "benchmarks":
         for bench in BENCHMARKS.values():

@@ -4,7 +4,8 @@ It draws what `leaderboard` computes (tables.py, service.py); no benchmark-speci
 Configuration (environment): LEADERBOARD_DATA (built datasets, default hub/), LEADERBOARD_STORE
 (results store, default store/), LEADERBOARD_QUOTA (submissions per user per day, default 5),
 LEADERBOARD_LOCAL_USER (identity when not on a Space), LEADERBOARD_HUB_RESULTS_REPO and
-LEADERBOARD_HUB_PRIVATE_REPO (mirror the store to Hub dataset repos).
+LEADERBOARD_HUB_PRIVATE_REPO (mirror the store to Hub dataset repos), LEADERBOARD_WORKER=external (only
+validate and queue; `python -m leaderboard worker` scores where the answer keys live).
 """
 from __future__ import annotations
 
@@ -240,7 +241,8 @@ def main() -> None:
     host = os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")
     port = int(os.environ.get("GRADIO_SERVER_PORT", "7860"))
     app = build_app()
-    app.service.start()
+    if os.environ.get("LEADERBOARD_WORKER", "internal") != "external":  # external: `python -m leaderboard worker`
+        app.service.start()
     app.queue(default_concurrency_limit=4).launch(server_name=host, server_port=port, show_error=False)
 
 

@@ -108,3 +108,48 @@ def test_hostile_metadata_is_cleaned(tmp_path, service):
     record = service.status_for("alice")[0]
     assert "<" not in record["model"]["name"] and record["model"]["link"] is None
     assert outcome.accepted
+
+
+def test_external_worker_scores_a_shared_store(tmp_path, tiny_built):
+    """The Space queues (no worker thread); `python -m leaderboard worker --once` scores from the same store."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    space_side = Service(store=LocalStore(tmp_path / "store"), data_dirs={"medreamm": tiny_built}, context_factory=context)
+    sub = space_side.submit("alice", form(), upload(tmp_path, PREDICTIONS)).submission_id
+    proc = subprocess.run([sys.executable, "-m", "leaderboard", "worker", "--store", str(tmp_path / "store"),
+                           "--data", str(tiny_built.parent), "--icd-coder", "offline", "--once"],
+                          capture_output=True, text=True, cwd=ROOT, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert "scored 1 submission(s)" in proc.stdout
+    assert space_side.status_for("alice")[0]["state"] == "finished"
+    result = json.loads((tmp_path / "store" / "results" / "medreamm" / f"{sub}.json").read_text())
+    assert result["protocol"]["icd_coder"]["coder"] == "offline-title"  # the worker's own matcher configuration
+
+
+def test_hub_mirror_sends_results_public_and_everything_else_private(tmp_path, tiny_built):
+    from unittest.mock import create_autospec
+
+    from huggingface_hub import HfApi
+
+    from leaderboard.store import HubMirror
+
+    api = create_autospec(HfApi, instance=True)
+    mirror = HubMirror("org/results", "org/private", api=api)
+    svc = Service(store=LocalStore(tmp_path / "store", mirror), data_dirs={"medreamm": tiny_built}, context_factory=context)
+    sub = svc.submit("alice", form(), upload(tmp_path, PREDICTIONS)).submission_id
+    svc.score_one(sub)
+    uploads = {(c.kwargs["repo_id"], c.kwargs["path_in_repo"].split("/")[0] + "/" + c.kwargs["path_in_repo"].split("/")[1])
+               for c in api.upload_file.call_args_list}
+    assert ("org/results", "results/medreamm") in uploads
+    assert all(repo == "org/private" for repo, path in uploads if not path.startswith("results/"))
+    assert {path for repo, path in uploads if repo == "org/private"} >= {"private/uploads", "private/queue",
+                                                                        "private/per_item", "private/contacts"}
+    api.upload_file.side_effect = OSError("offline")
+    sub2 = svc.submit("alice", form(model_name="B"), upload(tmp_path, PREDICTIONS[:2], "b.jsonl")).submission_id
+    assert sub2 and mirror.pending  # kept for retry, the local store still has everything
+    api.upload_file.side_effect = None
+    waiting = len(mirror.pending)
+    assert mirror.retry_pending() == waiting and mirror.pending == []
