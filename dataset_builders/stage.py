@@ -107,6 +107,16 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
                 answer_outcomes.append(ConfigOutcome(specs[name], features[name][1], ans_writer.close()))
         if sum(o.split.num_examples for o in outcomes) == 0:
             raise SystemExit(f"no rows were read from {source}")
+        # A config with no rows would be an empty shard that `datasets` cannot load: leave it out.
+        empty = {o.spec.name for o in outcomes if o.split.num_examples == 0}
+        for o in [*outcomes, *answer_outcomes]:
+            if o.spec.name in empty:
+                for path in o.split.files:
+                    path.unlink(missing_ok=True)
+                    if path.parent.is_dir() and not any(path.parent.iterdir()):
+                        path.parent.rmdir()
+        outcomes = [o for o in outcomes if o.spec.name not in empty]
+        answer_outcomes = [o for o in answer_outcomes if o.spec.name not in empty]
         checksums = [
             {"path": str(p.relative_to(source) if source.is_dir() else p.name), "bytes": p.stat().st_size, "sha256": sha256_file(p)}
             for p in adapter.source_files(source)

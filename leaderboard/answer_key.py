@@ -18,6 +18,10 @@ class AnswerKeyError(Exception):
     pass
 
 
+class MissingConfig(AnswerKeyError):
+    """The built folder has no such config (e.g. the release had no items of that kind)."""
+
+
 def _card_yaml(folder: Path) -> dict:
     card = folder / "README.md"
     if not card.is_file():
@@ -42,7 +46,7 @@ def config_files(folder: Path, config: str, split: str = "test") -> list[Path]:
                     files.extend(sorted(folder.glob(pattern)))
         if files:
             return files
-    raise AnswerKeyError(f"{folder}: no files for config {config!r}, split {split!r}")
+    raise MissingConfig(f"{folder}: no files for config {config!r}, split {split!r}")
 
 
 def read_columns(folder: Path, config: str, columns: list[str], split: str = "test") -> pa.Table:
@@ -78,11 +82,21 @@ def load_answer_key(data: Path, configs: str | list[str], id_column: str, answer
     with a `config` column naming each row's config."""
     if isinstance(configs, str):
         configs = [configs]
-    parts = [_load_config(Path(data), c, id_column, answer_columns, extra_columns, answers, split) for c in configs]
-    if len(parts) == 1:
+    parts, present_configs = [], []
+    for config in configs:
+        try:
+            parts.append(_load_config(Path(data), config, id_column, answer_columns, extra_columns, answers, split))
+            present_configs.append(config)
+        except MissingConfig:
+            if len(configs) == 1:
+                raise
+    if not parts:
+        raise AnswerKeyError(f"{data} has none of the configs {', '.join(configs)}")
+    if len(configs) == 1:
         table, source = parts[0]
-    else:
-        tables = [t.append_column("config", pa.array([c] * t.num_rows, pa.string())) for (t, _), c in zip(parts, configs)]
+    else:  # several declared configs always carry the `config` column, even if one is absent
+        tables = [t.append_column("config", pa.array([c] * t.num_rows, pa.string()))
+                  for (t, _), c in zip(parts, present_configs)]
         table = pa.concat_tables(tables, promote_options="default")
         source = parts[0][1]
     present = [c for c in answer_columns if c in table.column_names]

@@ -356,7 +356,7 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
         report.issues.append(Issue(None, None, str(exc)))
     except (csv.Error, OSError) as exc:
         report.issues.append(Issue(None, None, f"cannot read the file ({type(exc).__name__}: {str(exc)[:120]})"))
-    report.missing_ids = len(expected - set(first_line))
+    report.missing_ids = len(expected - set(report.valid))  # an id whose only line was invalid is missing too
     add_missing_warning(report, len(expected))
     report.table = table_from_valid(report.valid, schema)
     return report

@@ -19,14 +19,34 @@ def render_result(benchmark: Benchmark, result: Result) -> str:
         groups.setdefault(metric.group, []).append(metric)
     stems = list(dict.fromkeys(m.name.rsplit("_", 1)[0] for m in benchmark.metrics))
     modes = list(groups)
-    width = max(len(s) for s in stems) + 2
-    lines = [f"{benchmark.pretty_name} - {result.model.name}",
-             f"items {result.n_items}, answered {result.n_answered} (coverage {100 * (result.coverage or 0):.1f}%), "
-             f"parse failures {result.parse_failures}", ""]
+    grid = len(modes) > 1 and all(f"{stem}_{mode}" in {m.name for m in benchmark.metrics} for stem in stems for mode in modes)
+    if not grid:  # metric names are not <stem>_<group> in every group: one metric per line
+        return _render_list(benchmark, result)
+    width = max(len("metric"), *(len(s) for s in stems)) + 2
+    lines = _header(benchmark, result)
     lines.append("metric".ljust(width) + "".join(m.ljust(22) for m in modes))
     for stem in stems:
         lines.append(stem.ljust(width) + "".join(_cell(result, f"{stem}_{mode}").ljust(22) for mode in modes))
     lines.append("values x100, 95% percentile bootstrap CI in brackets")
+    return "\n".join(lines + _footer(benchmark, result))
+
+
+def _header(benchmark: Benchmark, result: Result) -> list[str]:
+    return [f"{benchmark.pretty_name} - {result.model.name}",
+            f"items {result.n_items}, answered {result.n_answered} (coverage {100 * (result.coverage or 0):.1f}%), "
+            f"parse failures {result.parse_failures}", ""]
+
+
+def _render_list(benchmark: Benchmark, result: Result) -> str:
+    width = max(len(m.name) for m in benchmark.metrics) + 2
+    lines = _header(benchmark, result)
+    lines += [f"{m.name.ljust(width)}{_cell(result, m.name)}" for m in benchmark.metrics]
+    lines.append("values as named (x100 for rates), 95% percentile bootstrap CI in brackets")
+    return "\n".join(lines + _footer(benchmark, result))
+
+
+def _footer(benchmark: Benchmark, result: Result) -> list[str]:
+    lines = []
     reasons = sorted(set(result.pending.values()))
     if reasons:
         lines += ["", "pending:"] + [f"  - {r}" for r in reasons]
@@ -40,4 +60,4 @@ def render_result(benchmark: Benchmark, result: Result) -> str:
                      if primary in c["metrics"]]
             if parts:
                 lines.append(f"  {stratum}: " + "; ".join(parts))
-    return "\n".join(lines)
+    return lines

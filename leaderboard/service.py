@@ -260,8 +260,8 @@ class Service:
         sink = pa.BufferOutputStream()
         pq.write_table(pa.table(columns), sink)
         self.store.write_bytes(self.store.private("per_item", f"{sub_id}.parquet"), sink.getvalue().to_pybytes())
-        primary = columns.get(bench.primary_metric)
-        if primary is not None and all(v is not None for v in primary):
+        primary = [v for v in columns.get(bench.primary_metric) or [] if v is not None]
+        if primary:  # items without the metric (e.g. open-ended items under an MCQ metric) are left out alike
             means = bootstrap_means(np.asarray(primary, dtype=float), resamples=TIE_RESAMPLES, seed=TIE_SEED)[:, 0]
             buffer = __import__("io").BytesIO()
             np.save(buffer, means)

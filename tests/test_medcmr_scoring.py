@@ -183,7 +183,7 @@ def test_bad_predictions_get_line_level_messages_without_answers(tiny):
     ]
     preds = write_predictions(tiny / "bad.jsonl", lines)
     report, key = validate_file("medcmr", preds, tiny / "hub" / "medcmr")
-    issues = [str(i) for i in report.issues] + [str(i) for i in format_issues(preds, key, report)]
+    issues = [str(i) for i in report.issues]  # validate_file runs the benchmark's format_issues hook too
     assert issues[:5] == [
         "error: line 2, field 'id': duplicate id 'mcq-1' (first on line 1)",
         "error: line 3, field 'answer': must be one of A, B, C, D, E, a, b, c, d, e, got 'F'",
@@ -191,8 +191,8 @@ def test_bad_predictions_get_line_level_messages_without_answers(tiny):
         "error: line 5: needs one of the fields response, answer",
         "error: line 6: not valid JSON (Expecting property name enclosed in double quotes at column 2)",
     ]
-    # ids with a line (even an invalid one): mcq-1, mcq-2, mcq-3, open-10 -> 11 - 4 = 7 without
-    assert issues[5] == "warning: file: 7 of 11 items have no prediction; they count as wrong"
+    # ids with a valid line: mcq-1 (line 1) and open-10 (line 7) -> 11 - 2 = 9 without
+    assert issues[5] == "warning: file: 9 of 11 items have no prediction; they count as wrong"
     assert issues[6] == ("error: line 7, field 'answer': id 'open-10' is an open-ended item: a letter `answer` is not "
                          "scored; put the model's text in `response`")
     text = report.render() + "\n".join(issues)

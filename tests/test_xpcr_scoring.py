@@ -261,3 +261,33 @@ def test_paper_records_match_the_tables_and_use_the_benchmarks_metric_names(tmp_
     assert by_name["Specialists (n=8)"].metrics["CCR"] == 62.48
     assert "modality_FFA" in by_name["GPT-5"].cell_flags and "CCR" in by_name["GPT-5"].cell_flags
     assert get_benchmark("xpcr").metric("ECE").higher_is_better is False
+
+
+def test_key_dependent_problems_are_reported_per_line(built, tmp_path):
+    lines = [
+        {"id": "img1-1", "answer": "B"},
+        {"id": "img1-2", "answer": "F"},                                           # 2: only A-D exist
+        {"id": "C2-1/without-FFA", "answer": "B", "removed_modality": "OCT"},     # 3: contradicts the id
+        {"id": "C1-1", "answer": "B", "removed_modality": "CFP"},                 # 4: a full-input item
+        {"id": "img1-3", "response": "E"},                                         # free text: scored as a parse failure, no issue
+    ]
+    path = write(tmp_path / "p.jsonl", lines)
+    report, key = validate_file("xpcr", path, built)
+    issues = get_benchmark("xpcr").extra_issues(path, key, report)
+    assert [str(i) for i in issues] == [
+        "error: line 2, field 'answer': id 'img1-2': letter 'F' is beyond this item's 4 options (A-D)",
+        "error: line 3, field 'removed_modality': id 'C2-1/without-FFA': contradicts the id: the id is the ablated run "
+        "without FFA",
+        "error: line 4, field 'removed_modality': id 'C1-1': contradicts the id: the id is a full-input item; ablated "
+        "runs use ids '<item id>/without-<MODALITY>'",
+    ]
+
+
+def test_a_build_without_hospital_cases_scores_with_table4_pending(tmp_path):
+    write_release(tmp_path / "raw", SCORING_ROWS)
+    build(get_adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
+    _, result = score_file("xpcr", write(tmp_path / "p.jsonl", chain_lines()), tmp_path / "hub" / "xpcr",
+                           ScoringContext(resamples=0))
+    assert result.metrics["SWA_Avg"] == pytest.approx(86.1111, abs=1e-4) and result.n_items == 16
+    assert result.metrics["XM_All"] is None and result.metrics["MCS_CFP_G1"] is None
+    assert "no cross-modal case" in result.pending["All_G1"]

@@ -307,11 +307,13 @@ def parquet_files(source: Path) -> list[Path]:
                   if not any(part.startswith(".") for part in p.relative_to(source).parts))
 
 
-def _claim(seen: dict[str, str], key: str, where: str, f: FieldReader, what: str) -> None:
+def _claim(seen: dict[str, str], key: str, where: str, f: FieldReader, what: str) -> bool:
+    """Register an id; a duplicate is reported (once, for the row or case, not again for its items)."""
     if key in seen:
         f.problem(f"duplicate {what} {key!r} (first seen at {seen[key]})")
-    else:
-        seen[key] = where
+        return False
+    seen[key] = where
+    return True
 
 
 def parse_item(f: FieldReader, qa: Any, where: str) -> dict | None:
@@ -442,7 +444,7 @@ class ChainReader:
         if image_id is None:
             return
         f.case = image_id
-        _claim(self.seen, image_id, where, f, "image id")
+        self._unique = _claim(self.seen, image_id, where, f, "image id")
         image_path = f.string(record.get("image_path"), "image_path")
         modality = self._modality(f, record.get("modality"), image_path)
         image = self._image(f, record.get("image"), image_path)
@@ -544,7 +546,8 @@ class ChainReader:
         parsed = parse_item(f, qa, where)
         if parsed is None or stage is None:
             return None
-        _claim(self.seen, item_id, row_where, f, "item id")
+        if self._unique:
+            _claim(self.seen, item_id, row_where, f, "item id")
         tier = parsed["tier"] or default_tier(stage, parsed["sub_label"])
         item = {
             "item_id": item_id, "stage": stage, "stage_idx": STAGES.index(stage) + 1,
@@ -620,7 +623,7 @@ class CaseReader:
         if case_id is None:
             return
         f.case = case_id
-        _claim(self.seen, case_id, f"{self.rel}:{line_no}", f, "case id")
+        unique = _claim(self.seen, case_id, f"{self.rel}:{line_no}", f, "case id")
         unknown = sorted(set(record) - self.KNOWN)
         if unknown:
             f.problem(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(self.KNOWN))})")
@@ -637,7 +640,8 @@ class CaseReader:
             if parsed is None:
                 continue
             item_id = f"{case_id}-{k}"
-            _claim(self.seen, item_id, f"{self.rel}:{line_no}", f, "item id")
+            if unique:
+                _claim(self.seen, item_id, f"{self.rel}:{line_no}", f, "item id")
             stage = None
             if qa.get("stage") is not None:
                 stage = stage_code(str(qa["stage"]))

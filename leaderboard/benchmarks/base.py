@@ -63,6 +63,10 @@ class Benchmark(ABC):
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
         ...
 
+    def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list:
+        """Line-level problems that depend on the answer key (e.g. an item's format); none by default."""
+        return []
+
     def base_protocol(self, key: AnswerKey, context: ScoringContext) -> dict:
         return {
             "scorer": f"leaderboard {SCORER_VERSION}",

@@ -79,6 +79,9 @@ class MedCMR(Benchmark):
     )
     citation = "Gong, Ji, Liu et al. Med-CMR, arXiv:2512.00818."
 
+    def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:
+        return format_issues(path, key, report)
+
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
         table = key.table
         is_mcq = _is_mcq(table)

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dataset_builders.adapters.xpcr import ABLATION_SEP
 from dataset_builders.adapters.xpcr_taxonomy import CASE_GROUPS, CATEGORIES, LETTERS, MODALITIES, STAGES, TIERS
 
 from ..answer_key import AnswerKey
@@ -25,7 +26,7 @@ from ..metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS, TIER_WEI
                                    uncertainty_codes)
 from ..metrics.cell_bootstrap import cell_bootstrap, group_accuracy, percentile_interval
 from ..metrics.chains import chain_completion, chain_completion_rate, modality_contribution
-from ..predictions import FieldSpec, PredictionSchema, ValidationReport, table_from_valid
+from ..predictions import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows, table_from_valid
 from ..result import Result
 from .base import Benchmark, MetricSpec, ScoringContext
 
@@ -109,6 +110,33 @@ class XPCR(Benchmark):
         "paired (full and ablated together). No CI for ECE.",
     )
 
+    def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:
+        """Line-level problems that need the key: an `answer` letter beyond the item's options, and a
+        `removed_modality` that contradicts the id. Found column-wise; the file is re-read for line
+        numbers only when there is one. Messages name the id and option count, never an answer."""
+        preds = report.table if report.table is not None else table_from_valid(report.valid, self.schema)
+        s = _Scored(key.table, preds)
+        problems: dict[str, tuple[str, str]] = {}
+        ids = s.ids.to_pylist()
+        for row in np.flatnonzero(s.answered & (s.given >= s.n_options)):
+            n = int(s.n_options[row])
+            problems[ids[row]] = ("answer", f"letter {LETTERS[s.given[row]]!r} is beyond this item's {n} options "
+                                            f"(A-{LETTERS[n - 1]})")
+        for row in np.flatnonzero(s.conflict):
+            where = (f"the id is the ablated run without {MODALITIES[s.removed[row]]}" if s.removed[row] >= 0 else
+                     f"the id is a full-input item; ablated runs use ids '<item id>{ABLATION_SEP}<MODALITY>'")
+            problems[ids[row]] = ("removed_modality", f"contradicts the id: {where}")
+        if not problems:
+            return []
+        issues = []
+        for line, row in read_rows(path):
+            item_id = row.get("id") if isinstance(row, dict) else None
+            item_id = str(item_id).strip() if item_id is not None else None
+            if item_id in problems:
+                field, message = problems.pop(item_id)
+                issues.append(Issue(line, field, f"id {item_id!r}: {message}"))
+        return issues
+
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
         t = key.table
         preds = report.table if report.table is not None else table_from_valid(report.valid, self.schema)
@@ -162,17 +190,23 @@ class _Scored:
         task = _codes(key.column("task"), ("chain", "cross_modal"))
         self.chain = (task == 0) & ~self.ablation
         self.cross = (task == 1) & ~self.ablation
-        self.stage = _codes(key.column("stage"), STAGES)
-        self.tier = _codes(key.column("tier"), TIERS)
-        self.modality = _codes(key.column("modality"), MODALITIES)
-        self.category = _codes(key.column("disease_category"), CATEGORIES)
-        self.removed = _codes(key.column("removed_modality"), MODALITIES)
-        self.group = pc.fill_null(key.column("case_group"), -1).to_numpy().astype(np.int64)
-        self.n_options = pc.fill_null(key.column("n_options"), 0).to_numpy().astype(np.int64)
+        self.stage = _codes(self.column("stage"), STAGES)
+        self.tier = _codes(self.column("tier"), TIERS)
+        self.modality = _codes(self.column("modality"), MODALITIES)
+        self.category = _codes(self.column("disease_category"), CATEGORIES)
+        self.removed = _codes(self.column("removed_modality"), MODALITIES)
+        self.group = _ints(self.column("case_group", pa.int8()), -1)
+        self.n_options = _ints(self.column("n_options", pa.int8()), 0)
         gold = _codes(key.column("answer"), tuple(LETTERS))
         self._align(preds, n)
         self.correct = self.answered & (self.pred >= 0) & (self.pred == gold)
         self.has_conf = self.answered & ~np.isnan(self.confidence)
+
+    def column(self, name: str, kind: pa.DataType = pa.string()) -> pa.ChunkedArray:
+        """A key column, or nulls when the build has none (e.g. no hospital cases: no ablations config)."""
+        if name in self.key.column_names:
+            return self.key.column(name)
+        return pa.chunked_array([pa.nulls(self.key.num_rows, kind)])
 
     def _align(self, preds: pa.Table, n: int) -> None:
         position = pc.index_in(self.ids, value_set=preds.column("id")) if preds.num_rows else pa.nulls(n, pa.int32())
@@ -185,10 +219,11 @@ class _Scored:
             return pc.if_else(pa.array(found), taken.column(name).combine_chunks(), pa.nulls(n, kind))
 
         claimed = _codes(column("removed_modality", pa.string()), MODALITIES)
+        self.given = _codes(column("answer", pa.string()), tuple(LETTERS))
         # A row that names a removed modality must be that ablation row; otherwise it is ignored.
         self.conflict = found & (claimed >= 0) & (claimed != self.removed)
         self.answered = found & ~self.conflict
-        letters = _codes(column("answer", pa.string()), tuple(LETTERS))
+        letters = np.where(self.answered, self.given, -1)
         responses = column("response", pa.string())
         need = self.answered & (letters < 0) & _np_bool(pc.is_valid(responses))
         letters = np.where(need, _parse_responses(responses, self.n_options, need), letters)
@@ -197,6 +232,10 @@ class _Scored:
         self.parse_failures = self.answered & (self.pred < 0)
         confidence = column("confidence", pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
         self.confidence = np.where(self.answered, confidence, np.nan)
+
+
+def _ints(column, null: int) -> np.ndarray:
+    return np.asarray(pc.fill_null(column, null).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def _np_bool(values) -> np.ndarray:
@@ -285,7 +324,7 @@ def _chain_metrics(s: _Scored, metrics: dict, ci: dict, metric_n: dict, resample
 
 def _ccr(s: _Scored, metrics: dict, ci: dict, metric_n: dict, resamples: int, seed: int) -> None:
     ch = s.chain
-    parents = s.key.column("parent_id").filter(pa.array(ch)).combine_chunks().dictionary_encode()
+    parents = s.column("parent_id").filter(pa.array(ch)).combine_chunks().dictionary_encode()
     group = parents.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     eligible, complete = chain_completion(group, s.stage[ch], s.correct[ch], len(parents.dictionary), len(STAGES))
     n = int(eligible.sum())
@@ -337,8 +376,7 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
     _binomial_accuracy("XM_All", s.correct[s.cross], metrics, ci, metric_n, resamples, [seed, 10])
     if not s.cross.any():
         pending["XM_All"] = NO_CASES.replace(" of this group", "")
-    item_index = pc.fill_null(pc.index_in(s.key.column("item_id"), value_set=s.ids), -1).to_numpy(
-        zero_copy_only=False).astype(np.int64)
+    item_index = _ints(pc.index_in(s.column("item_id"), value_set=s.ids), -1)
     for g, mods in CASE_GROUPS.items():
         members = s.cross & (s.group == g)
         name = f"All_G{g}"
