@@ -17,6 +17,7 @@ from datasets import Features, Image, List, Value
 from ..errors import ProblemLog
 from ..fields import FieldReader
 from .base import Adapter, CardFacts, ConfigSpec, read_image, resolve_inside
+from .medreamm_meta import BIBTEX, image_count_bin
 
 KNOWN_KEYS = {
     "pmid", "patient_info", "classification", "diagnosis", "final_diagnosis", "reasoning_path", "reasoning",
@@ -55,12 +56,7 @@ FEATURES = Features(
     }
 )
 
-BIBTEX = """@article{chen2026medreamm,
-  title   = {MedReaMM: Evaluating Large Multimodal Models on Expert-Level Clinical Diagnostic Synthesis},
-  author  = {Chen, Yuchao and Cao, Zhenbiao and Zhang, Xiaojin and Wei, Zhongyu and Wang, Bangting and Chen, Wei and Bai, Xiang},
-  journal = {arXiv preprint arXiv:2608.22323},
-  year    = {2026}
-}"""
+
 
 FIELD_DOCS = {
     "case_id": "Case identifier (the authors' `pmid`).",
@@ -266,8 +262,3 @@ class MedReaMMAdapter(Adapter):
         elif not entries and f.ok:
             f.problem("case has no diagnosis (patient_info.standardized_diagnosis is empty)")
         return diagnoses
-
-
-def image_count_bin(n: int) -> str:
-    """Table 5's buckets: 1, 2, 3, 4, 5-10."""
-    return str(n) if n < 5 else "5-10"

@@ -28,14 +28,13 @@ from PIL import Image as PILImage
 from ..errors import ProblemLog
 from ..fields import FieldReader
 from .base import Adapter, CardFacts, ConfigSpec, read_image, resolve_inside
-from .xpcr_taxonomy import (CASE_GROUPS, LETTERS, NON_DIAGNOSES, STAGES, OptionError, answer_letter, case_group_of,
+from .xpcr_taxonomy import (ABLATION_SEP, CASE_GROUPS, LETTERS, NON_DIAGNOSES, STAGES, OptionError, answer_letter, case_group_of,
                             category_code, category_for_disease, default_tier, modality_code, source_dataset,
                             split_options, stage_code, task_family_code, tier_code)
 
 BATCH_ROWS = 32  # rows per Parquet batch: bounded memory even with multi-MB images
 CROSS_MODAL_DIR = "cross_modal"
 CASES_FILE = "cases.jsonl"
-ABLATION_SEP = "/without-"  # ablation item id: "<item id>/without-<MODALITY>"
 
 ROW_ALIASES = {
     "id": ("id", "image_id"),

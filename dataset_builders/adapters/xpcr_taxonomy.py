@@ -28,6 +28,7 @@ CASE_GROUPS = {
     4: ("CFP", "OCT", "FFA", "EP"),
 }
 LETTERS = string.ascii_uppercase
+ABLATION_SEP = "/without-"  # ablation item id: "<item id>/without-<MODALITY>"
 
 
 def _key(text: str) -> str:

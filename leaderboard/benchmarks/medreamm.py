@@ -10,6 +10,7 @@ from ..predictions import FieldSpec, PredictionSchema, ValidationReport
 from ..result import Result
 from .base import Benchmark, MetricSpec, ScoringContext
 from .medreamm_parse import MAX_DIAGNOSES, parse_response, ranked_list
+from dataset_builders.adapters.medreamm_meta import BIBTEX, image_count_bin
 
 STEMS = {
     "top5_primary": "Top-5 Primary Recall",
@@ -41,7 +42,8 @@ class MedReaMM(Benchmark):
     )
     metrics = tuple(MetricSpec(f"{stem}_{mode}", f"{label} ({mode_label})", group=mode)
                     for mode, mode_label in MODES.items() for stem, label in STEMS.items())
-    primary_metric = "top5_primary_icd"
+    primary_metric = "top5_primary_icd"  # Table 2's first column; ICD code matching is the paper's main method
+    citation = BIBTEX
     decisions = (
         "Predictions: a `diagnoses` list is used as given; a raw `response` is parsed as the authors do (list after "
         "'### Output ###', then quoted strings, then a numbered list); an unparseable response scores 0 and counts "
@@ -184,8 +186,6 @@ class MedReaMM(Benchmark):
         return matches
 
     def _strata_labels(self, key: AnswerKey) -> dict[str, list]:
-        from dataset_builders.adapters.medreamm import image_count_bin  # the card uses the same bins
-
         cols = {c: key.table.column(c).to_pylist() for c in self.strata_columns if c in key.table.column_names}
         labels = {}
         if "disease_category" in cols:

@@ -16,8 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dataset_builders.adapters.xpcr import ABLATION_SEP
-from dataset_builders.adapters.xpcr_taxonomy import CASE_GROUPS, CATEGORIES, LETTERS, MODALITIES, STAGES, TIERS
+from dataset_builders.adapters.xpcr_taxonomy import ABLATION_SEP, CASE_GROUPS, CATEGORIES, LETTERS, MODALITIES, STAGES, TIERS
 
 from ..answer_key import AnswerKey
 from ..letters import parse_letter
