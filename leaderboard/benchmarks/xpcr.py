@@ -210,12 +210,10 @@ class _Scored:
     def _align(self, preds: pa.Table, n: int) -> None:
         position = pc.index_in(self.ids, value_set=preds.column("id")) if preds.num_rows else pa.nulls(n, pa.int32())
         found = _np_bool(pc.is_valid(position))
-        taken = preds.take(pc.fill_null(position, 0)) if preds.num_rows else None
+        taken = preds.take(position) if preds.num_rows else None  # a null position gives a null row
 
-        def column(name: str, kind: pa.DataType) -> pa.Array:
-            if taken is None:
-                return pa.nulls(n, kind)
-            return pc.if_else(pa.array(found), taken.column(name).combine_chunks(), pa.nulls(n, kind))
+        def column(name: str, kind: pa.DataType):
+            return pa.nulls(n, kind) if taken is None else taken.column(name).combine_chunks()
 
         claimed = _codes(column("removed_modality", pa.string()), MODALITIES)
         self.given = _codes(column("answer", pa.string()), tuple(LETTERS))
@@ -375,7 +373,12 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
     _binomial_accuracy("XM_All", s.correct[s.cross], metrics, ci, metric_n, resamples, [seed, 10])
     if not s.cross.any():
         pending["XM_All"] = NO_CASES.replace(" of this group", "")
-    item_index = _ints(pc.index_in(s.column("item_id"), value_set=s.ids), -1)
+    full_correct = np.zeros(len(s.correct), dtype=bool)  # for ablation rows: the same item's full-input outcome
+    rows = np.flatnonzero(s.ablation)
+    if len(rows):
+        item_id = s.column("item_id").take(pa.array(rows))
+        full_correct[rows] = s.correct[_ints(pc.index_in(item_id, value_set=s.ids), 0)]
+    paired: dict[str, np.ndarray] = {}
     for g, mods in CASE_GROUPS.items():
         members = s.cross & (s.group == g)
         name = f"All_G{g}"
@@ -384,27 +387,27 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
             pending[name] = NO_CASES
         for m in mods:
             mcs = f"MCS_{m}_G{g}"
-            rows = s.ablation & (s.group == g) & (s.removed == MODALITIES.index(m))
-            metric_n[mcs] = int(rows.sum())
-            if not rows.any():
+            cell = s.ablation & (s.group == g) & (s.removed == MODALITIES.index(m))
+            metric_n[mcs] = int(cell.sum())
+            if not cell.any():
                 metrics[mcs], pending[mcs] = None, NO_CASES
-                continue
-            if not s.answered[rows].any():
+            elif not s.answered[cell].any():
                 metrics[mcs], pending[mcs] = None, NO_ABLATION
-                continue
-            full = s.correct[item_index[rows]]
-            ablated = s.correct[rows]
-            metrics[mcs] = round(modality_contribution(full, ablated), 4)
-            if resamples > 0:  # paired: each item's (full, ablated) outcome pair is resampled together
-                counts = np.bincount(full.astype(np.int64) * 2 + ablated, minlength=4)
-                lo, hi = cell_bootstrap(counts, _paired_difference, resamples, [seed, 100 + 10 * g + MODALITIES.index(m)])
-                ci[mcs] = [round(100.0 * float(lo[0]), 4), round(100.0 * float(hi[0]), 4)]
+            else:
+                metrics[mcs] = round(modality_contribution(full_correct[cell], s.correct[cell]), 4)
+                paired[mcs] = np.bincount(full_correct[cell] * 2 + s.correct[cell], minlength=4)
+    if paired and resamples > 0:  # paired: each item's (full, ablated) outcome pair is resampled together
+        lo, hi = _paired_intervals(np.array(list(paired.values())), resamples, [seed, 100])
+        for name, a, b in zip(paired, lo, hi):
+            ci[name] = [round(100.0 * float(a), 4), round(100.0 * float(b), 4)]
 
 
-def _paired_difference(draws: np.ndarray) -> np.ndarray:
-    """Cells (full, ablated) = 00, 01, 10, 11 -> full accuracy minus ablated accuracy."""
-    total = draws.sum(axis=1).astype(np.float64)
-    return (draws[:, 2] - draws[:, 1]) / total
+def _paired_intervals(counts: np.ndarray, resamples: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile CIs of full minus ablated accuracy for several (cells = 00, 01, 10, 11) count rows,
+    drawn in one broadcast multinomial call."""
+    totals = counts.sum(axis=1)
+    draws = np.random.default_rng(seed).multinomial(totals, counts / totals[:, None], size=(resamples, len(counts)))
+    return percentile_interval((draws[:, :, 2] - draws[:, :, 1]) / totals)
 
 
 def _binomial_accuracy(name: str, correct: np.ndarray, metrics: dict, ci: dict, metric_n: dict,
@@ -419,36 +422,44 @@ def _binomial_accuracy(name: str, correct: np.ndarray, metrics: dict, ci: dict, 
 
 
 # ------------------------------------------------------------------ strata, notes, per-item
-ORDER = {"stage": STAGES, "tier": TIERS, "modality": MODALITIES, "disease_category": CATEGORIES,
-         "case_group": tuple(str(g) for g in CASE_GROUPS)}
+def _coded_stratum(codes: np.ndarray, names, correct: np.ndarray) -> dict[str, dict]:
+    """Cells of a stratum whose values are codes into `names` (-1 = missing), in `names` order."""
+    size = np.bincount(codes + 1, minlength=len(names) + 1)
+    right = np.bincount(codes + 1, weights=correct, minlength=len(names) + 1)
+    labels = ["(missing)", *names]
+    order = [*range(1, len(labels)), 0]
+    return {str(labels[i]): {"n": int(size[i]), "metrics": {"accuracy": round(100.0 * right[i] / size[i], 4)}}
+            for i in order if size[i]}
 
 
-def _stratum(values: pa.ChunkedArray, correct: np.ndarray, order: tuple = ()) -> dict[str, dict]:
-    encoded = pc.fill_null(pc.cast(values, pa.string()), "(missing)").combine_chunks().dictionary_encode()
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    names = encoded.dictionary.to_pylist()
-    size = np.bincount(codes, minlength=len(names))
-    right = np.bincount(codes, weights=correct, minlength=len(names))
-    rank = {v: i for i, v in enumerate(order)}
-    cells = {}
-    for i in sorted(range(len(names)), key=lambda i: (rank.get(names[i], len(rank)), names[i])):
-        cells[names[i]] = {"n": int(size[i]), "metrics": {"accuracy": round(100.0 * right[i] / size[i], 4)}}
-    return cells
+def _stratum(values, correct: np.ndarray) -> dict[str, dict]:
+    """Cells of a free-text stratum (disease, source dataset...), sorted by value."""
+    encoded = pc.cast(values, pa.string()).combine_chunks().dictionary_encode()
+    codes = _ints(encoded.indices, -1)
+    cells = _coded_stratum(codes, encoded.dictionary.to_pylist(), correct)
+    return dict(sorted(cells.items(), key=lambda kv: (kv[0] == "(missing)", kv[0])))
 
 
 def _strata(s: _Scored) -> dict[str, dict]:
-    key, out = s.key, {}
-    ch, xm = pa.array(s.chain), pa.array(s.cross)
-    for column in ("stage", "tier", "modality", "disease_category", "source_dataset", "disease"):
-        if s.chain.any():
-            out[column] = _stratum(key.column(column).filter(ch), s.correct[s.chain], ORDER.get(column, ()))
-    if s.chain.any():
-        pairs = pc.binary_join_element_wise(key.column("stage").filter(ch), key.column("tier").filter(ch), "/")
-        out["stage_tier"] = _stratum(pairs, s.correct[s.chain])
-    if s.cross.any():
-        out["case_group"] = _stratum(key.column("case_group").filter(xm), s.correct[s.cross], ORDER["case_group"])
-        out["task_family"] = _stratum(key.column("task_family").filter(xm), s.correct[s.cross])
-        out["cross_modal_tier"] = _stratum(key.column("tier").filter(xm), s.correct[s.cross], TIERS)
+    out = {}
+    ch, xm = s.chain, s.cross
+    if ch.any():
+        right = s.correct[ch]
+        out["stage"] = _coded_stratum(s.stage[ch], STAGES, right)
+        out["tier"] = _coded_stratum(s.tier[ch], TIERS, right)
+        out["modality"] = _coded_stratum(s.modality[ch], MODALITIES, right)
+        out["disease_category"] = _coded_stratum(s.category[ch], CATEGORIES, right)
+        both = np.where((s.stage[ch] >= 0) & (s.tier[ch] >= 0), s.stage[ch] * len(TIERS) + s.tier[ch], -1)
+        out["stage_tier"] = _coded_stratum(both, [f"{a}/{b}" for a in STAGES for b in TIERS], right)
+        mask = pa.array(ch)
+        for column in ("source_dataset", "disease"):
+            out[column] = _stratum(s.column(column).filter(mask), right)
+    if xm.any():
+        right = s.correct[xm]
+        out["case_group"] = _coded_stratum(np.where(s.group[xm] > 0, s.group[xm] - 1, -1),
+                                           [str(g) for g in CASE_GROUPS], right)
+        out["task_family"] = _stratum(s.column("task_family").filter(pa.array(xm)), right)
+        out["cross_modal_tier"] = _coded_stratum(s.tier[xm], TIERS, right)
     return out
 
 

@@ -1,0 +1,282 @@
+"""One client for any OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp server, hosted APIs).
+
+Bounded concurrency; retries with exponential backoff on 429/5xx/timeouts/connection errors and on
+unparseable answers (one repair re-ask each time); a disk cache keyed by the full request; strict
+parsing by the caller's parser. A call that still fails is a *failure*, never a score.
+"""
+from __future__ import annotations
+
+import base64
+import os
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+import httpx
+from tqdm.auto import tqdm
+
+from .cache import JudgeCache, request_key
+from .prompts import Prompt
+from .safety import quote_candidate
+
+RESPONSE_FORMATS = ("json_object", "json_schema", "text")
+REPAIR = ("Your previous answer could not be parsed ({error}). Answer again with only the requested format, "
+          "nothing else.")
+
+
+class JudgeParseError(ValueError):
+    """Raised by a parser when the judge's text is not in the required format."""
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout: float = 120.0
+    max_retries: int = 4
+    concurrency: int = 8
+    response_format: str = "json_object"
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    seed: int | None = 0
+    cache_path: Path | None = None
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+
+    @classmethod
+    def from_env(cls, model_var: str = "JUDGE_MODEL", **overrides) -> "JudgeConfig | None":
+        """JUDGE_BASE_URL + JUDGE_MODEL (or `model_var`, e.g. JUDGE_MODEL_2) + optional JUDGE_API_KEY;
+        None when either is missing. Flags passed as overrides win."""
+        base = overrides.pop("base_url", None) or os.environ.get("JUDGE_BASE_URL")
+        model = overrides.pop("model", None) or os.environ.get(model_var)
+        if not base or not model:
+            return None
+        key = overrides.pop("api_key", None) or os.environ.get("JUDGE_API_KEY")
+        return cls(base_url=base, model=model, api_key=key, **overrides)
+
+
+@dataclass
+class JudgeCall:
+    """One judgement: a prompt, its variables (the candidate text under `candidate`), optional images."""
+
+    key: str
+    prompt: Prompt
+    variables: dict[str, str]
+    images: list[bytes] = field(default_factory=list)
+    candidate_field: str = "candidate"
+
+
+@dataclass
+class JudgeVerdict:
+    key: str
+    value: dict | None
+    raw: str = ""
+    error: str | None = None
+    cached: bool = False
+    flagged_injection: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None
+
+
+@dataclass
+class JudgeStats:
+    http_calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    repairs: int = 0
+    failures: int = 0
+    flagged: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class Judge:
+    def __init__(self, config: JudgeConfig, client: httpx.Client | None = None):
+        if config.response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}")
+        self.config = config
+        headers = {"Content-Type": "application/json"}
+        if config.api_key:
+            headers["Authorization"] = f"Bearer {config.api_key}"
+        self._http = client or httpx.Client(base_url=config.base_url.rstrip("/") + "/", headers=headers,
+                                            timeout=config.timeout)
+        self.cache = JudgeCache(config.cache_path)
+        self.stats = JudgeStats()
+        self._lock = threading.Lock()
+        self.prompts_used: dict[str, str] = {}
+        self._inflight: dict[str, threading.Event] = {}
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What a result records about its judge (never the key)."""
+        parts = urlsplit(self.config.base_url)
+        return {"model": self.config.model, "endpoint": f"{parts.scheme}://{parts.hostname}",
+                "response_format": self.config.response_format, "temperature": self.config.temperature,
+                "seed": self.config.seed, "prompts": dict(self.prompts_used)}
+
+    # ----------------------------------------------------------------- requests
+    def _messages(self, call: JudgeCall) -> tuple[list[dict], bool]:
+        variables = dict(call.variables)
+        flagged = False
+        if call.candidate_field in variables:
+            variables[call.candidate_field], flagged = quote_candidate(variables[call.candidate_field])
+        text = call.prompt.render(**variables)
+        content: Any = text
+        if call.images:
+            content = [{"type": "text", "text": text}] + [
+                {"type": "image_url", "image_url": {"url": "data:image/" + _image_kind(b) + ";base64,"
+                                                   + base64.b64encode(b).decode()}} for b in call.images]
+        return [{"role": "system", "content": call.prompt.system}, {"role": "user", "content": content}], flagged
+
+    def _body(self, messages: list[dict], schema: dict | None) -> dict:
+        body = {"model": self.config.model, "messages": messages, "temperature": self.config.temperature,
+                "max_tokens": self.config.max_tokens}
+        if self.config.seed is not None:
+            body["seed"] = self.config.seed
+        if self.config.response_format == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        elif self.config.response_format == "json_schema" and schema is not None:
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": schema,
+                                                                            "strict": True}}
+        return body
+
+    def _post(self, body: dict) -> str:
+        """The assistant text; retries transient failures, raises RuntimeError when they persist."""
+        last = ""
+        for attempt in range(self.config.max_retries + 1):
+            if attempt:
+                with self._lock:
+                    self.stats.retries += 1
+                delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
+                time.sleep(delay * (0.5 + random.random() / 2))
+            with self._lock:
+                self.stats.http_calls += 1
+            try:
+                response = self._http.post("chat/completions", json=body)
+            except httpx.TimeoutException:
+                last = "timed out"
+                continue
+            except httpx.TransportError as exc:
+                last = f"connection error ({type(exc).__name__})"
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                last = f"HTTP {response.status_code}"
+                continue
+            if response.status_code >= 400:
+                raise RuntimeError(f"judge endpoint refused the request (HTTP {response.status_code})")
+            try:
+                return response.json()["choices"][0]["message"]["content"] or ""
+            except (ValueError, KeyError, IndexError, TypeError):
+                last = "malformed response body"
+                continue
+        raise RuntimeError(f"judge endpoint failed after {self.config.max_retries + 1} attempts ({last})")
+
+    def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None) -> JudgeVerdict:
+        messages, flagged = self._messages(call)
+        body = self._body(messages, schema)
+        key = request_key({**body, "prompt": call.prompt.id, "prompt_sha": call.prompt.sha})
+        with self._lock:
+            self.prompts_used[call.prompt.id] = call.prompt.sha
+            self.stats.flagged += flagged
+        with self._lock:  # single flight: identical requests running at once share one HTTP call
+            leader = key not in self._inflight
+            event = self._inflight.setdefault(key, threading.Event())
+        if not leader:
+            event.wait()
+        try:
+            return self._judge_uncached(call, parse, key, body, messages, flagged)
+        finally:
+            if leader:
+                with self._lock:
+                    self._inflight.pop(key, None)
+                event.set()
+
+    def _judge_uncached(self, call: JudgeCall, parse, key: str, body: dict, messages: list[dict],
+                        flagged: bool) -> JudgeVerdict:
+        hit = self.cache.get(key)
+        if hit is not None:
+            with self._lock:
+                self.stats.cache_hits += 1
+            return JudgeVerdict(call.key, hit[1], hit[0], cached=True, flagged_injection=flagged)
+        error = ""
+        attempt_body = body
+        for repair in range(self.config.max_retries + 1):
+            try:
+                raw = self._post(attempt_body)
+            except RuntimeError as exc:
+                error = str(exc)
+                break
+            try:
+                parsed = parse(raw)
+            except (JudgeParseError, ValueError, KeyError, TypeError) as exc:
+                error = f"unparseable judge answer: {str(exc)[:120]}"
+                with self._lock:
+                    self.stats.repairs += 1
+                attempt_body = {**body, "messages": messages + [{"role": "assistant", "content": raw[:4000]},
+                                                                {"role": "user", "content": REPAIR.format(error=error)}]}
+                continue
+            self.cache.put(key, raw, parsed)
+            return JudgeVerdict(call.key, parsed, raw, flagged_injection=flagged)
+        with self._lock:
+            self.stats.failures += 1
+        return JudgeVerdict(call.key, None, error=error or "judge failed", flagged_injection=flagged)
+
+    def run(self, calls: list[JudgeCall], parse: Callable[[str], dict], schema: dict | None = None,
+            progress: bool = False, desc: str = "judging") -> list[JudgeVerdict]:
+        """Verdicts in the order of `calls`, computed with at most `concurrency` requests in flight."""
+        if not calls:
+            return []
+        bar = tqdm(total=len(calls), desc=desc, unit="call", disable=not progress)
+        with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
+            futures = [pool.submit(self.judge_one, call, parse, schema) for call in calls]
+            verdicts = []
+            for future in futures:
+                verdicts.append(future.result())
+                bar.update(1)
+        bar.close()
+        return verdicts
+
+    def with_model(self, model: str) -> "Judge":
+        """A second judge on the same endpoint (ClinMM's two judges) sharing the cache file."""
+        return Judge(replace(self.config, model=model))
+
+    def close(self) -> None:
+        self._http.close()
+        self.cache.close()
+
+
+def _image_kind(data: bytes) -> str:
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if data[:3] == b"GIF":
+        return "gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return "jpeg"
+
+
+def parse_json_object(raw: str) -> dict:
+    """The first JSON object in the text (fenced code allowed); JudgeParseError otherwise."""
+    import json
+    import re
+
+    text = re.sub(r"```(?:json)?", "", raw).strip()
+    start = text.find("{")
+    if start < 0:
+        raise JudgeParseError("no JSON object")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except ValueError as exc:
+        raise JudgeParseError(f"invalid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise JudgeParseError("not a JSON object")
+    return value

@@ -1,0 +1,52 @@
+"""Versioned judge prompts: `prompts/<name>.v<N>.txt`, a system part and a user template separated by a
+line `=== USER ===`. The template uses `{placeholders}`; the candidate's text always goes in as
+quoted data (see `quote_candidate`). The version is part of every cache key."""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+SEPARATOR = "=== USER ==="
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    version: int
+    system: str
+    user_template: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}.v{self.version}"
+
+    @property
+    def sha(self) -> str:
+        return hashlib.sha256((self.system + SEPARATOR + self.user_template).encode()).hexdigest()[:12]
+
+    def render(self, **variables: str) -> str:
+        return self.user_template.format(**variables)
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str, version: int | None = None, folder: Path = PROMPTS_DIR) -> Prompt:
+    """The given version, or the highest one present."""
+    candidates = {}
+    for path in folder.glob(f"{name}.v*.txt"):
+        match = re.fullmatch(rf"{re.escape(name)}\.v(\d+)\.txt", path.name)
+        if match:
+            candidates[int(match.group(1))] = path
+    if not candidates:
+        raise FileNotFoundError(f"no judge prompt named {name!r} in {folder}")
+    chosen = version if version is not None else max(candidates)
+    if chosen not in candidates:
+        raise FileNotFoundError(f"judge prompt {name!r} has no version {chosen} (have {sorted(candidates)})")
+    text = candidates[chosen].read_text(encoding="utf-8")
+    if SEPARATOR not in text:
+        raise ValueError(f"{candidates[chosen]} lacks the '{SEPARATOR}' line")
+    system, user = text.split(SEPARATOR, 1)
+    return Prompt(name, chosen, system.strip(), user.strip())
