@@ -9,7 +9,7 @@ from pathlib import Path
 from .answer_key import AnswerKeyError
 from .benchmarks import BENCHMARKS, get_benchmark
 from .benchmarks.base import ScoringContext
-from .matchers import CODER_CHOICES, configure_matchers
+from .matchers import CODER_CHOICES, configure_judges, configure_matchers
 from .metrics.bootstrap import DEFAULT_RESAMPLES
 from .report import render_result
 from .result import ModelInfo
@@ -40,6 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--who-release", help="ICD-11 MMS release id (default 2025-01, as the paper's code)")
     sc.add_argument("--sapbert", help="local SapBERT directory (default: $SAPBERT_PATH)")
     sc.add_argument("--cache-dir", type=Path, default=Path(".cache"), help="where ICD lookups are cached")
+    sc.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the LLM judge (default: $JUDGE_BASE_URL)")
+    sc.add_argument("--judge-model", help="judge model id (default: $JUDGE_MODEL)")
+    sc.add_argument("--judge-model-2", help="second judge where the protocol has two (default: $JUDGE_MODEL_2)")
+    sc.add_argument("--judge-api-key", help="judge API key (default: $JUDGE_API_KEY; prefer the variable)")
+    sc.add_argument("--judge-concurrency", type=int, help="judge requests in flight (default 8)")
+    sc.add_argument("--judge-format", choices=("json_object", "json_schema", "text"),
+                    help="response_format sent to the judge (llama-cpp-python's server needs json_object or text)")
     sc.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0: no CIs)")
     sc.add_argument("--seed", type=int, default=None)
     sc.add_argument("--allow-invalid", action="store_true", help="score even when some lines are invalid (they count as wrong)")
@@ -93,6 +100,8 @@ def _score(args) -> int:
         context.seed = args.seed
     args.cache_dir.mkdir(parents=True, exist_ok=True)
     configure_matchers(context, args.icd_coder, args.who_base_url, args.who_release, args.sapbert, args.cache_dir)
+    configure_judges(context, args.judge_base_url, args.judge_model, args.judge_model_2, args.judge_api_key,
+                     args.cache_dir, args.judge_concurrency, args.judge_format)
     _, result = score_file(args.benchmark, args.predictions, args.data, context, key=key)
     if report.issues:
         print(report.render(limit=20), file=sys.stderr)

@@ -40,3 +40,23 @@ def configure_matchers(context: ScoringContext, icd_coder: str = "auto", who_bas
     if embedder is None:
         context.embedder_reason = reason
     return context
+
+
+def configure_judges(context: ScoringContext, base_url: str | None = None, model: str | None = None,
+                     model_2: str | None = None, api_key: str | None = None, cache_dir: Path | None = None,
+                     concurrency: int | None = None, response_format: str | None = None) -> ScoringContext:
+    """Judges from flags, else JUDGE_BASE_URL / JUDGE_MODEL / JUDGE_MODEL_2 / JUDGE_API_KEY. All calls are
+    cached in CACHE_DIR/judge_cache.sqlite, so a rescore or a resumed run costs nothing."""
+    from .judge import Judge, JudgeConfig
+
+    overrides = {k: v for k, v in {"base_url": base_url, "api_key": api_key, "concurrency": concurrency,
+                                   "response_format": response_format}.items() if v}
+    if cache_dir is not None:
+        overrides["cache_path"] = Path(cache_dir) / "judge_cache.sqlite"
+    first = JudgeConfig.from_env(model=model, **overrides) if model else JudgeConfig.from_env(**overrides)
+    if first is not None:
+        context.judge = Judge(first)
+        second = (JudgeConfig.from_env(model=model_2, **overrides) if model_2
+                  else JudgeConfig.from_env("JUDGE_MODEL_2", **overrides))
+        context.judge_2 = Judge(second) if second is not None else None
+    return context

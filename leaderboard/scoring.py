@@ -12,7 +12,8 @@ from .result import Result
 
 def load_key(benchmark: Benchmark, data: Path, answers: Path | None = None) -> AnswerKey:
     return load_answer_key(Path(data), list(benchmark.configs), benchmark.id_column, list(benchmark.answer_columns),
-                           list(benchmark.strata_columns), answers=answers, split=benchmark.split)
+                           [*benchmark.strata_columns, *benchmark.context_columns], answers=answers,
+                           split=benchmark.split)
 
 
 def validate_file(name: str, predictions: Path, data: Path, answers: Path | None = None,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .benchmarks import BENCHMARKS
 from .benchmarks.base import ScoringContext
-from .matchers import CODER_CHOICES, configure_matchers
+from .matchers import CODER_CHOICES, configure_judges, configure_matchers
 from .service import Service
 from .store import HubMirror, LocalStore
 
@@ -52,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     mirror = HubMirror(args.hub_results_repo, args.hub_private_repo) if args.hub_results_repo and args.hub_private_repo else None
 
     def context() -> ScoringContext:
-        return configure_matchers(ScoringContext(resamples=1000), args.icd_coder, sapbert=args.sapbert,
-                                  cache_dir=args.store / "private" / "cache")
+        cache = args.store / "private" / "cache"
+        context = configure_matchers(ScoringContext(resamples=1000), args.icd_coder, sapbert=args.sapbert, cache_dir=cache)
+        return configure_judges(context, cache_dir=cache)
 
     service = Service(store=LocalStore(args.store, mirror), data_dirs={n: args.data / n for n in BENCHMARKS},
                       context_factory=context)

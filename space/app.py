@@ -24,7 +24,7 @@ import pandas as pd  # noqa: E402
 
 from leaderboard.benchmarks import BENCHMARKS  # noqa: E402
 from leaderboard.benchmarks.base import ScoringContext  # noqa: E402
-from leaderboard.matchers import configure_matchers  # noqa: E402
+from leaderboard.matchers import configure_judges, configure_matchers  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
 from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, export_csv, export_json, overview_table,  # noqa: E402
@@ -44,7 +44,8 @@ def default_service() -> Service:
         mirror = HubMirror(os.environ["LEADERBOARD_HUB_RESULTS_REPO"], os.environ["LEADERBOARD_HUB_PRIVATE_REPO"])
 
     def context() -> ScoringContext:
-        return configure_matchers(ScoringContext(resamples=1000), "auto", cache_dir=store_root / "private" / "cache")
+        cache = store_root / "private" / "cache"
+        return configure_judges(configure_matchers(ScoringContext(resamples=1000), "auto", cache_dir=cache), cache_dir=cache)
 
     return Service(store=LocalStore(store_root, mirror), data_dirs={n: data_root / n for n in BENCHMARKS},
                    context_factory=context, quota_per_day=int(os.environ.get("LEADERBOARD_QUOTA", "5")))

@@ -146,7 +146,7 @@ def test_subset_helpers_by_hand():
 def test_open_ended_metrics_are_pending_never_guessed(tiny):
     _, result = score(tiny)
     for name in ("open_Con", "open_Coh", "open_VA", "open_GT", "open_all"):
-        assert result.metrics[name] is None and result.pending[name] == "LLM judge not configured"
+        assert result.metrics[name] is None and result.pending[name].startswith("LLM judge not configured")
     assert result.ci.get("open_all") is None
 
 

@@ -91,3 +91,17 @@ def test_cell_bootstrap_matches_the_item_bootstrap():
         draws.append(correct[pick][g == 0].mean())
     assert lo[0] == pytest.approx(np.quantile(draws, 0.025), abs=0.01)
     assert hi[0] == pytest.approx(np.quantile(draws, 0.975), abs=0.01)
+
+
+def test_binomial_chain_draws_have_the_multinomial_distribution():
+    from leaderboard.metrics.cell_bootstrap import multinomial_draws
+
+    counts = np.array([[50, 0, 30, 20], [1, 1, 1, 1]])
+    draws = multinomial_draws(counts, 20000, np.random.default_rng(3))
+    assert draws.shape == (20000, 2, 4)
+    assert (draws.sum(axis=2) == counts.sum(axis=1)).all() and (draws[:, 0, 1] == 0).all()
+    # mean n*p and variance n*p*(1-p) of each cell, as a multinomial: row 0 cell 2 -> 30, 100*0.3*0.7 = 21
+    assert draws[:, 0, 2].mean() == pytest.approx(30, abs=0.2) and draws[:, 0, 2].var() == pytest.approx(21, rel=0.05)
+    assert draws[:, 1, 3].mean() == pytest.approx(1, abs=0.03) and draws[:, 1, 3].var() == pytest.approx(0.75, rel=0.05)
+    # covariance of two cells: -n p_i p_j = -100 * 0.5 * 0.3 = -15
+    assert np.cov(draws[:, 0, 0], draws[:, 0, 2])[0, 1] == pytest.approx(-15, rel=0.05)

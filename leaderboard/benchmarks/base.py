@@ -35,7 +35,8 @@ class ScoringContext:
     icd_coder_reason: str = "no ICD-11 coder configured"
     embedder: Any = None
     embedder_reason: str = "semantic matching unavailable: set SAPBERT_PATH"
-    judge: Any = None
+    judge: Any = None  # leaderboard.judge.Judge or None (judged metrics then pending)
+    judge_2: Any = None  # a second judge where the protocol has two (ClinMM-Bench)
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
     progress: bool = False
@@ -50,6 +51,7 @@ class Benchmark(ABC):
     id_column: str
     answer_columns: tuple[str, ...]
     strata_columns: tuple[str, ...] = ()
+    context_columns: tuple[str, ...] = ()  # other key columns the scorer needs (e.g. what a judge must see)
     schema: PredictionSchema
     metrics: tuple[MetricSpec, ...]
     primary_metric: str

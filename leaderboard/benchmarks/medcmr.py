@@ -13,17 +13,20 @@ import pyarrow.compute as pc
 
 from dataset_builders.adapters.medcmr_taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_SYSTEMS, TASKS
 
-from ..aggregate import SCALE
+from ..aggregate import SCALE, overall
 from ..answer_key import AnswerKey
 from ..letters import parse_letter
 from ..metrics.subgroup import percentile_bounds, subset_means, subset_replicates
 from ..predictions import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from ..result import Result
+from ..judge import NO_JUDGE
 from .base import Benchmark, MetricSpec, ScoringContext
+from .medcmr_open import judge_open_items
 
 OPEN_CRITERIA = {"Con": "Consistency", "Coh": "Coherence", "VA": "Visual accuracy", "GT": "Ground-truth correctness"}
 OPEN_WEIGHTS = {"Con": 1, "Coh": 1, "VA": 4, "GT": 4}
 JUDGE = "DeepSeek-V3.2-Exp"
+JUDGE_MODEL_ID = "deepseek-v3.2-exp"  # the model id a comparable judge run must use (case-insensitive)
 STRATA = ("task", "medical_intelligence", "complexity_group", "modality", "organ_system")
 LETTER_CHOICES = tuple("ABCDE") + tuple("abcde")
 SHOWN_IDS = 10
@@ -47,6 +50,7 @@ class MedCMR(Benchmark):
     id_column = "id"
     answer_columns = ("answer",)
     strata_columns = STRATA
+    context_columns = ("question", "visual_description")  # what the open-ended judge sees besides the answer
     schema = PredictionSchema(
         fields=(FieldSpec("response", "string"), FieldSpec("answer", "choice", choices=LETTER_CHOICES)),
         one_of=("response", "answer"),
@@ -98,7 +102,17 @@ class MedCMR(Benchmark):
         means = subset_means(correct, columns)
         replicates = subset_replicates(correct, columns, context.resamples, context.seed) if context.resamples > 0 else None
         metrics, ci, pending = self._headline(means, replicates, names)
-        pending.update(self._open_pending(context, len(open_table)))
+        open_outcome = self._open_scores(open_table, report, context)
+        if open_outcome is None:
+            pending.update(self._open_pending(context, len(open_table)))
+        elif open_outcome["failures"]:
+            reason = (f"{len(open_outcome['failures'])} open-ended judge failure(s); rerun to retry (cached verdicts "
+                      "are reused, nothing is guessed)")
+            pending.update({f"open_{a}": reason for a in (*OPEN_CRITERIA, "all")})
+        else:
+            open_metrics, open_ci = overall(open_outcome["values"], context.resamples, context.seed)
+            metrics.update(open_metrics)
+            ci.update(open_ci)
         strata = strata_cells(means, replicates, names, columns)
 
         protocol = self.base_protocol(key, context)
@@ -106,12 +120,24 @@ class MedCMR(Benchmark):
             "mcq_items": int(len(mcq)), "open_items": int(len(open_table)),
             "mcq_parse_failures": int(parse_failed.sum()),
             "letter_rule": "leaderboard.letters.parse_letter (project rule)",
-            "judge": None if context.judge is None else getattr(context.judge, "identity", str(context.judge)),
+            "judge": None if context.judge is None else context.judge.identity,
+            "judge_stats": None if context.judge is None else context.judge.stats.as_dict(),
             "comparable_to_paper": True,
             "not_comparable_because": [],
-            "scope": "MCQ metrics scored; open-ended metrics pending until the LLM judge is configured",
+            "scope": ("MCQ and open-ended metrics scored" if open_outcome and not open_outcome["failures"]
+                      else "MCQ metrics scored; open-ended metrics pending"),
         })
+        if open_outcome is not None:
+            protocol["open_ended_judged"] = open_outcome["judged"]
+            protocol["open_ended_injection_flags"] = len(open_outcome["flagged"])
+            if JUDGE_MODEL_ID not in context.judge.config.model.lower():
+                protocol["comparable_to_paper"] = False
+                protocol["not_comparable_because"].append(
+                    f"open-ended judge {context.judge.config.model} instead of the paper's {JUDGE} (prompt is ours)")
         notes = []
+        if open_outcome and open_outcome["flagged"]:
+            notes.append(f"{len(open_outcome['flagged'])} open-ended response(s) addressed the grader; those "
+                         "sentences were removed before judging")
         if letter_only:
             shown = ", ".join(letter_only[:SHOWN_IDS]) + (" ..." if len(letter_only) > SHOWN_IDS else "")
             notes.append(f"{len(letter_only)} open-ended item(s) were submitted with only a letter `answer` and no "
@@ -161,11 +187,23 @@ class MedCMR(Benchmark):
             pending["mcq_macro"] = "no MCQ in the dataset has a task label"
         return metrics, ci, pending
 
+    def _open_scores(self, open_table: pa.Table, report: ValidationReport, context: ScoringContext) -> dict | None:
+        """Judge the answered open-ended items; None when there is nothing to judge or no judge."""
+        if context.judge is None or open_table.num_rows == 0:
+            return None
+        ids = open_table.column(self.id_column).to_pylist()
+        _, responses, answered = aligned_predictions(open_table.column(self.id_column), report)
+        responses = [r if ok else None for r, ok in zip(responses, answered)]
+        column = lambda name: (open_table.column(name).to_pylist() if name in open_table.column_names
+                               else [None] * len(ids))
+        return judge_open_items(context.judge, ids, column("question"), column("answer"),
+                                column("visual_description"), responses, progress=context.progress)
+
     def _open_pending(self, context: ScoringContext, open_items: int) -> dict[str, str]:
         if open_items == 0:
             reason = "the dataset has no open-ended items"
         elif context.judge is None:
-            reason = "LLM judge not configured"
+            reason = NO_JUDGE
         else:
             reason = "open-ended judge scoring is not implemented yet for Med-CMR"
         return {f"open_{abbr}": reason for abbr in (*OPEN_CRITERIA, "all")}

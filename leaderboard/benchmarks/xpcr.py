@@ -23,7 +23,7 @@ from ..letters import parse_letter
 from ..metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS, TIER_WEIGHTS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
-from ..metrics.cell_bootstrap import cell_bootstrap, group_accuracy, percentile_interval
+from ..metrics.cell_bootstrap import cell_bootstrap, group_accuracy, multinomial_draws, percentile_interval
 from ..metrics.chains import chain_completion, chain_completion_rate, modality_contribution
 from ..predictions import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows, table_from_valid
 from ..result import Result
@@ -406,8 +406,11 @@ def _paired_intervals(counts: np.ndarray, resamples: int, seed: list[int]) -> tu
     """Percentile CIs of full minus ablated accuracy for several (cells = 00, 01, 10, 11) count rows,
     drawn in one broadcast multinomial call."""
     totals = counts.sum(axis=1)
-    draws = np.random.default_rng(seed).multinomial(totals, counts / totals[:, None], size=(resamples, len(counts)))
-    return percentile_interval((draws[:, :, 2] - draws[:, :, 1]) / totals)
+    # Only "right with all, wrong without" (10) and the reverse (01) move the difference: draw those two
+    # cells and lump 00 + 11 together (the same multinomial, one binomial fewer per resample).
+    lumped = np.column_stack([counts[:, 2], counts[:, 1], counts[:, 0] + counts[:, 3]])
+    draws = multinomial_draws(lumped, resamples, np.random.default_rng(seed))  # (resamples, rows, 3)
+    return percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / totals)
 
 
 def _binomial_accuracy(name: str, correct: np.ndarray, metrics: dict, ci: dict, metric_n: dict,
@@ -428,7 +431,7 @@ def _coded_stratum(codes: np.ndarray, names, correct: np.ndarray) -> dict[str, d
     right = np.bincount(codes + 1, weights=correct, minlength=len(names) + 1)
     labels = ["(missing)", *names]
     order = [*range(1, len(labels)), 0]
-    return {str(labels[i]): {"n": int(size[i]), "metrics": {"accuracy": round(100.0 * right[i] / size[i], 4)}}
+    return {str(labels[i]): {"n": int(size[i]), "metrics": {"accuracy": round(100.0 * float(right[i]) / size[i], 4)}}
             for i in order if size[i]}
 
 
