@@ -199,7 +199,13 @@ def phase(name: str, data: Path, pred: Path) -> dict:
         t2 = time.perf_counter()
         result = bench.score(key, report, ScoringContext())
         t3 = time.perf_counter()
-        timings.update(key_s=t1 - t0, validate_s=t2 - t1, score_only_s=t3 - t2, swa=result.metrics["SWA_Avg"])
+        from leaderboard.benchmarks import xpcr
+
+        xpcr._LAST_KEY.clear()  # again, with the per-key index rebuilt (what a first submission pays)
+        bench.score(key, report, ScoringContext())
+        t4 = time.perf_counter()
+        timings.update(key_s=t1 - t0, validate_s=t2 - t1, score_only_s=t3 - t2, score_cold_s=t4 - t3,
+                       swa=result.metrics["SWA_Avg"])
         count = result.n_answered
     else:
         raise SystemExit(f"unknown phase {name}")
@@ -264,7 +270,8 @@ def main() -> int:
                 detail += f"{r['items']:,} valid, {r['errors']} errors"
             else:
                 detail += (f"key {r['key_s']:.2f} s, validate {r['validate_s']:.2f} s, Benchmark.score {r['score_only_s']:.2f} s "
-                          f"(x read {r['score_only_s'] / base:.1f}); SWA_Avg {r['swa']:.2f}")
+                           f"(x read {r['score_only_s'] / base:.1f}; {r['score_cold_s']:.2f} s = x {r['score_cold_s'] / base:.1f} "
+                           f"with the key index rebuilt); SWA_Avg {r['swa']:.2f}")
             print(f"{label:>10} {name:>9} {r['seconds']:>8.2f} {r['seconds'] / base:>7.1f} {r['peak_mb']:>8.0f}  {detail}")
     return 0
 

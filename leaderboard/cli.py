@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--quiet", action="store_true")
     sub.add_parser("benchmarks", help="list benchmarks and their metrics")
     sub.add_parser("worker", help="score queued Space submissions outside the Space (see --help)", add_help=False)
+    sub.add_parser("predict", help="run a model behind an OpenAI-compatible endpoint on a built dataset (see --help)",
+                   add_help=False)
     return parser
 
 
@@ -62,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         from .worker import main as worker_main
 
         return worker_main(argv[1:])
+    if argv[:1] == ["predict"]:
+        from .predict.cli import main as predict_main
+
+        return predict_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "benchmarks":
         for bench in BENCHMARKS.values():

@@ -114,7 +114,7 @@ class XPCR(Benchmark):
         `removed_modality` that contradicts the id. Found column-wise; the file is re-read for line
         numbers only when there is one. Messages name the id and option count, never an answer."""
         preds = report.table if report.table is not None else table_from_valid(report.valid, self.schema)
-        s = _Scored(key.table, preds)
+        s = _Scored(key.table, preds, parse=False)
         problems: dict[str, tuple[str, str]] = {}
         ids = s.ids.to_pylist()
         for row in np.flatnonzero(s.answered & (s.given >= s.n_options)):
@@ -177,16 +177,16 @@ class XPCR(Benchmark):
 
 
 # ------------------------------------------------------------------ aligning predictions with the key
-class _Scored:
-    """Key rows with their aligned prediction: codes, masks and correctness as numpy arrays."""
+class _KeyIndex:
+    """Everything the scorer reads from the answer key, as numpy codes. The same for every submission,
+    so it is built once per loaded key (see `key_index`) and shared by validation and scoring."""
 
-    def __init__(self, key: pa.Table, preds: pa.Table):
+    def __init__(self, key: pa.Table):
         self.key = key
         n = key.num_rows
         self.ids = key.column("id")
-        config = key.column("config") if "config" in key.column_names else pa.chunked_array([pa.nulls(n, pa.string())])
-        self.ablation = _np_bool(pc.equal(config, ABLATIONS))
-        task = _codes(key.column("task"), ("chain", "cross_modal"))
+        self.ablation = _np_bool(pc.equal(self.column("config"), ABLATIONS))
+        task = _codes(self.column("task"), ("chain", "cross_modal"))
         self.chain = (task == 0) & ~self.ablation
         self.cross = (task == 1) & ~self.ablation
         self.stage = _codes(self.column("stage"), STAGES)
@@ -196,10 +196,15 @@ class _Scored:
         self.removed = _codes(self.column("removed_modality"), MODALITIES)
         self.group = _ints(self.column("case_group", pa.int8()), -1)
         self.n_options = _ints(self.column("n_options", pa.int8()), 0)
-        gold = _codes(key.column("answer"), tuple(LETTERS))
-        self._align(preds, n)
-        self.correct = self.answered & (self.pred >= 0) & (self.pred == gold)
-        self.has_conf = self.answered & ~np.isnan(self.confidence)
+        self.gold = _codes(key.column("answer"), tuple(LETTERS))
+        chain_rows = pa.array(self.chain)
+        self.parent, self.parents = _factorize(self.column("parent_id").filter(chain_rows))
+        self.free_strata = {c: _factorize(self.column(c).filter(chain_rows)) for c in ("source_dataset", "disease")}
+        self.task_family = _factorize(self.column("task_family").filter(pa.array(self.cross)))
+        self.ablation_rows = np.flatnonzero(self.ablation)
+        item_id = self.column("item_id").take(pa.array(self.ablation_rows, pa.int64()))
+        self.ablation_item = _ints(pc.index_in(item_id, value_set=self.ids), 0)  # full-input row of each ablation row
+        self.size = n
 
     def column(self, name: str, kind: pa.DataType = pa.string()) -> pa.ChunkedArray:
         """A key column, or nulls when the build has none (e.g. no hospital cases: no ablations config)."""
@@ -207,27 +212,60 @@ class _Scored:
             return self.key.column(name)
         return pa.chunked_array([pa.nulls(self.key.num_rows, kind)])
 
+
+_LAST_KEY: list[tuple[pa.Table, _KeyIndex]] = []
+
+
+def key_index(table: pa.Table) -> _KeyIndex:
+    """The index of this key table, reused while the same table object is scored against."""
+    if not (_LAST_KEY and _LAST_KEY[0][0] is table):
+        _LAST_KEY[:] = [(table, _KeyIndex(table))]
+    return _LAST_KEY[0][1]
+
+
+def _factorize(values) -> tuple[np.ndarray, list]:
+    """(codes, names) of a string column; null -> -1."""
+    encoded = pc.cast(values, pa.string()).combine_chunks().dictionary_encode()
+    return _ints(encoded.indices, -1), encoded.dictionary.to_pylist()
+
+
+class _Scored:
+    """One submission aligned with the key: its letters, confidences and correctness as numpy arrays.
+    Key codes (stage, tier, ...) are read through to the shared `_KeyIndex`."""
+
+    def __init__(self, key: pa.Table, preds: pa.Table, parse: bool = True):
+        self.k = key_index(key)
+        self._align(preds, self.k.size)
+        if parse:  # the key-aware validation checks need only the alignment
+            self._letters()
+            self.correct = self.answered & (self.pred >= 0) & (self.pred == self.k.gold)
+            self.has_conf = self.answered & ~np.isnan(self.confidence)
+
+    def __getattr__(self, name: str):
+        return getattr(self.k, name)
+
     def _align(self, preds: pa.Table, n: int) -> None:
         position = pc.index_in(self.ids, value_set=preds.column("id")) if preds.num_rows else pa.nulls(n, pa.int32())
         found = _np_bool(pc.is_valid(position))
-        taken = preds.take(position) if preds.num_rows else None  # a null position gives a null row
-
-        def column(name: str, kind: pa.DataType):
-            return pa.nulls(n, kind) if taken is None else taken.column(name).combine_chunks()
-
-        claimed = _codes(column("removed_modality", pa.string()), MODALITIES)
-        self.given = _codes(column("answer", pa.string()), tuple(LETTERS))
+        self._taken = preds.take(position) if preds.num_rows else None  # a null position gives a null row
+        claimed = _codes(self._column("removed_modality"), MODALITIES)
+        self.given = _codes(self._column("answer"), tuple(LETTERS))
         # A row that names a removed modality must be that ablation row; otherwise it is ignored.
         self.conflict = found & (claimed >= 0) & (claimed != self.removed)
         self.answered = found & ~self.conflict
+
+    def _column(self, name: str, kind: pa.DataType = pa.string()):
+        return pa.nulls(self.k.size, kind) if self._taken is None else self._taken.column(name).combine_chunks()
+
+    def _letters(self) -> None:
         letters = np.where(self.answered, self.given, -1)
-        responses = column("response", pa.string())
+        responses = self._column("response")
         need = self.answered & (letters < 0) & _np_bool(pc.is_valid(responses))
         letters = np.where(need, _parse_responses(responses, self.n_options, need), letters)
         in_range = (letters >= 0) & (letters < self.n_options)
         self.pred = np.where(self.answered & in_range, letters, -1)
         self.parse_failures = self.answered & (self.pred < 0)
-        confidence = column("confidence", pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
+        confidence = self._column("confidence", pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
         self.confidence = np.where(self.answered, confidence, np.nan)
 
 
@@ -321,9 +359,7 @@ def _chain_metrics(s: _Scored, metrics: dict, ci: dict, metric_n: dict, resample
 
 def _ccr(s: _Scored, metrics: dict, ci: dict, metric_n: dict, resamples: int, seed: int) -> None:
     ch = s.chain
-    parents = s.column("parent_id").filter(pa.array(ch)).combine_chunks().dictionary_encode()
-    group = parents.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    eligible, complete = chain_completion(group, s.stage[ch], s.correct[ch], len(parents.dictionary), len(STAGES))
+    eligible, complete = chain_completion(s.parent, s.stage[ch], s.correct[ch], len(s.parents), len(STAGES))
     n = int(eligible.sum())
     metric_n["CCR"] = n
     metrics["CCR"] = None if n == 0 else round(chain_completion_rate(eligible, complete), 4)
@@ -374,10 +410,7 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
     if not s.cross.any():
         pending["XM_All"] = NO_CASES.replace(" of this group", "")
     full_correct = np.zeros(len(s.correct), dtype=bool)  # for ablation rows: the same item's full-input outcome
-    rows = np.flatnonzero(s.ablation)
-    if len(rows):
-        item_id = s.column("item_id").take(pa.array(rows))
-        full_correct[rows] = s.correct[_ints(pc.index_in(item_id, value_set=s.ids), 0)]
+    full_correct[s.ablation_rows] = s.correct[s.ablation_item]
     paired: dict[str, np.ndarray] = {}
     for g, mods in CASE_GROUPS.items():
         members = s.cross & (s.group == g)
@@ -435,11 +468,9 @@ def _coded_stratum(codes: np.ndarray, names, correct: np.ndarray) -> dict[str, d
             for i in order if size[i]}
 
 
-def _stratum(values, correct: np.ndarray) -> dict[str, dict]:
+def _stratum(factorized: tuple[np.ndarray, list], correct: np.ndarray) -> dict[str, dict]:
     """Cells of a free-text stratum (disease, source dataset...), sorted by value."""
-    encoded = pc.cast(values, pa.string()).combine_chunks().dictionary_encode()
-    codes = _ints(encoded.indices, -1)
-    cells = _coded_stratum(codes, encoded.dictionary.to_pylist(), correct)
+    cells = _coded_stratum(*factorized, correct)
     return dict(sorted(cells.items(), key=lambda kv: (kv[0] == "(missing)", kv[0])))
 
 
@@ -454,14 +485,13 @@ def _strata(s: _Scored) -> dict[str, dict]:
         out["disease_category"] = _coded_stratum(s.category[ch], CATEGORIES, right)
         both = np.where((s.stage[ch] >= 0) & (s.tier[ch] >= 0), s.stage[ch] * len(TIERS) + s.tier[ch], -1)
         out["stage_tier"] = _coded_stratum(both, [f"{a}/{b}" for a in STAGES for b in TIERS], right)
-        mask = pa.array(ch)
         for column in ("source_dataset", "disease"):
-            out[column] = _stratum(s.column(column).filter(mask), right)
+            out[column] = _stratum(s.free_strata[column], right)
     if xm.any():
         right = s.correct[xm]
         out["case_group"] = _coded_stratum(np.where(s.group[xm] > 0, s.group[xm] - 1, -1),
                                            [str(g) for g in CASE_GROUPS], right)
-        out["task_family"] = _stratum(s.column("task_family").filter(pa.array(xm)), right)
+        out["task_family"] = _stratum(s.task_family, right)
         out["cross_modal_tier"] = _coded_stratum(s.tier[xm], TIERS, right)
     return out
 
