@@ -87,9 +87,21 @@ def _counts_section(outcomes: list[ConfigOutcome]) -> str:
     parts = []
     for o in outcomes:
         for stratum, counter in o.counts.items():
-            rows = "\n".join(f"| {_cell(value)} | {n:,} |" for value, n in sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0]))))
+            rows = "\n".join(f"| {_cell(value)} | {n:,} |" for value, n in _ordered(counter))
             parts.append(f"**{stratum}** (config `{o.spec.name}`)\n\n| value | count |\n|---|---:|\n{rows}\n")
     return "\n".join(parts) or "_No strata declared._\n"
+
+
+def _ordered(counter: Counter) -> list:
+    """Ordinal strata (years, counts, bins like '5-10') by value; categories by frequency."""
+    def number(value):
+        try:
+            return float(str(value).split("-")[0])
+        except ValueError:
+            return None
+    if all(number(v) is not None for v in counter if v is not None):
+        return sorted(counter.items(), key=lambda kv: (kv[0] is None, number(kv[0]) if kv[0] is not None else 0))
+    return sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))
 
 
 def _cell(value) -> str:
@@ -164,7 +176,7 @@ From inside the folder that holds this dataset folder (a local folder wins over 
 Once published:
 
 ```python
-{adapter.usage_example(repo_id, outcomes[0].spec.name)}
+{adapter.usage_example(repo_id if "/" in repo_id else "<org>/" + repo_id, outcomes[0].spec.name)}
 ```
 
 Streaming works too: `load_dataset(..., split="test", streaming=True)`.

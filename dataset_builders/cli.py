@@ -39,7 +39,7 @@ def _build(name: str, source: Path, out: Path, **kwargs) -> int:
     try:
         report = build(get_adapter(name), source, out, **kwargs)
     except BuildError as exc:
-        print(f"error: cannot build {name} from {source}\n{exc}\nNothing was written to {out}.", file=sys.stderr)
+        print(f"error: cannot build {name} from {source}\n{exc}\nNothing was written to {out / name}.", file=sys.stderr)
         return 1
     rows = ", ".join(f"{config}: {n:,} rows" for config, n in report.rows.items())
     print(f"built {report.folder} ({rows}; {report.images:,} images; {report.download_bytes / 1e6:.1f} MB)")

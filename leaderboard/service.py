@@ -183,9 +183,13 @@ class Service:
         return record
 
     def start(self) -> None:
-        """Resume unfinished work, then score in a background thread."""
+        """Resume unfinished work (and, when a judge is now configured, submissions waiting for one),
+        then score in a background thread."""
+        from .judge import JudgeConfig
+
+        judge_ready = JudgeConfig.from_env() is not None
         for record in self.queue_records():
-            if record["state"] in ("queued", "scoring"):
+            if record["state"] in ("queued", "scoring") or (judge_ready and record["state"] == "waiting for judge"):
                 self._queue.put(record["id"])
         self._worker = threading.Thread(target=self._run, name="scoring-worker", daemon=True)
         self._worker.start()
@@ -214,7 +218,7 @@ class Service:
 
     def score_one(self, sub_id: str) -> None:
         record = self.store.read_json(self.queue_path(sub_id))
-        if not record or record["state"] not in ("queued", "scoring"):
+        if not record or record["state"] not in ("queued", "scoring", "waiting for judge"):
             return
         try:
             self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1)

@@ -30,9 +30,12 @@ def run_cycle(service: Service, mirror: HubMirror | None = None) -> int:
     if mirror is not None:
         pull(mirror, service.store.root)
         mirror.retry_pending()
+    from .judge import JudgeConfig
+
+    states = ("queued", "scoring") + (("waiting for judge",) if JudgeConfig.from_env() is not None else ())
     done = 0
     for record in service.queue_records():
-        if record.get("state") in ("queued", "scoring") and record.get("benchmark") in service.available():
+        if record.get("state") in states and record.get("benchmark") in service.available():
             service.score_one(record["id"])
             done += 1
     return done

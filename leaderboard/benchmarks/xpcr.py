@@ -23,7 +23,7 @@ from ..letters import parse_letter
 from ..metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS, TIER_WEIGHTS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
-from ..metrics.cell_bootstrap import cell_bootstrap, group_accuracy, multinomial_draws, percentile_interval
+from ..metrics.cell_bootstrap import cell_bootstrap, group_accuracy, percentile_interval
 from ..metrics.chains import chain_completion, chain_completion_rate, modality_contribution
 from ..predictions import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows, table_from_valid
 from ..result import Result
@@ -105,8 +105,8 @@ class XPCR(Benchmark):
         "not used for ranking. When no ablated prediction is submitted for a group and modality its MCS is pending; "
         "when some are, the missing ones count as wrong.",
         "95% CIs: percentile bootstrap over items (chains for CCR), 5,000 resamples, fixed seed, computed exactly from "
-        "cell counts (multinomial over the label x correctness cells each metric reads). MCS CIs resample items "
-        "paired (full and ablated together). No CI for ECE.",
+        "cell counts (multinomial over the label x correctness cells each metric reads). MCS CIs resample a group's "
+        "items directly, each with its full and ablated outcomes (paired). No CI for ECE.",
     )
 
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:
@@ -411,13 +411,14 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
         pending["XM_All"] = NO_CASES.replace(" of this group", "")
     full_correct = np.zeros(len(s.correct), dtype=bool)  # for ablation rows: the same item's full-input outcome
     full_correct[s.ablation_rows] = s.correct[s.ablation_item]
-    paired: dict[str, np.ndarray] = {}
     for g, mods in CASE_GROUPS.items():
         members = s.cross & (s.group == g)
         name = f"All_G{g}"
         _binomial_accuracy(name, s.correct[members], metrics, ci, metric_n, resamples, [seed, 10 + g])
         if not members.any():
             pending[name] = NO_CASES
+        paired: dict[str, np.ndarray] = {}  # MCS name -> ablated outcome of each of the group's items
+        items = np.flatnonzero(members)
         for m in mods:
             mcs = f"MCS_{m}_G{g}"
             cell = s.ablation & (s.group == g) & (s.removed == MODALITIES.index(m))
@@ -428,22 +429,30 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
                 metrics[mcs], pending[mcs] = None, NO_ABLATION
             else:
                 metrics[mcs] = round(modality_contribution(full_correct[cell], s.correct[cell]), 4)
-                paired[mcs] = np.bincount(full_correct[cell] * 2 + s.correct[cell], minlength=4)
-    if paired and resamples > 0:  # paired: each item's (full, ablated) outcome pair is resampled together
-        lo, hi = _paired_intervals(np.array(list(paired.values())), resamples, [seed, 100])
-        for name, a, b in zip(paired, lo, hi):
-            ci[name] = [round(100.0 * float(a), 4), round(100.0 * float(b), 4)]
+                paired[mcs] = _ablated_outcomes(s, cell, items)
+        if paired and resamples > 0:
+            lo, hi = _paired_intervals(s.correct[items], np.column_stack(list(paired.values())), resamples, [seed, 100 + g])
+            for name, a, b in zip(paired, lo, hi):
+                ci[name] = [round(100.0 * float(a), 4), round(100.0 * float(b), 4)]
 
 
-def _paired_intervals(counts: np.ndarray, resamples: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile CIs of full minus ablated accuracy for several (cells = 00, 01, 10, 11) count rows,
-    drawn in one broadcast multinomial call."""
-    totals = counts.sum(axis=1)
-    # Only "right with all, wrong without" (10) and the reverse (01) move the difference: draw those two
-    # cells and lump 00 + 11 together (the same multinomial, one binomial fewer per resample).
-    lumped = np.column_stack([counts[:, 2], counts[:, 1], counts[:, 0] + counts[:, 3]])
-    draws = multinomial_draws(lumped, resamples, np.random.default_rng(seed))  # (resamples, rows, 3)
-    return percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / totals)
+def _ablated_outcomes(s: _Scored, cell: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Correctness of each of the group's items (`items`, full-input rows) in the ablated run `cell`."""
+    out = np.zeros(len(items), dtype=np.float64)
+    rows = np.flatnonzero(cell)
+    full_rows = s.ablation_item[np.searchsorted(s.ablation_rows, rows)]
+    out[np.searchsorted(items, full_rows)] = s.correct[rows]
+    return out
+
+
+def _paired_intervals(full: np.ndarray, ablated: np.ndarray, resamples: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile CIs of full minus ablated accuracy per column of `ablated` (items x runs): the group's
+    items are resampled once per replicate, each with its full and ablated outcomes (paired)."""
+    n = len(full)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, n, size=(resamples, n)) + (np.arange(resamples) * n)[:, None]
+    weights = np.bincount(picks.ravel(), minlength=resamples * n).reshape(resamples, n) / n
+    return percentile_interval(weights @ (full.astype(np.float64)[:, None] - ablated))
 
 
 def _binomial_accuracy(name: str, correct: np.ndarray, metrics: dict, ci: dict, metric_n: dict,
