@@ -260,7 +260,7 @@ class Service:
         ids = self.key(benchmark).ids
         columns = {"id": ids}
         for name in next(iter(result.per_item.values())).keys():
-            columns[name] = [result.per_item[i].get(name) for i in ids]
+            columns[name] = [result.per_item.get(i, {}).get(name) for i in ids]
         sink = pa.BufferOutputStream()
         pq.write_table(pa.table(columns), sink)
         self.store.write_bytes(self.store.private("per_item", f"{sub_id}.parquet"), sink.getvalue().to_pybytes())

@@ -153,3 +153,37 @@ def test_hub_mirror_sends_results_public_and_everything_else_private(tmp_path, t
     api.upload_file.side_effect = None
     waiting = len(mirror.pending)
     assert mirror.retry_pending() == waiting and mirror.pending == []
+
+
+def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monkeypatch):
+    from conftest import ROOT
+    from dataset_builders.registry import get_adapter
+    from dataset_builders.stage import build
+    from fake_openai_server import FakeOpenAIServer
+    from leaderboard.matchers import configure_judges
+
+    build(get_adapter("medcmr"), ROOT / "dataset_builders" / "samples" / "medcmr", tmp_path / "hub", progress=False)
+    monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
+
+    def ctx():
+        return configure_judges(ScoringContext(resamples=0), cache_dir=tmp_path / "cache")
+
+    store = LocalStore(tmp_path / "store")
+    svc = Service(store=store, data_dirs={"medcmr": tmp_path / "hub" / "medcmr"}, context_factory=ctx)
+    example = ROOT / "submissions" / "medcmr" / "example_predictions.jsonl"
+    sub = svc.submit("alice", SubmissionForm(benchmark="medcmr", model_name="M"), example).submission_id
+    svc.score_one(sub)
+    assert svc.status_for("alice")[0]["state"] == "waiting for judge"
+    scores = '{"consistency": 5, "coherence": 5, "visual_accuracy": 5, "ground_truth": 5}'
+    with FakeOpenAIServer(lambda body: scores) as server:
+        monkeypatch.setenv("JUDGE_BASE_URL", server.base_url)
+        monkeypatch.setenv("JUDGE_MODEL", "fake-judge")
+        restarted = Service(store=LocalStore(tmp_path / "store"), data_dirs=svc.data_dirs, context_factory=ctx)
+        restarted.start()
+        assert restarted.drain(30)
+        restarted.stop()
+    assert restarted.status_for("alice")[0]["state"] == "finished"
+    record = json.loads((tmp_path / "store" / "results" / "medcmr" / f"{sub}.json").read_text())
+    answered = record["protocol"]["open_ended_judged"]
+    # every judged open item scores 5+5+20+20 = 50; unanswered open items score 0
+    assert record["metrics"]["open_all"] == pytest.approx(50 * answered / record["protocol"]["open_items"])
