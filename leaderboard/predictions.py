@@ -303,10 +303,19 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
     doubt sends the file through the line-by-line path, which names the line and field of each problem."""
     from .predictions_fast import validate_columnar
 
-    expected = set(expected_ids)
-    fast = validate_columnar(Path(path), schema, expected, max_bytes) if columnar else None
+    import pyarrow as pa
+
+    # The columnar path wants the ids as an Arrow array (an answer key column is passed as is); the
+    # line-by-line path wants a set. Build each only when that path runs.
+    if isinstance(expected_ids, (pa.Array, pa.ChunkedArray)):
+        expected_arrow = expected_ids
+    else:
+        expected_ids = list(expected_ids)
+        expected_arrow = pa.array(expected_ids, pa.string())
+    fast = validate_columnar(Path(path), schema, expected_arrow, max_bytes) if columnar else None
     if fast is not None:
         return fast
+    expected = set(expected_ids.to_pylist() if isinstance(expected_ids, (pa.Array, pa.ChunkedArray)) else expected_ids)
     report = ValidationReport(expected_ids=len(expected), _valid={})
     known = {f.name for f in schema.fields} | {schema.id_field} | set(schema.optional_metadata)
     first_line: dict[str, int] = {}

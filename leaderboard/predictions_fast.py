@@ -75,7 +75,8 @@ def _field_ok(spec, column: pa.ChunkedArray) -> bool:
     return False
 
 
-def validate_columnar(path: Path, schema: PredictionSchema, expected: set[str], max_bytes: int) -> ValidationReport | None:
+def validate_columnar(path: Path, schema: PredictionSchema, expected: pa.Array | pa.ChunkedArray,
+                      max_bytes: int) -> ValidationReport | None:
     try:
         size = path.stat().st_size
     except OSError:
@@ -95,7 +96,9 @@ def validate_columnar(path: Path, schema: PredictionSchema, expected: set[str], 
         return None
     if pc.count_distinct(ids).as_py() != table.num_rows:
         return None
-    if not pc.all(pc.is_in(ids, value_set=pa.array(sorted(expected), pa.string()))).as_py():
+    if isinstance(expected, pa.ChunkedArray):
+        expected = expected.combine_chunks()
+    if not pc.all(pc.is_in(ids, value_set=expected)).as_py():
         return None
     for spec in schema.fields:
         if spec.name in table.column_names:

@@ -10,7 +10,9 @@ def _cell(result: Result, name: str) -> str:
     if value is None:
         return "pending"
     lo_hi = result.ci.get(name)
-    return f"{value:5.1f} [{lo_hi[0]:.1f}, {lo_hi[1]:.1f}]" if lo_hi else f"{value:5.1f}"
+    fmt = "{:5.1f}" if abs(value) >= 1 or value == 0 else "{:.3f}"  # fractions such as ECE keep their digits
+    text = fmt.format(value)
+    return f"{text} [{fmt.format(lo_hi[0]).strip()}, {fmt.format(lo_hi[1]).strip()}]" if lo_hi else text
 
 
 def render_result(benchmark: Benchmark, result: Result) -> str:
@@ -52,7 +54,7 @@ def _footer(benchmark: Benchmark, result: Result) -> list[str]:
         lines += ["", "pending:"] + [f"  - {r}" for r in reasons]
     if not result.protocol.get("comparable_to_paper", True):
         lines += ["", "NOT comparable with the paper's numbers:"] + [f"  - {r}" for r in result.protocol.get("not_comparable_because", [])]
-    primary = benchmark.primary_metric
+    primary = benchmark.strata_metric
     if result.strata:
         lines += ["", f"by stratum ({primary}):"]
         for stratum, cells in result.strata.items():

@@ -20,7 +20,7 @@ def validate_file(name: str, predictions: Path, data: Path, answers: Path | None
                   max_bytes: int = MAX_FILE_BYTES, key: AnswerKey | None = None) -> tuple[ValidationReport, AnswerKey]:
     benchmark = get_benchmark(name)
     key = key or load_key(benchmark, data, answers)
-    report = validate(Path(predictions), benchmark.schema, key.ids, max_bytes=max_bytes)
+    report = validate(Path(predictions), benchmark.schema, key.table.column(key.id_column), max_bytes=max_bytes)
     if not any(i.line is None and i.severity == "error" for i in report.issues):  # the file was readable
         report.issues.extend(benchmark.extra_issues(Path(predictions), key, report))
     return report, key

@@ -125,7 +125,7 @@ def strata_names(entries: list[Entry]) -> list[str]:
 
 def strata_table(benchmark: Benchmark, entries: list[Entry], stratum: str, metric: str | None = None) -> pd.DataFrame:
     """Rows = models, columns = stratum values ('value (n=12)'), cells = the metric in that cell."""
-    metric = metric or benchmark.primary_metric
+    metric = metric or benchmark.strata_metric
     rows, columns = [], {}
     for e in entries:
         cells = e.result.strata.get(stratum)
@@ -145,7 +145,7 @@ def radar_series(benchmark: Benchmark, entries: list[Entry], stratum: str, model
                  metric: str | None = None, top: int = 5) -> dict[str, dict[str, float]]:
     """model -> {stratum value: metric}; empty when fewer than three values make it meaningless.
     Default models: the top `top` by the primary metric that have this stratum."""
-    metric = metric or benchmark.primary_metric
+    metric = metric or benchmark.strata_metric
     with_stratum = [e for e in entries if e.result.strata.get(stratum)]
     values = {v for e in with_stratum for v in e.result.strata[stratum]}
     if len(values) < 3:

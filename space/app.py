@@ -107,12 +107,13 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     with gr.Accordion("Stratified view and radar", open=False):
         with gr.Row():
             stratum = gr.Dropdown(strata, value=strata[0], label="Stratum", elem_id=f"stratum-{bench.name}")
-            metric = gr.Dropdown(metric_names, value=primary, label="Metric")
+            cell_metrics = list(dict.fromkeys([bench.strata_metric, *metric_names]))
+            metric = gr.Dropdown(cell_metrics, value=bench.strata_metric, label="Metric")
             models = gr.Dropdown(sorted({e.result.model.name for e in entries}), multiselect=True,
                                  label="Models on the radar (default: top 5)")
         strata_view = gr.Dataframe(value=strata_table(bench, entries, strata[0]), interactive=False, datatype="auto",
                                    label="Metric per stratum value (n = items in the cell)", elem_id=f"strata-{bench.name}")
-        plot = gr.Plot(value=radar(radar_series(bench, entries, strata[0]), primary, strata[0]),
+        plot = gr.Plot(value=radar(radar_series(bench, entries, strata[0]), bench.strata_metric, strata[0]),
                        label="Radar", elem_id=f"radar-{bench.name}")
 
         def update_strata(stratum, metric, models):
@@ -131,7 +132,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
             view, csv_path, json_path = update(*filters)
             return (view, csv_path, json_path, gr.update(choices=names, value=chosen),
                     gr.update(choices=sorted({e.result.model.name for e in current})),
-                    strata_table(bench, current, chosen), radar(radar_series(bench, current, chosen), primary, chosen))
+                    strata_table(bench, current, chosen),
+                    radar(radar_series(bench, current, chosen), bench.strata_metric, chosen))
 
         app.load(on_load, [stratum, *inputs], [table, csv_button, json_button, stratum, models, strata_view, plot],
                  api_name=False, show_progress="hidden")

@@ -293,3 +293,10 @@ def test_a_build_without_hospital_cases_scores_with_table4_pending(tmp_path):
     assert result.metrics["SWA_Avg"] == pytest.approx(86.1111, abs=1e-4) and result.n_items == 16
     assert result.metrics["XM_All"] is None and result.metrics["MCS_CFP_G1"] is None
     assert "no cross-modal case" in result.pending["All_G1"]
+
+
+def test_without_confidences_ece_and_uas_are_pending_not_zero(built, tmp_path):
+    lines = [{"id": i, "answer": a} for i, a, _ in CHAIN_PREDICTIONS]
+    _, result = score_file("xpcr", write(tmp_path / "p.jsonl", lines), built, ScoringContext(resamples=0))
+    assert result.metrics["ECE"] is None and result.metrics["UAS"] is None and result.metrics["conf_coverage"] == 0.0
+    assert result.pending["UAS"] == "no chain item was submitted with a confidence"

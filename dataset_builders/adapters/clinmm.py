@@ -139,7 +139,12 @@ class ClinMMAdapter(Adapter):
             "or with images below 336x336 px excluded; kept only when GPT-4.1 and Claude-4.0-Sonnet both judged "
             "them diagnostically suitable; converted to JSON by GPT-4.1 (diagnosis and image-only findings removed "
             "from the presentation); conversion fidelity >= 3/5 by Claude-4.0-Sonnet; a random sample reviewed by "
-            "medical experts. Turn texts and the reference-fact sidecar are this re-publication's (see fields)."
+            "medical experts. Turn texts and the reference-fact sidecar are this re-publication's (see fields). "
+            "Raw layout read by the builder (this project's definition; the authors' release layout is unknown): "
+            "`cases/<case_id>.json` = the paper's conversion JSON (bilingual `case_presentation`, `images`, "
+            "`final_diagnosis`, `diagnostic_reasoning`) plus `pmid`, `pmcid`, `license`, `specialty`, "
+            "`image_files` ({image_id: path}), optional `qc_fidelity_score` and `reference_facts`; `images/...`; "
+            "optional `reference_facts.jsonl` sidecar of frozen reference facts."
         ),
         task_categories=("image-text-to-text", "visual-question-answering"),
         language=("en", "zh"),

@@ -55,8 +55,13 @@ class Benchmark(ABC):
     schema: PredictionSchema
     metrics: tuple[MetricSpec, ...]
     primary_metric: str
+    stratum_metric: str | None = None  # the metric held in result.strata cells, when not the primary one
     decisions: tuple[str, ...] = ()
     citation: str = ""
+
+    @property
+    def strata_metric(self) -> str:
+        return self.stratum_metric or self.primary_metric
 
     def metric(self, name: str) -> MetricSpec:
         return next(m for m in self.metrics if m.name == name)

@@ -23,7 +23,7 @@ from ..letters import parse_letter
 from ..metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS, TIER_WEIGHTS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
-from ..metrics.cell_bootstrap import cell_bootstrap, group_accuracy, percentile_interval
+from ..metrics.cell_bootstrap import cell_bootstrap, group_accuracy, multinomial_draws, percentile_interval
 from ..metrics.chains import chain_completion, chain_completion_rate, modality_contribution
 from ..predictions import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows, table_from_valid
 from ..result import Result
@@ -74,17 +74,19 @@ class XPCR(Benchmark):
     )
     metrics = _metric_specs()
     primary_metric = "SWA_Avg"
+    stratum_metric = "accuracy"  # strata cells hold item accuracy
     decisions = (
         "Items: Tables 2-3 metrics are over the progressive chain items only; the hospital cross-modal items are "
         "scored separately (XM_All, All_G*, MCS_*) as in Table 4.",
         "Answer: an `answer` letter is used as given; otherwise `response` is parsed with the project's MCQ rule "
         "(leaderboard.letters.parse_letter) restricted to the item's option letters. A letter beyond the item's "
-        "options, or a response naming no single option, is wrong and counted as a parse failure. When a row has "
-        "both, `answer` wins.",
+        "options, or a response naming no single option, is wrong and counted as a parse failure (an `answer` letter "
+        "beyond the options is also a line-level validation error). When a row has both, `answer` wins.",
         "Missing items count as wrong; every accuracy's denominator is all items of its stratum.",
         "SWA_s = accuracy over stage s items; SWA_Avg = unweighted mean of the six stage accuracies. ESA_t likewise "
         "per tier; ESA_Avg = mean of R/A/S. modality_m likewise per image modality; modality_Avg = mean of the six. "
-        "category_c per disease category (Rare included).",
+        "category_c per disease category (Rare included). An average runs over the strata present in the build (a "
+        "sample without RetCam averages five modalities); an empty stratum is pending, not zero.",
         "Chains: a chain is one image's items. CCR = 100 x chains with every item correct / chains that have items of "
         "all six stages (a stage with several items needs all of them correct; images lacking a stage are not "
         "chains). Each item is scored on its own: the prediction file decides whether earlier answers (the model's "
@@ -105,8 +107,8 @@ class XPCR(Benchmark):
         "not used for ranking. When no ablated prediction is submitted for a group and modality its MCS is pending; "
         "when some are, the missing ones count as wrong.",
         "95% CIs: percentile bootstrap over items (chains for CCR), 5,000 resamples, fixed seed, computed exactly from "
-        "cell counts (multinomial over the label x correctness cells each metric reads). MCS CIs resample a group's "
-        "items directly, each with its full and ablated outcomes (paired). No CI for ECE.",
+        "cell counts (multinomial over the label x correctness cells each metric reads). MCS CIs resample items "
+        "paired (each item's full and ablated outcomes together). No CI for ECE.",
     )
 
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:
@@ -148,6 +150,8 @@ class XPCR(Benchmark):
         resamples = context.resamples
         _chain_metrics(s, metrics, ci, metric_n, resamples, rng_seed)
         _cross_modal_metrics(s, metrics, ci, pending, metric_n, resamples, rng_seed)
+        if s.chain.any() and not (s.has_conf & s.chain).any():
+            pending["ECE"] = pending["UAS"] = "no chain item was submitted with a confidence"
         for name in list(metrics):
             if metrics[name] is None and name not in pending:
                 pending[name] = "no item of this stratum in the dataset build"
@@ -411,14 +415,13 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
         pending["XM_All"] = NO_CASES.replace(" of this group", "")
     full_correct = np.zeros(len(s.correct), dtype=bool)  # for ablation rows: the same item's full-input outcome
     full_correct[s.ablation_rows] = s.correct[s.ablation_item]
+    paired: dict[str, np.ndarray] = {}  # MCS name -> counts of (full, ablated) outcomes 00, 01, 10, 11
     for g, mods in CASE_GROUPS.items():
         members = s.cross & (s.group == g)
         name = f"All_G{g}"
         _binomial_accuracy(name, s.correct[members], metrics, ci, metric_n, resamples, [seed, 10 + g])
         if not members.any():
             pending[name] = NO_CASES
-        paired: dict[str, np.ndarray] = {}  # MCS name -> ablated outcome of each of the group's items
-        items = np.flatnonzero(members)
         for m in mods:
             mcs = f"MCS_{m}_G{g}"
             cell = s.ablation & (s.group == g) & (s.removed == MODALITIES.index(m))
@@ -429,30 +432,21 @@ def _cross_modal_metrics(s: _Scored, metrics: dict, ci: dict, pending: dict, met
                 metrics[mcs], pending[mcs] = None, NO_ABLATION
             else:
                 metrics[mcs] = round(modality_contribution(full_correct[cell], s.correct[cell]), 4)
-                paired[mcs] = _ablated_outcomes(s, cell, items)
-        if paired and resamples > 0:
-            lo, hi = _paired_intervals(s.correct[items], np.column_stack(list(paired.values())), resamples, [seed, 100 + g])
-            for name, a, b in zip(paired, lo, hi):
-                ci[name] = [round(100.0 * float(a), 4), round(100.0 * float(b), 4)]
+                paired[mcs] = np.bincount(full_correct[cell] * 2 + s.correct[cell], minlength=4)
+    if paired and resamples > 0:  # paired: each item's (full, ablated) outcome pair is resampled together
+        lo, hi = _paired_intervals(np.array(list(paired.values())), resamples, [seed, 100])
+        for name, a, b in zip(paired, lo, hi):
+            ci[name] = [round(100.0 * float(a), 4), round(100.0 * float(b), 4)]
 
 
-def _ablated_outcomes(s: _Scored, cell: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """Correctness of each of the group's items (`items`, full-input rows) in the ablated run `cell`."""
-    out = np.zeros(len(items), dtype=np.float64)
-    rows = np.flatnonzero(cell)
-    full_rows = s.ablation_item[np.searchsorted(s.ablation_rows, rows)]
-    out[np.searchsorted(items, full_rows)] = s.correct[rows]
-    return out
-
-
-def _paired_intervals(full: np.ndarray, ablated: np.ndarray, resamples: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile CIs of full minus ablated accuracy per column of `ablated` (items x runs): the group's
-    items are resampled once per replicate, each with its full and ablated outcomes (paired)."""
-    n = len(full)
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, n, size=(resamples, n)) + (np.arange(resamples) * n)[:, None]
-    weights = np.bincount(picks.ravel(), minlength=resamples * n).reshape(resamples, n) / n
-    return percentile_interval(weights @ (full.astype(np.float64)[:, None] - ablated))
+def _paired_intervals(counts: np.ndarray, resamples: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile CIs of full minus ablated accuracy for several (cells 00, 01, 10, 11) count rows.
+    Only 10 (right with all, wrong without) and 01 move the difference: those two cells are drawn and
+    00 + 11 lumped, which is the same multinomial with one binomial fewer per resample."""
+    totals = counts.sum(axis=1)
+    lumped = np.column_stack([counts[:, 2], counts[:, 1], counts[:, 0] + counts[:, 3]])
+    draws = multinomial_draws(lumped, resamples, np.random.default_rng(seed))  # (resamples, rows, 3)
+    return percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / totals)
 
 
 def _binomial_accuracy(name: str, correct: np.ndarray, metrics: dict, ci: dict, metric_n: dict,

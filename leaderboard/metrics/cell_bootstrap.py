@@ -43,7 +43,8 @@ def percentile_interval(draws: np.ndarray, level: float = 0.95) -> tuple[np.ndar
     """Per-column percentile bounds, ignoring NaN (a resample that emptied a small stratum)."""
     alpha = (1.0 - level) / 2.0
     if not np.isnan(draws).any():  # the common case: np.quantile is vectorised, nanquantile loops per column
-        return np.atleast_1d(np.quantile(draws, alpha, axis=0)), np.atleast_1d(np.quantile(draws, 1.0 - alpha, axis=0))
+        lo, hi = np.quantile(draws, [alpha, 1.0 - alpha], axis=0)
+        return np.atleast_1d(lo), np.atleast_1d(hi)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column gives NaN bounds, which is the answer
         lo = np.nanquantile(draws, alpha, axis=0)

@@ -1,0 +1,157 @@
+"""Times MedRealMM judging at the paper's size: 5,620 cases, ~9 criteria each (~50,000 judge calls).
+
+Generates a synthetic release in the project's JSONL layout (Chinese dialogue of ~7 turns, 1-4 images
+from a shared pool of real JPEGs of `--image-kb` each) and a prediction file, builds it, then starts the
+fake OpenAI server (tests/fake_openai_server.py) in this process with `--latency` seconds per answer and
+runs each phase in its own process:
+
+  score    every criterion judged over HTTP at `--concurrency`; throughput vs the ideal concurrency/latency
+  rescore  the same command again from the disk cache (goal: under 5 s); must make zero HTTP calls
+
+    .venv/bin/python bench/medrealmm_judge.py [--cases 5620] [--concurrency 64] [--latency 0.05] [--image-kb 2]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+SENTENCES = ["医生您好，我这两天皮肤起了很多红疹，很痒。", "这是今天拍的照片，您帮忙看看。", "请问需要用什么药？",
+             "之前用过炉甘石洗剂，效果不明显。", "有没有需要注意的饮食？", "孩子昨晚开始发烧，最高三十九度。"]
+CRITERIA = ["结合图片指出皮损特点", "询问病程和既往用药", "建议外用药物并说明疗程", "交代危险信号和就医指征",
+            "说明日常护理要点", "建议口服抗生素", "在缺乏依据时断言为恶性", "询问过敏史", "建议复诊"]
+
+
+def make_release(folder: Path, cases: int, image_kb: int, seed: int = 0) -> None:
+    import numpy as np
+    from PIL import Image
+
+    rng = random.Random(seed)
+    pool = folder / "images"
+    pool.mkdir(parents=True, exist_ok=True)
+    side = 64
+    while True:  # noisy JPEGs grow with their side; find one near the requested size
+        arr = np.random.default_rng(1).integers(0, 255, (side, side, 3), dtype=np.uint8)
+        buffer = io.BytesIO()
+        Image.fromarray(arr).save(buffer, format="JPEG", quality=80)
+        if buffer.tell() >= image_kb * 1024 or side > 4096:
+            break
+        side = int(side * 1.2)
+    for k in range(12):
+        arr = np.random.default_rng(k).integers(0, 255, (side, side, 3), dtype=np.uint8)
+        Image.fromarray(arr).save(pool / f"{k}.jpg", format="JPEG", quality=80)
+    with (folder / "cases.jsonl").open("w", encoding="utf-8") as handle:
+        for c in range(cases):
+            turns = []
+            for t in range(rng.choice([3, 5, 7, 7, 9, 11])):
+                role = "patient" if t % 2 == 0 else "physician"
+                images = [f"images/{rng.randrange(12)}.jpg" for _ in range(rng.randint(1, 4))] if t == 0 else []
+                turns.append({"role": role, "text": rng.choice(SENTENCES) * 2, "images": images})
+            n = rng.choice([6, 7, 8, 9, 9, 10, 11, 12])
+            rubric = [{"criterion": f"{CRITERIA[j % len(CRITERIA)]}（{c}-{j}）", "points": rng.choice([2, 3, 5])
+                       if j < n - 2 else -rng.choice([2, 4])} for j in range(n)]
+            record = {"id": f"B{c:05d}", "department": rng.choice(["皮肤科", "儿科", "眼科", "骨科"]),
+                      "intent": rng.choice(["症状咨询", "报告解读"]), "stage": rng.choice(["诊断与解释", "治疗建议"]),
+                      "dialogue": turns, "rubric": rubric}
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def make_predictions(path: Path, cases: int) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for c in range(cases):
+            handle.write(json.dumps({"id": f"B{c:05d}", "response": "从照片看考虑湿疹，建议外用药物两周，注意保湿。" * 3},
+                                    ensure_ascii=False) + "\n")
+
+
+def responder(body: dict) -> str:
+    content = body["messages"][1]["content"]
+    text = content if isinstance(content, str) else content[0]["text"]
+    criterion = text.split("评分标准：\n", 1)[1]
+    met = sum(map(ord, criterion)) % 3 != 0  # deterministic, about two thirds met
+    return '{"met": %s, "rationale": "ok"}' % ("true" if met else "false")
+
+
+def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int) -> dict:
+    """Runs in a child process: one score, with timings and judge stats."""
+    from leaderboard.benchmarks.base import ScoringContext
+    from leaderboard.judge import Judge, JudgeConfig
+    from leaderboard.scoring import score_file
+
+    judge = Judge(JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency,
+                              timeout=30.0))
+    start = time.perf_counter()
+    _, result = score_file("medrealmm", pred, data, ScoringContext(judge=judge, resamples=1000))
+    seconds = time.perf_counter() - start
+    judge.close()
+    return {"seconds": seconds, "score_pct": result.metrics["score_pct"], "stats": result.protocol.get("judge_stats"),
+            "criteria": result.protocol.get("judged_criteria"), "pending": result.pending.get("score_pct"),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def run_child(args: list[str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=5620)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--image-kb", type=int, default=2)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/medrealmm-bench"))
+    parser.add_argument("--child", nargs=5, metavar=("URL", "DATA", "PRED", "CACHE", "CONCURRENCY"))
+    args = parser.parse_args()
+    if args.child:
+        url, data, pred, cache, concurrency = args.child
+        print(json.dumps(phase(url, Path(data), Path(pred), Path(cache), int(concurrency))))
+        return 0
+
+    from dataset_builders.registry import get_adapter
+    from dataset_builders.stage import build
+    from fake_openai_server import FakeOpenAIServer
+
+    work = args.workdir
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    t = time.perf_counter()
+    make_release(work / "release", args.cases, args.image_kb)
+    make_predictions(work / "pred.jsonl", args.cases)
+    build(get_adapter("medrealmm"), work / "release", work / "hub", progress=False)
+    print(f"release: {args.cases:,} cases, images ~{args.image_kb} KB; generated and built in "
+          f"{time.perf_counter() - t:.1f} s")
+    cache = work / "judge-cache.sqlite"
+    with FakeOpenAIServer(responder) as server:
+        server.delay = args.latency
+        child = [server.base_url, str(work / "hub" / "medrealmm"), str(work / "pred.jsonl"), str(cache),
+                 str(args.concurrency)]
+        first = run_child(child)
+        ideal = args.concurrency / args.latency
+        rate = first["criteria"] / first["seconds"]
+        print(f"score:   {first['criteria']:,} criteria in {first['seconds']:.1f} s = {rate:,.0f} calls/s; ideal "
+              f"{args.concurrency}/{args.latency:g} s = {ideal:,.0f} calls/s ({100 * rate / ideal:.0f}% of ideal); "
+              f"max in flight {server.max_in_flight}; peak RSS {first['peak_rss_mb']:.0f} MB; stats {first['stats']}")
+        calls_before = server.calls()
+        second = run_child(child)
+        print(f"rescore: {second['seconds']:.2f} s from the cache (goal < 5 s); HTTP calls "
+              f"{server.calls() - calls_before}; peak RSS {second['peak_rss_mb']:.0f} MB; stats {second['stats']}")
+        assert second["score_pct"] == first["score_pct"] and server.calls() == calls_before
+    print(f"score_pct {first['score_pct']} (same on rescore); cache file {cache.stat().st_size / 1e6:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
