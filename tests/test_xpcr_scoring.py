@@ -163,7 +163,8 @@ def test_parse_cases_restricted_to_the_items_options(built, tmp_path):
     assert correct == {"img1-1": 1, "img1-2": 0, "img1-3": 1, "img1-4": 1, "img1-5": 1, "img1-6": 0, "img2-1": 0,
                        "img2-2": 1, "img2-3": 0, "img2-4": 1}
     assert result.parse_failures == 3  # img1-2, img1-6, img2-1
-    assert result.per_item["img3-3"] == {"correct": 0.0, "answered": 0.0, "confidence": None}
+    assert {k: v for k, v in result.per_item["img3-3"].items() if k != "SWA_Avg"} == \
+        {"correct": 0.0, "answered": 0.0, "confidence": None}
 
 
 def test_vectorised_response_parsing_equals_parse_letter():
@@ -300,3 +301,19 @@ def test_without_confidences_ece_and_uas_are_pending_not_zero(built, tmp_path):
     _, result = score_file("xpcr", write(tmp_path / "p.jsonl", lines), built, ScoringContext(resamples=0))
     assert result.metrics["ECE"] is None and result.metrics["UAS"] is None and result.metrics["conf_coverage"] == 0.0
     assert result.pending["UAS"] == "no chain item was submitted with a confidence"
+
+
+def test_per_item_swa_shares_average_to_swa_avg(tmp_path):
+    """The private per-item SWA_Avg shares (used for paired tie tests) average exactly to SWA_Avg."""
+    from conftest import ROOT
+    from dataset_builders.registry import get_adapter
+    from dataset_builders.stage import build
+    from leaderboard.benchmarks.base import ScoringContext
+    from leaderboard.scoring import score_file
+
+    build(get_adapter("xpcr"), ROOT / "dataset_builders" / "samples" / "xpcr", tmp_path, progress=False)
+    _, result = score_file("xpcr", ROOT / "submissions" / "xpcr" / "example_predictions.jsonl", tmp_path / "xpcr",
+                           ScoringContext(resamples=0, keep_per_item=True))
+    shares = [v["SWA_Avg"] for v in result.per_item.values() if v["SWA_Avg"] is not None]
+    assert len(shares) == sum(cell["n"] for cell in result.strata["stage"].values())  # one per chain item
+    assert 100 * sum(shares) / len(shares) == pytest.approx(result.metrics["SWA_Avg"], abs=1e-9)

@@ -516,7 +516,17 @@ def _notes(s: _Scored) -> list[str]:
 
 
 def _per_item(s: _Scored) -> dict[str, dict[str, float]]:
+    """Per item: correct / answered / confidence, and for chain items its share of SWA_Avg (correct x
+    chains / (stages present x items of its stage)), so that the mean over chain items is SWA_Avg and
+    the leaderboard can run paired bootstrap tie tests on the primary metric."""
     ids = s.ids.to_pylist()
-    return {i: {"correct": float(c), "answered": float(a), "confidence": (None if np.isnan(x) else float(x))}
-            for i, c, a, x in zip(ids, s.correct, s.answered, s.confidence)}
+    stage = np.where(s.chain, s.stage, -1)
+    per_stage = np.bincount(stage[stage >= 0], minlength=len(STAGES)).astype(float)
+    present = max(int((per_stage > 0).sum()), 1)
+    n_chain = int(s.chain.sum())
+    weight = np.where(stage >= 0, n_chain / (present * np.maximum(per_stage[np.maximum(stage, 0)], 1)), 0.0)
+    share = np.where(s.chain, 100.0 * s.correct * weight, np.nan)  # x100 like the reported metric
+    return {i: {"correct": float(c), "answered": float(a), "confidence": (None if np.isnan(x) else float(x)),
+                "SWA_Avg": (None if np.isnan(v) else float(v) / 100.0)}
+            for i, c, a, x, v in zip(ids, s.correct, s.answered, s.confidence, share)}
 
