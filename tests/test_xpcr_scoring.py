@@ -316,4 +316,4 @@ def test_per_item_swa_shares_average_to_swa_avg(tmp_path):
                            ScoringContext(resamples=0, keep_per_item=True))
     shares = [v["SWA_Avg"] for v in result.per_item.values() if v["SWA_Avg"] is not None]
     assert len(shares) == sum(cell["n"] for cell in result.strata["stage"].values())  # one per chain item
-    assert 100 * sum(shares) / len(shares) == pytest.approx(result.metrics["SWA_Avg"], abs=1e-9)
+    assert 100 * sum(shares) / len(shares) == pytest.approx(result.metrics["SWA_Avg"], abs=1e-4)  # metric rounded to 4 dp
