@@ -21,6 +21,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--sample", action="store_true", help="label the card as built from a sample release")
     build.add_argument("--no-gate", action="store_true", help="omit the gating form from the card")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument("--extract-facts", action="store_true",
+                       help="ClinMM-Bench: first extract and freeze reference facts with the judge "
+                            "(JUDGE_BASE_URL, JUDGE_MODEL; cached in .cache/judge_cache.sqlite)")
     samples = sub.add_parser("samples", help="build every shipped sample release into OUT")
     samples.add_argument("--out", type=Path, default=Path("hub"))
     samples.add_argument("--quiet", action="store_true")
@@ -48,9 +51,33 @@ def _build(name: str, source: Path, out: Path, **kwargs) -> int:
     return 0
 
 
+def _extract_facts(name: str, source: Path) -> int:
+    from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
+
+    config = JudgeConfig.from_env(cache_path=Path(".cache") / "judge_cache.sqlite")
+    if config is None:
+        print(f"error: {NO_JUDGE}", file=sys.stderr)
+        return 2
+    judge = Judge(config)
+    try:
+        summary = get_adapter(name).prepare_with_judge(source, judge)
+    finally:
+        judge.close()
+    print(f"reference facts: {summary['extracted']} case(s) extracted, {summary['skipped']} already frozen")
+    if summary["failed"]:
+        print(f"error: extraction failed for {len(summary['failed'])} case(s); rerun to retry (cached verdicts are "
+              "reused)", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "build":
+        if args.extract_facts:
+            status = _extract_facts(args.name, args.source)
+            if status:
+                return status
         return _build(args.name, args.source, args.out, hold_out_answers=args.hold_out_answers,
                       repo_id=args.repo_id, sample=args.sample, gated=not args.no_gate, progress=not args.quiet)
     if args.command == "samples":

@@ -174,3 +174,22 @@ def test_a_release_without_any_facts_builds_and_the_scorer_says_why_facts_are_pe
                                ScoringContext(judge=judge, judge_2=judge.with_model("b"), resamples=0))
     assert result.metrics["diagnostic_accuracy_score"] == 0.0
     assert result.pending["fact_recall"].startswith("the dataset has no frozen reference facts for 7 case(s)")
+
+
+def test_build_cli_extract_facts_flag_freezes_facts_then_builds(release, tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    edit_case(release, "clinmm-s001", lambda r: r.pop("reference_facts"))
+    with FakeOpenAIServer(lambda body: json.dumps({"facts": ["Fact X"]})) as server:
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "JUDGE_BASE_URL": server.base_url,
+               "JUDGE_MODEL": "extractor", "HF_HUB_OFFLINE": "1"}
+        run = subprocess.run([sys.executable, "-m", "dataset_builders", "build", "clinmm", "--source", str(release),
+                              "--out", str(tmp_path / "hub"), "--extract-facts", "--quiet"],
+                             capture_output=True, text=True, cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)})
+        assert run.returncode == 0, run.stderr
+        assert server.calls() == 1
+    assert "reference facts: 1 case(s) extracted" in run.stdout
+    assert load_dataset(str(tmp_path / "hub" / "clinmm"), split="test")[0]["reference_facts"] == ["Fact X"]

@@ -72,6 +72,10 @@ class Adapter(ABC):
     def source_files(self, source: Path) -> list[Path]:
         """The text files of the release, checksummed in the card (images are hashed per row)."""
 
+    def prepare_with_judge(self, source: Path, judge) -> dict:
+        """A one-off judge step on the raw release before building (ClinMM: freeze reference facts)."""
+        raise SystemExit(f"{self.name} has no judge preparation step (--extract-facts is for ClinMM-Bench)")
+
     def strata(self, config: str, row: dict) -> dict[str, Any]:
         """Stratum name -> value (or list of values) for the card's count tables."""
         return {}

@@ -154,6 +154,13 @@ class ClinMMAdapter(Adapter):
     def __init__(self) -> None:
         self._sources: list[tuple[str, str | None, str | None, str | None]] = []
 
+    def prepare_with_judge(self, source: Path, judge) -> dict:
+        """--extract-facts: extract the reference atomic facts once with the judge and freeze them in the
+        release's sidecar (reference_facts.jsonl), which the build then reads."""
+        from .clinmm_facts import extract_reference_facts
+
+        return extract_reference_facts(source, judge, progress=True)
+
     @property
     def facts(self) -> CardFacts:  # type: ignore[override]
         """The card facts, with the per-case source licenses read so far appended to the provenance."""
