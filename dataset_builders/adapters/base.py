@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,35 @@ class Adapter(ABC):
             f'ds = load_dataset("{repo_id}", "{config}", split="test")\n'
             "print(ds[0])"
         )
+
+
+def iter_jsonl(source: Path, files: list[Path], log: ProblemLog) -> Iterator[tuple[str, int, dict]]:
+    """(file relative to the release, line number, JSON object) for every non-blank line of the release's
+    JSONL files; malformed lines, non-objects and invalid UTF-8 become located problems instead."""
+    if not files:
+        log.add(str(source), "no .jsonl file found in the source folder")
+        return
+    root = source if source.is_dir() else source.parent
+    for path in files:
+        rel_file = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        with path.open("r", encoding="utf-8", errors="strict") as handle:
+            try:
+                for line_no, line in enumerate(handle, start=1):
+                    if log.full:
+                        return
+                    if not line.strip():
+                        continue
+                    try:
+                        record = json.loads(line.rstrip("\r\n"))
+                    except json.JSONDecodeError as exc:
+                        log.add(rel_file, f"malformed JSON ({exc.msg} at column {exc.colno})", line=line_no)
+                        continue
+                    if not isinstance(record, dict):
+                        log.add(rel_file, f"each line must be a JSON object, got {type(record).__name__}", line=line_no)
+                        continue
+                    yield rel_file, line_no, record
+            except UnicodeDecodeError as exc:
+                log.add(rel_file, f"file is not valid UTF-8 ({exc.reason} at byte {exc.start})")
 
 
 def read_image(path: Path, rel: str, log: ProblemLog, file: str, line: int, case: str) -> dict | None:
