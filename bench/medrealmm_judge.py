@@ -82,14 +82,21 @@ def responder(body: dict) -> str:
     return '{"met": %s, "rationale": "ok"}' % ("true" if met else "false")
 
 
-def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int) -> dict:
+def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, tuned: bool) -> dict:
     """Runs in a child process: one score, with timings and judge stats."""
+    import httpx
+
     from leaderboard.benchmarks.base import ScoringContext
     from leaderboard.judge import Judge, JudgeConfig
     from leaderboard.scoring import score_file
 
-    judge = Judge(JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency,
-                              timeout=30.0))
+    config = JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency, timeout=30.0)
+    client = None
+    if tuned:  # keep one connection alive per worker (httpx keeps 20 by default, then reconnects)
+        client = httpx.Client(base_url=base_url.rstrip("/") + "/", timeout=30.0,
+                              headers={"Content-Type": "application/json"},
+                              limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency))
+    judge = Judge(config, client=client)
     start = time.perf_counter()
     _, result = score_file("medrealmm", pred, data, ScoringContext(judge=judge, resamples=1000))
     seconds = time.perf_counter() - start
@@ -113,17 +120,22 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--image-kb", type=int, default=2)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/medrealmm-bench"))
-    parser.add_argument("--child", nargs=5, metavar=("URL", "DATA", "PRED", "CACHE", "CONCURRENCY"))
+    parser.add_argument("--tuned", action="store_true",
+                        help="client keeps `concurrency` keep-alive connections; server listen backlog 512")
+    parser.add_argument("--child", nargs=6, metavar=("URL", "DATA", "PRED", "CACHE", "CONCURRENCY", "TUNED"))
     args = parser.parse_args()
     if args.child:
-        url, data, pred, cache, concurrency = args.child
-        print(json.dumps(phase(url, Path(data), Path(pred), Path(cache), int(concurrency))))
+        url, data, pred, cache, concurrency, tuned = args.child
+        print(json.dumps(phase(url, Path(data), Path(pred), Path(cache), int(concurrency), tuned == "1")))
         return 0
 
     from dataset_builders.registry import get_adapter
     from dataset_builders.stage import build
     from fake_openai_server import FakeOpenAIServer
 
+    if args.tuned:  # the fake server's listen backlog is socketserver's default 5: bursts of connects stall
+        import http.server
+        http.server.ThreadingHTTPServer.request_queue_size = 512
     work = args.workdir
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -131,13 +143,14 @@ def main() -> int:
     make_release(work / "release", args.cases, args.image_kb)
     make_predictions(work / "pred.jsonl", args.cases)
     build(get_adapter("medrealmm"), work / "release", work / "hub", progress=False)
-    print(f"release: {args.cases:,} cases, images ~{args.image_kb} KB; generated and built in "
+    print(f"release: {args.cases:,} cases, images ~{args.image_kb} KB, {'tuned' if args.tuned else 'default'} "
+          "client/server; generated and built in "
           f"{time.perf_counter() - t:.1f} s")
     cache = work / "judge-cache.sqlite"
     with FakeOpenAIServer(responder) as server:
         server.delay = args.latency
         child = [server.base_url, str(work / "hub" / "medrealmm"), str(work / "pred.jsonl"), str(cache),
-                 str(args.concurrency)]
+                 str(args.concurrency), "1" if args.tuned else "0"]
         first = run_child(child)
         ideal = args.concurrency / args.latency
         rate = first["criteria"] / first["seconds"]

@@ -31,6 +31,9 @@ def score_file(name: str, predictions: Path, data: Path, context: ScoringContext
     """Validate then score; invalid lines are left out (their items count as wrong) and reported."""
     benchmark = get_benchmark(name)
     report, key = validate_file(name, predictions, data, answers, key=key)
-    result = benchmark.score(key, report, context or ScoringContext())
+    context = context or ScoringContext()
+    if context.data_path is None:
+        context.data_path = Path(data)
+    result = benchmark.score(key, report, context)
     result.protocol["validation"] = {"errors": len(report.errors), "warnings": len(report.warnings)}
     return report, result

@@ -102,16 +102,16 @@ class FakeOpenAIServer:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
+                # headers and body in one write: two small writes meet Nagle + delayed ACK (~40 ms each)
+                self._headers_buffer.append(b"\r\n" + data)
                 try:
-                    self.wfile.write(data)
-                    self.wfile.flush()
+                    self.flush_headers()
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def stop(self) -> None:

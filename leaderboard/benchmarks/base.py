@@ -41,6 +41,7 @@ class ScoringContext:
     seed: int = DEFAULT_SEED
     progress: bool = False
     keep_per_item: bool = False
+    data_path: Any = None  # the built dataset folder being scored (for scorers that need model inputs too)
 
 
 class Benchmark(ABC):

@@ -7,6 +7,7 @@ parsing by the caller's parser. A call that still fails is a *failure*, never a 
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import random
 import threading
@@ -107,8 +108,10 @@ class Judge:
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
+        limits = httpx.Limits(max_connections=max(10, config.concurrency),
+                              max_keepalive_connections=max(10, config.concurrency))  # one kept-alive per worker
         self._http = client or httpx.Client(base_url=config.base_url.rstrip("/") + "/", headers=headers,
-                                            timeout=config.timeout)
+                                            timeout=config.timeout, limits=limits)
         self.cache = JudgeCache(config.cache_path)
         self.stats = JudgeStats()
         self._lock = threading.Lock()
@@ -124,7 +127,9 @@ class Judge:
                 "seed": self.config.seed, "prompts": dict(self.prompts_used)}
 
     # ----------------------------------------------------------------- requests
-    def _messages(self, call: JudgeCall) -> tuple[list[dict], bool]:
+    def _messages(self, call: JudgeCall, inline_images: bool = True) -> tuple[list[dict], bool]:
+        """The chat messages. With `inline_images=False` each image is named by its SHA-256 instead of
+        its base64 bytes: that form is what the cache key hashes (cheap, and the same for the same image)."""
         variables = dict(call.variables)
         flagged = False
         if call.candidate_field in variables:
@@ -133,8 +138,9 @@ class Judge:
         content: Any = text
         if call.images:
             content = [{"type": "text", "text": text}] + [
-                {"type": "image_url", "image_url": {"url": "data:image/" + _image_kind(b) + ";base64,"
-                                                   + base64.b64encode(b).decode()}} for b in call.images]
+                {"type": "image_url", "image_url": {"url": _image_url(b) if inline_images
+                                                   else "sha256:" + hashlib.sha256(b).hexdigest()}}
+                for b in call.images]
         return [{"role": "system", "content": call.prompt.system}, {"role": "user", "content": content}], flagged
 
     def _body(self, messages: list[dict], schema: dict | None) -> dict:
@@ -181,9 +187,8 @@ class Judge:
         raise RuntimeError(f"judge endpoint failed after {self.config.max_retries + 1} attempts ({last})")
 
     def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None) -> JudgeVerdict:
-        messages, flagged = self._messages(call)
-        body = self._body(messages, schema)
-        key = request_key({**body, "prompt": call.prompt.id, "prompt_sha": call.prompt.sha})
+        key_messages, flagged = self._messages(call, inline_images=False)
+        key = request_key({**self._body(key_messages, schema), "prompt": call.prompt.id, "prompt_sha": call.prompt.sha})
         with self._lock:
             self.prompts_used[call.prompt.id] = call.prompt.sha
             self.stats.flagged += flagged
@@ -193,20 +198,21 @@ class Judge:
         if not leader:
             event.wait()
         try:
-            return self._judge_uncached(call, parse, key, body, messages, flagged)
+            return self._judge_uncached(call, parse, key, schema, flagged)
         finally:
             if leader:
                 with self._lock:
                     self._inflight.pop(key, None)
                 event.set()
 
-    def _judge_uncached(self, call: JudgeCall, parse, key: str, body: dict, messages: list[dict],
-                        flagged: bool) -> JudgeVerdict:
+    def _judge_uncached(self, call: JudgeCall, parse, key: str, schema: dict | None, flagged: bool) -> JudgeVerdict:
         hit = self.cache.get(key)
         if hit is not None:
             with self._lock:
                 self.stats.cache_hits += 1
             return JudgeVerdict(call.key, hit[1], hit[0], cached=True, flagged_injection=flagged)
+        messages, _ = self._messages(call)  # images inlined only now, on a miss
+        body = self._body(messages, schema)
         error = ""
         attempt_body = body
         for repair in range(self.config.max_retries + 1):
@@ -252,6 +258,10 @@ class Judge:
     def close(self) -> None:
         self._http.close()
         self.cache.close()
+
+
+def _image_url(data: bytes) -> str:
+    return "data:image/" + _image_kind(data) + ";base64," + base64.b64encode(data).decode()
 
 
 def _image_kind(data: bytes) -> str:

@@ -18,10 +18,15 @@ _INJECTION = re.compile(
     r"|\b(?:score|grade|rate)\s+(?:this|it|me)\s+(?:as\s+)?(?:10|100|2|correct|perfect|met)\b"
     r"|\bsystem\s*(?:prompt|message|override)\s*:"
     r"|</?\s*(?:system|candidate_response|instructions?)\s*>"
-    r"|\{\s*\"?(?:score|verdict|met|rating)\"?\s*:",
+    r"|\{\s*\"?(?:score|verdict|met|rating)\"?\s*:"
+    # the same in Chinese (MedRealMM replies are Chinese)
+    r"|(?:忽略|无视|忘记|忽视)(?:之前|以上|上面|所有|全部|前面)?的?(?:所有)?(?:指令|指示|说明|规则|提示|评分标准)"
+    r"|你(?:现在)?(?:是|作为)(?:一名|一个)?(?:评分员|评分者|评委|裁判|评审)"
+    r"|(?:给|打)(?:这个|此|该)?(?:回答|回复|答案)?(?:打)?(?:满分|最高分)"
+    r"|(?:判定|评为|视为)(?:所有|全部)?(?:标准|条目)?(?:都|均)?(?:已满足|满足|通过)",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+_SENTENCE = re.compile(r"[^.!?。！？\n]*(?:[.!?。！？]+|\n|$)")
 
 
 def find_injection(text: str) -> list[str]:

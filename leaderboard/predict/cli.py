@@ -114,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args, protocol) -> int:
+    if not args.base_url.startswith(("http://", "https://")):
+        raise PredictError(f"--base-url must start with http:// or https://, e.g. http://localhost:8000/v1 "
+                           f"(got {args.base_url!r})")
     out: Path = args.out
     if args.overwrite:
         out.unlink(missing_ok=True)

@@ -41,7 +41,7 @@ def split_final(reply: str) -> tuple[str, str, bool]:
     if reasoning_label is not None:
         reasoning = rest[reasoning_label.end():].strip()
     else:
-        reasoning = (text[:label.start()] + rest[cut:]).strip()
+        reasoning = "\n".join(p for p in (text[:label.start()].strip(), rest[cut:].strip()) if p)
     return diagnosis, reasoning, True
 
 

@@ -53,7 +53,7 @@ _CONFIDENCE = re.compile(r"confidence\s*(?:level|score)?\s*(?:is|:|=|-)?\s*\(?\s
 
 def parse_confidence(text: str) -> float | None:
     """The stated confidence in [0, 1]; '85%' or '85' -> 0.85; None when absent or out of range."""
-    match = _CONFIDENCE.search(text or "")
+    match = _CONFIDENCE.search(re.sub(r"[*_`]+", "", text or ""))  # markdown: **Confidence:** 0.8
     if not match:
         return None
     value = float(match.group(1))
