@@ -32,7 +32,7 @@ from datasets import Features, Image, List, Value
 
 from ..errors import ProblemLog
 from ..fields import FieldReader
-from .base import Adapter, CardFacts, ConfigSpec, read_image, resolve_inside
+from .base import Adapter, CardFacts, ConfigSpec, iter_jsonl, read_image, resolve_inside
 from .medrealmm_meta import BIBTEX, ROLES, image_count_bin, turn_count_bin
 
 KNOWN_KEYS = {"id", "case_id", "department", "department_group", "intent", "stage", "patient_metadata",
@@ -168,37 +168,15 @@ class MedRealMMAdapter(Adapter):
 
     # ------------------------------------------------------------------ reading
     def read(self, source: Path, log: ProblemLog) -> Iterator[tuple[str, dict]]:
-        files = self.source_files(source)
-        if not files:
-            log.add(str(source), "no .jsonl file found in the source folder")
-            return
         root = source if source.is_dir() else source.parent
         seen: dict[str, str] = {}
-        for path in files:
-            rel_file = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-            with path.open("r", encoding="utf-8", errors="strict") as handle:
-                try:
-                    for line_no, line in enumerate(handle, start=1):
-                        if log.full:
-                            return
-                        if not line.strip():
-                            continue
-                        row = self._parse_line(line, rel_file, line_no, root, log, seen)
-                        if row is not None:
-                            yield "default", row
-                except UnicodeDecodeError as exc:
-                    log.add(rel_file, f"file is not valid UTF-8 ({exc.reason} at byte {exc.start})")
+        for file, line_no, record in iter_jsonl(source, self.source_files(source), log):
+            row = self._parse_record(record, file, line_no, root, log, seen)
+            if row is not None:
+                yield "default", row
 
-    def _parse_line(self, line: str, file: str, line_no: int, root: Path, log: ProblemLog,
-                    seen: dict[str, str]) -> dict | None:
-        try:
-            record = json.loads(line.rstrip("\r\n"))
-        except json.JSONDecodeError as exc:
-            log.add(file, f"malformed JSON ({exc.msg} at column {exc.colno})", line=line_no)
-            return None
-        if not isinstance(record, dict):
-            log.add(file, f"each line must be a JSON object, got {type(record).__name__}", line=line_no)
-            return None
+    def _parse_record(self, record: dict, file: str, line_no: int, root: Path, log: ProblemLog,
+                      seen: dict[str, str]) -> dict | None:
         f = FieldReader(log, file, line_no)
         case_id = f.string(f.first(record, "id", "case_id"), "id", required=True)
         f.case = case_id
