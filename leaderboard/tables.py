@@ -99,7 +99,7 @@ def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filt
             "params (B)": r.model.params_b,
             "protocol": protocol_badge(r),
             "flagged cells": ", ".join(sorted(r.cell_flags)) or "",
-            "id": e.entry_id,
+            "id": "" if r.source != "submission" else e.entry_id,  # paper rows have no submission id
         }
         row.update({name: r.metrics.get(name) for name in metric_names if name != primary})
         rows.append(row)
