@@ -36,7 +36,7 @@ def test_open_ended_scores_are_the_weighted_judge_criteria(tiny, tmp_path):
         judge = judged(server, tmp_path)
         _, result = score_file("medcmr", write_predictions(tiny / "p.jsonl", lines), tiny / "hub" / "medcmr",
                                ScoringContext(resamples=0, judge=judge))
-        sent = server.requests[0]["messages"][1]["content"]
+        sent = "\n".join(r["messages"][1]["content"] for r in server.requests)  # requests run concurrently
     m = result.metrics
     # open-10: Con 8, Coh 6, VA 7, GT 9 -> item (8 + 6 + 28 + 36) = 78; open-11: all 10 -> 100
     assert m["open_Con"] == pytest.approx((80 + 100) / 2)

@@ -36,6 +36,24 @@ class JudgeCache:
             row = self._db.execute("SELECT raw, parsed FROM verdicts WHERE key = ?", (key,)).fetchone()
         return (row[0], json.loads(row[1])) if row else None
 
+    def get_many(self, keys: list[str]) -> dict[str, tuple[str, dict]]:
+        """Every cached key among `keys`, in a few IN-queries (a rescore looks up thousands at once)."""
+        found: dict[str, tuple[str, dict]] = {}
+        with self._lock:
+            for key in keys:
+                if key in self._memory:
+                    found[key] = self._memory[key]
+            if self._db is None:
+                return found
+            missing = [k for k in dict.fromkeys(keys) if k not in found]
+            for start in range(0, len(missing), 900):
+                chunk = missing[start:start + 900]
+                marks = ",".join("?" * len(chunk))
+                for key, raw, parsed in self._db.execute(f"SELECT key, raw, parsed FROM verdicts WHERE key IN ({marks})",
+                                                         chunk):
+                    found[key] = (raw, json.loads(parsed))
+        return found
+
     def put(self, key: str, raw: str, parsed: dict) -> None:
         with self._lock:
             self._memory[key] = (raw, parsed)

@@ -14,6 +14,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
@@ -138,8 +139,7 @@ class Judge:
         content: Any = text
         if call.images:
             content = [{"type": "text", "text": text}] + [
-                {"type": "image_url", "image_url": {"url": _image_url(b) if inline_images
-                                                   else "sha256:" + hashlib.sha256(b).hexdigest()}}
+                {"type": "image_url", "image_url": {"url": _image_url(b) if inline_images else "sha256:" + _image_sha(b)}}
                 for b in call.images]
         return [{"role": "system", "content": call.prompt.system}, {"role": "user", "content": content}], flagged
 
@@ -186,9 +186,13 @@ class Judge:
                 continue
         raise RuntimeError(f"judge endpoint failed after {self.config.max_retries + 1} attempts ({last})")
 
-    def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None) -> JudgeVerdict:
+    def _key(self, call: JudgeCall, schema: dict | None) -> tuple[str, bool]:
         key_messages, flagged = self._messages(call, inline_images=False)
-        key = request_key({**self._body(key_messages, schema), "prompt": call.prompt.id, "prompt_sha": call.prompt.sha})
+        return request_key({**self._body(key_messages, schema), "prompt": call.prompt.id,
+                            "prompt_sha": call.prompt.sha}), flagged
+
+    def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None) -> JudgeVerdict:
+        key, flagged = self._key(call, schema)
         with self._lock:
             self.prompts_used[call.prompt.id] = call.prompt.sha
             self.stats.flagged += flagged
@@ -238,16 +242,33 @@ class Judge:
 
     def run(self, calls: list[JudgeCall], parse: Callable[[str], dict], schema: dict | None = None,
             progress: bool = False, desc: str = "judging") -> list[JudgeVerdict]:
-        """Verdicts in the order of `calls`, computed with at most `concurrency` requests in flight."""
+        """Verdicts in the order of `calls`, computed with at most `concurrency` requests in flight.
+        Cached verdicts are answered here in one batched lookup; only misses go to the worker threads
+        (a full rescore of 50,000 calls then takes seconds, not a thread pool's worth of lock waits)."""
         if not calls:
             return []
-        bar = tqdm(total=len(calls), desc=desc, unit="call", disable=not progress)
-        with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
-            futures = [pool.submit(self.judge_one, call, parse, schema) for call in calls]
-            verdicts = []
-            for future in futures:
-                verdicts.append(future.result())
-                bar.update(1)
+        keyed = [self._key(call, schema) for call in calls]
+        hits = self.cache.get_many([key for key, _ in keyed])
+        verdicts: list[JudgeVerdict | None] = [None] * len(calls)
+        misses = []
+        for index, (call, (key, flagged)) in enumerate(zip(calls, keyed)):
+            with self._lock:
+                self.prompts_used[call.prompt.id] = call.prompt.sha
+            if key in hits:
+                raw, parsed = hits[key]
+                verdicts[index] = JudgeVerdict(call.key, parsed, raw, cached=True, flagged_injection=flagged)
+                with self._lock:
+                    self.stats.cache_hits += 1
+                    self.stats.flagged += flagged
+            else:
+                misses.append(index)
+        bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call", disable=not progress)
+        if misses:
+            with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
+                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema) for index in misses}
+                for index in misses:
+                    verdicts[index] = futures[index].result()
+                    bar.update(1)
         bar.close()
         return verdicts
 
@@ -258,6 +279,13 @@ class Judge:
     def close(self) -> None:
         self._http.close()
         self.cache.close()
+
+
+@lru_cache(maxsize=4096)
+def _image_sha(data: bytes) -> str:
+    """Memoised: the same image object is named in many calls (one per rubric criterion); bytes cache
+    their own hash, so a hit costs a comparison, not a rehash."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def _image_url(data: bytes) -> str:

@@ -26,10 +26,15 @@ class Prompt:
 
     @property
     def sha(self) -> str:
-        return hashlib.sha256((self.system + SEPARATOR + self.user_template).encode()).hexdigest()[:12]
+        return _text_sha(self.system + SEPARATOR + self.user_template)
 
     def render(self, **variables: str) -> str:
         return self.user_template.format(**variables)
+
+
+@lru_cache(maxsize=64)
+def _text_sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 @lru_cache(maxsize=None)

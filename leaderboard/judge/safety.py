@@ -3,6 +3,7 @@ flagged and redacted before the call, so it can never raise its own score."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
 REDACTED = "[removed: text addressed to the grader]"
@@ -35,7 +36,7 @@ def find_injection(text: str) -> list[str]:
 
 def redact(text: str) -> tuple[str, bool]:
     """(text with every sentence that addresses the grader replaced, whether anything was flagged)."""
-    if not find_injection(text):
+    if _INJECTION.search(text or "") is None:  # the common case, checked once
         return text, False
     parts = []
     for sentence in _SENTENCE.findall(text):
@@ -43,6 +44,7 @@ def redact(text: str) -> tuple[str, bool]:
     return "".join(parts), True
 
 
+@lru_cache(maxsize=1024)  # one response is quoted once per rubric criterion: scan it once
 def quote_candidate(text: str) -> tuple[str, bool]:
     """The candidate wrapped as data, after redaction; the tags cannot be closed from inside."""
     clean, flagged = redact(text or "")
