@@ -9,9 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import random
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -22,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 from tqdm.auto import tqdm
 
+from ..chat_http import ChatRequestError, post_chat
 from .cache import JudgeCache, request_key
 from .prompts import Prompt
 from .safety import quote_candidate
@@ -156,35 +155,17 @@ class Judge:
         return body
 
     def _post(self, body: dict) -> str:
-        """The assistant text; retries transient failures, raises RuntimeError when they persist."""
-        last = ""
-        for attempt in range(self.config.max_retries + 1):
-            if attempt:
-                with self._lock:
-                    self.stats.retries += 1
-                delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
-                time.sleep(delay * (0.5 + random.random() / 2))
+        """The assistant text; transient failures are retried, RuntimeError when they persist."""
+        def count(name: str) -> None:
             with self._lock:
-                self.stats.http_calls += 1
-            try:
-                response = self._http.post("chat/completions", json=body)
-            except httpx.TimeoutException:
-                last = "timed out"
-                continue
-            except httpx.TransportError as exc:
-                last = f"connection error ({type(exc).__name__})"
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                last = f"HTTP {response.status_code}"
-                continue
-            if response.status_code >= 400:
-                raise RuntimeError(f"judge endpoint refused the request (HTTP {response.status_code})")
-            try:
-                return response.json()["choices"][0]["message"]["content"] or ""
-            except (ValueError, KeyError, IndexError, TypeError):
-                last = "malformed response body"
-                continue
-        raise RuntimeError(f"judge endpoint failed after {self.config.max_retries + 1} attempts ({last})")
+                setattr(self.stats, name, getattr(self.stats, name) + 1)
+
+        try:
+            payload = post_chat(self._http, body, self.config.max_retries, self.config.backoff_base,
+                                self.config.backoff_max, count)
+        except ChatRequestError as exc:
+            raise RuntimeError(f"judge endpoint {exc}") from None
+        return payload["choices"][0]["message"].get("content") or ""
 
     def _key(self, call: JudgeCall, schema: dict | None) -> tuple[str, bool]:
         key_messages, flagged = self._messages(call, inline_images=False)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import threading
 import time
@@ -25,6 +24,8 @@ from urllib.parse import urlsplit
 
 import httpx
 from tqdm.auto import tqdm
+
+from ..chat_http import ChatRequestError, post_chat
 
 from .base import PredictError, Task
 
@@ -103,52 +104,22 @@ class ChatClient:
             overrides.pop("max_tokens")  # the user's --max-tokens wins over a protocol's per-task value
         body.update({k: v for k, v in overrides.items() if v is not None})
         self._count(requests=1)
-        last = ""
-        for attempt in range(self.config.max_retries + 1):
-            if attempt:
-                self._count(retries=1)
-                delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
-                time.sleep(delay * (0.5 + random.random() / 2))
-            self._count(http_calls=1)
-            try:
-                response = self._http.post("chat/completions", json=body)
-            except httpx.TimeoutException:
-                last = "timed out"
-                continue
-            except httpx.TransportError as exc:
-                last = f"connection error ({type(exc).__name__})"
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                last = f"HTTP {response.status_code}"
-                continue
-            if response.status_code >= 400:
-                self._count(failures=1)
-                raise ChatError(f"HTTP {response.status_code}: {_error_message(response)}")
-            try:
-                payload = response.json()
-                choice = payload["choices"][0]
-                text = choice["message"]["content"] or ""
-            except (ValueError, KeyError, IndexError, TypeError):
-                last = "malformed response body"
-                continue
-            usage = payload.get("usage") or {}
-            self._count(prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                        completion_tokens=int(usage.get("completion_tokens") or 0),
-                        truncated=int(choice.get("finish_reason") == "length"))
-            return THINK.sub("", text, count=1) if self.config.strip_think else text
-        self._count(failures=1)
-        raise ChatError(f"failed after {self.config.max_retries + 1} attempts ({last})")
+        try:
+            payload = post_chat(self._http, body, self.config.max_retries, self.config.backoff_base,
+                                self.config.backoff_max, lambda name: self._count(**{name: 1}))
+        except ChatRequestError as exc:
+            self._count(failures=1)
+            raise ChatError(str(exc)) from None
+        choice = payload["choices"][0]
+        text = choice["message"].get("content") or ""
+        usage = payload.get("usage") or {}
+        self._count(prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                    completion_tokens=int(usage.get("completion_tokens") or 0),
+                    truncated=int(choice.get("finish_reason") == "length"))
+        return THINK.sub("", text, count=1) if self.config.strip_think else text
 
     def close(self) -> None:
         self._http.close()
-
-
-def _error_message(response: httpx.Response) -> str:
-    try:
-        message = response.json().get("error", {}).get("message", "")
-    except (ValueError, AttributeError):
-        message = response.text
-    return str(message)[:200] or "request refused"
 
 
 # ------------------------------------------------------------------ output file
