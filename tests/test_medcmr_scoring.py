@@ -15,7 +15,6 @@ from dataset_builders.registry import get_adapter
 from dataset_builders.stage import build
 from leaderboard.benchmarks import get_benchmark
 from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.benchmarks.medcmr import format_issues
 from leaderboard.metrics.bootstrap import percentile_ci
 from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
 from leaderboard.scoring import score_file, validate_file

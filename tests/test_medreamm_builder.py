@@ -9,7 +9,7 @@ import pytest
 import yaml
 from datasets import Image, List, load_dataset
 
-from conftest import ROOT, SAMPLE_MEDREAMM, TINY_CASES, png_bytes, raw_case, write_release
+from conftest import ROOT, SAMPLE_MEDREAMM, TINY_CASES, raw_case, write_release
 from dataset_builders.errors import BuildError
 from dataset_builders.registry import get_adapter
 from dataset_builders.stage import build

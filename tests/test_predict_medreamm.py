@@ -7,7 +7,7 @@ from fake_openai_server import FakeOpenAIServer
 from leaderboard.benchmarks.base import ScoringContext
 from leaderboard.predict.medreamm import FINAL, SYSTEM
 from leaderboard.scoring import score_file
-from predict_helpers import assert_never_sent, build_sample, decoded, lines, read_config, run, texts
+from predict_helpers import assert_never_sent, build_sample, decoded, lines, read_config, run
 
 
 @pytest.fixture(scope="module")

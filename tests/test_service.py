@@ -4,7 +4,6 @@ import os
 
 import pytest
 
-from conftest import TINY_CASES
 from leaderboard.benchmarks.base import ScoringContext
 from leaderboard.service import Service, SubmissionForm
 from leaderboard.store import LocalStore

@@ -3,7 +3,6 @@ import json
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from leaderboard.benchmarks import get_benchmark
 from leaderboard.ranking import rank_labels, tie_groups, tied

@@ -21,7 +21,7 @@ from leaderboard.benchmarks.xpcr import _parse_responses
 from leaderboard.letters import parse_letter
 from leaderboard.scoring import score_file, validate_file
 from leaderboard.result import Result
-from xpcr_release import SCORING_CASES, SCORING_ROWS, image_row, qa, write_release
+from xpcr_release import SCORING_CASES, SCORING_ROWS, image_row, write_release
 
 # (id, letter, confidence) - C marks a wrong answer; None confidence = field absent.
 CHAIN_PREDICTIONS = [

@@ -31,7 +31,6 @@ def expected_calibration_error(confidence: np.ndarray, correct: np.ndarray, bins
     if n == 0:
         return float("nan")
     index = bin_index(confidence, bins)
-    size = np.bincount(index, minlength=bins)
     hits = np.bincount(index, weights=correct, minlength=bins)
     mass = np.bincount(index, weights=confidence, minlength=bins)
     return float(np.abs(hits - mass).sum() / n)  # |B|/N * |hits/|B| - mass/|B|| summed = sum |hits - mass| / N

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import threading
-import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
