@@ -44,14 +44,20 @@ class FieldReader:
         if isinstance(value, bool):
             self.problem(f"field '{field}' must be an integer, got bool")
             return None
+        number = None
         if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value.strip())
-        self.problem(f"field '{field}' must be an integer, got {type(value).__name__} {str(value)[:40]!r}")
-        return None
+            number = value
+        elif isinstance(value, float) and value.is_integer():
+            number = int(value)
+        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            number = int(value.strip())
+        if number is None:
+            self.problem(f"field '{field}' must be an integer, got {type(value).__name__} {str(value)[:40]!r}")
+            return None
+        if not -2**31 <= number < 2**31:  # the columns are int32
+            self.problem(f"field '{field}' is out of range: {number}")
+            return None
+        return number
 
     def boolean(self, value: Any, field: str) -> bool | None:
         if value is None:

@@ -35,6 +35,7 @@ def _card_yaml(folder: Path) -> dict:
 def config_files(folder: Path, config: str, split: str = "test") -> list[Path]:
     """Parquet files of one config/split, found through the card's `configs` like `load_dataset` does."""
     meta = _card_yaml(folder)
+    found = [entry.get("config_name") for entry in meta.get("configs", [])]
     for entry in meta.get("configs", []):
         if entry.get("config_name") != config:
             continue
@@ -46,7 +47,9 @@ def config_files(folder: Path, config: str, split: str = "test") -> list[Path]:
                     files.extend(sorted(folder.glob(pattern)))
         if files:
             return files
-    raise MissingConfig(f"{folder}: no files for config {config!r}, split {split!r}")
+    title = meta.get("pretty_name") or folder.name
+    raise MissingConfig(f"{folder} holds {title} (configs: {', '.join(map(str, found)) or 'none'}), which has no "
+                        f"config {config!r} with a {split!r} split; is --data the right dataset?")
 
 
 def read_columns(folder: Path, config: str, columns: list[str], split: str = "test") -> pa.Table:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .answer_key import AnswerKeyError
+from .matching.icd import IcdServiceError
 from .benchmarks import BENCHMARKS, get_benchmark
 from .benchmarks.base import ScoringContext
 from .matchers import CODER_CHOICES, configure_judges, configure_matchers
@@ -74,9 +75,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{bench.name}: {bench.pretty_name}; primary metric {bench.primary_metric}; "
                   f"{len(bench.metrics)} metrics")
         return 0
+    if args.predictions.is_dir():
+        print(f"error: {args.predictions} is a folder; give the prediction file itself", file=sys.stderr)
+        return 2
     if not args.predictions.is_file():
         print(f"error: prediction file not found: {args.predictions}", file=sys.stderr)
         return 2
+    for option in ("json", "per_item"):
+        target = getattr(args, option, None)
+        if target is not None and (target.is_dir() or not target.parent.is_dir()):
+            print(f"error: cannot write --{option.replace('_', '-')} to {target}: "
+                  f"{'it is a folder' if target.is_dir() else 'its folder does not exist'}", file=sys.stderr)
+            return 2
     try:
         if args.command == "validate":
             report, _ = validate_file(args.benchmark, args.predictions, args.data, args.answers)
@@ -88,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     except AnswerKeyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except IcdServiceError as exc:  # the WHO ICD-API (or a local container) is down or refusing
+        print(f"error: {exc}\nICD lookups made so far are cached; rerun when the service is back, or use "
+              "--icd-coder offline (approximate)", file=sys.stderr)
+        return 3
 
 
 def _score(args) -> int:

@@ -105,7 +105,8 @@ class ValidationReport:
 
     def render(self, limit: int = MAX_ISSUES_SHOWN) -> str:
         lines = [self.summary()]
-        lines += [str(i) for i in self.issues[:limit]]
+        ordered = sorted(self.issues, key=lambda i: (i.line is None, i.line or 0))
+        lines += [str(i) for i in ordered[:limit]]
         if len(self.issues) > limit:
             lines.append(f"... {len(self.issues) - limit} more issues not shown")
         return "\n".join(lines)
@@ -351,13 +352,13 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
             errors_before = len(report.errors)
             cleaned: dict[str, Any] = {}
             for spec in schema.fields:
-                if spec.name in row:
+                if row.get(spec.name) is not None:  # JSON null means "not given", like an empty CSV cell
                     value = _check_value(spec, row[spec.name], line, report.issues)
                     if value is not None:
                         cleaned[spec.name] = value
                 elif spec.required:
                     report.issues.append(Issue(line, spec.name, "is required"))
-            if schema.one_of and not any(k in row for k in schema.one_of):
+            if schema.one_of and not any(row.get(k) is not None for k in schema.one_of):
                 report.issues.append(Issue(line, None, f"needs one of the fields {', '.join(schema.one_of)}"))
             if len(report.errors) == errors_before:
                 report.valid[item_id] = cleaned

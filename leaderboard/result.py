@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+MIN_PUBLIC_CELL = 5  # a stratum cell smaller than this would reveal individual items' scores
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Result:
     def to_public_dict(self) -> dict:
         data = asdict(self)
         data.pop("per_item")
+        data["strata"] = suppress_small_cells(data["strata"])
         data["schema_version"] = SCHEMA_VERSION
         data["coverage"] = None if self.coverage is None else round(self.coverage, 6)
         return _finite(data)
@@ -70,6 +72,15 @@ class Result:
     @classmethod
     def read(cls, path: Path) -> "Result":
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def suppress_small_cells(strata: dict) -> dict:
+    """Cells with n < MIN_PUBLIC_CELL keep their n but not their metrics: with n=1 a cell is one item's
+    score, which can reveal a held-out answer. Per-item scores stay private."""
+    return {stratum: {value: (cell if cell.get("n", 0) >= MIN_PUBLIC_CELL
+                              else {"n": cell.get("n", 0), "metrics": {}, "suppressed": True})
+                      for value, cell in cells.items()}
+            for stratum, cells in (strata or {}).items()}
 
 
 def _finite(value: Any) -> Any:

@@ -102,6 +102,7 @@ class Service:
     _resample_cache: dict = field(default_factory=dict)
     _entries_cache: dict = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    _submit_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # ---------------------------------------------------------------- submit
     def available(self) -> list[str]:
@@ -128,9 +129,16 @@ class Service:
         if size > self.max_bytes:
             return Outcome(False, f"The file is {size / 1e6:.1f} MB; the limit is {self.max_bytes / 1e6:.0f} MB.")
         digest = sha256_file(upload)
+        with self._submit_lock:  # the duplicate and quota checks and the queue write are one step
+            return self._submit_checked(user, form, upload, suffix, digest)
+
+    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, digest: str) -> Outcome:
         for record in self.queue_records():
             if record.get("file_sha256") == digest and record.get("benchmark") == form.benchmark and record["state"] != "failed":
-                return Outcome(False, f"This exact file was already submitted as {record['id']} "
+                if record.get("user") != user:  # never show another account's submission
+                    return Outcome(False, "This exact file was already submitted by another account; the same "
+                                          "predictions are not ranked twice.")
+                return Outcome(False, f"You already submitted this exact file as {record['id']} "
                                       f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
         used = self.used_today(user)
         if used >= self.quota_per_day:
@@ -230,12 +238,20 @@ class Service:
                                    key=self.key(record["benchmark"]))
             result.protocol["contamination_disclosure"] = record.get("contamination", "")
             result.created_at = record["created_at"]
+            self._update(sub_id, message="saving private per-item scores", progress=0.8)
             self._save_private_scores(sub_id, record["benchmark"], result)
             per_item, result.per_item = result.per_item, None
             self.store.save_result(sub_id, result)
             judged_pending = any("judge" in reason for reason in result.pending.values())
+            primary = get_benchmark(record["benchmark"]).primary_metric
+            if judged_pending:
+                message = "deterministic metrics ranked; judged metrics wait for a judge"
+            elif result.metrics.get(primary) is None:
+                message = f"scored, but not ranked: {result.pending.get(primary, 'the primary metric is missing')}"
+            else:
+                message = "ranked"
             self._update(sub_id, state="waiting for judge" if judged_pending else "finished", progress=1.0,
-                         message="ranked" if not judged_pending else "deterministic metrics ranked; judged metrics wait for a judge")
+                         message=message)
             del per_item
         except StoreError as exc:
             self._fail(sub_id, str(exc))

@@ -218,4 +218,5 @@ def export_csv(table: pd.DataFrame) -> str:
 
 
 def export_json(table: pd.DataFrame) -> str:
-    return json.dumps(json.loads(spreadsheet_safe(table).to_json(orient="records")), indent=2, ensure_ascii=False)
+    """Values as they are: JSON is not run by spreadsheets, so no formula escaping here."""
+    return json.dumps(json.loads(table.to_json(orient="records")), indent=2, ensure_ascii=False)

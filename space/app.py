@@ -33,7 +33,7 @@ from space.charts import radar  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
-STATUS_COLUMNS = ["id", "benchmark", "model", "state", "message", "created_at", "updated_at"]
+STATUS_COLUMNS = ["id", "benchmark", "model", "state", "progress", "message", "created_at", "updated_at"]
 
 
 def default_service() -> Service:
@@ -74,7 +74,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
         modality = gr.Dropdown([ANY, "multimodal", "text-only"], value=ANY, label="Input", min_width=120)
         size = gr.Dropdown([ANY, *SIZE_BUCKETS], value=ANY, label="Size", min_width=110)
     with gr.Row():
-        sources = gr.CheckboxGroup(SOURCES, value=SOURCES, label="Rows")
+        sources = gr.CheckboxGroup([("paper", "paper"), ("submitted", "submission"), ("human", "human")],
+                                   value=SOURCES, label="Rows")
         comparable = gr.Checkbox(False, label="Paper protocol only")
         search = gr.Textbox(label="Search model or organisation", placeholder="e.g. Gemini")
     default_columns = [m.name for m in bench.metrics if m.group == bench.metric(primary).group]
@@ -176,7 +177,8 @@ def _submit_tab(service: Service) -> None:
 
     def my_status(request: gr.Request):
         user = current_user(request)
-        rows = [{**{k: r.get(k) for k in STATUS_COLUMNS}, "model": r["model"]["name"]} for r in service.status_for(user or "")]
+        rows = [{**{k: r.get(k) for k in STATUS_COLUMNS}, "model": r["model"]["name"],
+                 "progress": f"{100 * float(r.get('progress') or 0):.0f}%"} for r in service.status_for(user or "")]
         used = service.used_today(user) if user else 0
         return pd.DataFrame(rows, columns=STATUS_COLUMNS), f"Quota today: {used}/{service.quota_per_day}"
 

@@ -192,8 +192,8 @@ def test_bad_predictions_get_line_level_messages_without_answers(tiny):
     ]
     # ids with a valid line: mcq-1 (line 1) and open-10 (line 7) -> 11 - 2 = 9 without
     assert issues[5] == "warning: file: 9 of 11 items have no prediction; they count as wrong"
-    assert issues[6] == ("error: line 7, field 'answer': id 'open-10' is an open-ended item: a letter `answer` is not "
-                         "scored; put the model's text in `response`")
+    assert issues[6] == ("warning: line 7, field 'answer': id 'open-10' is an open-ended item: a letter `answer` is "
+                         "not scored (the item counts as unanswered); put the model's text in `response`")
     text = report.render() + "\n".join(issues)
     for secret in [*OPEN_ANSWERS.values(), "Finding 1.", "Finding 10."]:
         assert secret not in text

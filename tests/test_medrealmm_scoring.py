@@ -224,13 +224,14 @@ def _result(modality, score, strata, model="m", judge="j"):
 
 
 def test_image_gain_overall_and_per_stratum():
-    mm = _result("multimodal", 52.5, {"皮肤科": {"n": 2, "metrics": {"score_pct": 60.0}},
-                                      "儿科": {"n": 3, "metrics": {"score_pct": 47.5}}})
-    to = _result("text-only", 33.25, {"皮肤科": {"n": 2, "metrics": {"score_pct": 40.5}},
-                                      "儿科": {"n": 3, "metrics": {"score_pct": 28.0}}})
+    # cells of n >= 5: public records suppress smaller cells (see leaderboard.result.MIN_PUBLIC_CELL)
+    mm = _result("multimodal", 52.5, {"皮肤科": {"n": 5, "metrics": {"score_pct": 60.0}},
+                                      "儿科": {"n": 6, "metrics": {"score_pct": 47.5}}})
+    to = _result("text-only", 33.25, {"皮肤科": {"n": 5, "metrics": {"score_pct": 40.5}},
+                                      "儿科": {"n": 6, "metrics": {"score_pct": 28.0}}})
     gain = image_gain(mm, to)
     assert gain["score_pct"] == {"multimodal": 52.5, "text_only": 33.25, "gain": 19.25}
-    assert gain["strata"]["department"]["皮肤科"] == {"n": 2, "multimodal": 60.0, "text_only": 40.5, "gain": 19.5}
+    assert gain["strata"]["department"]["皮肤科"] == {"n": 5, "multimodal": 60.0, "text_only": 40.5, "gain": 19.5}
     assert gain["strata"]["department"]["儿科"]["gain"] == 19.5 and gain["comparable"] and gain["issues"] == []
     swapped = image_gain(to, _result("text-only", None, {}, judge="other"))
     assert swapped["score_pct"]["gain"] is None and not swapped["comparable"]

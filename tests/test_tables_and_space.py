@@ -86,13 +86,13 @@ def test_strata_table_and_radar_rules():
     assert table.columns.tolist() == ["model", "source", "Cardio (n=5)", "Neuro (n=5)", "Onco (n=5)"]
 
 
-def test_export_is_safe_against_formula_injection():
+def test_csv_export_is_safe_against_formula_injection_and_json_is_exact():
     table = pd.DataFrame({"model": ["=cmd|' /C calc'!A0", "+SUM(A1)", "-2+3", "@x", "normal"], "score": [1.0, 2.0, -3.0, 4.0, 5.0]})
     csv = export_csv(table)
     assert "'=cmd" in csv and "'+SUM" in csv and "'-2+3" in csv and "'@x" in csv and "\nnormal," in csv
     assert ",-3.0" in csv  # numbers stay numbers
     records = json.loads(export_json(table))
-    assert records[0]["model"] == "'=cmd|' /C calc'!A0" and records[2]["score"] == -3.0
+    assert records[0]["model"] == "=cmd|' /C calc'!A0" and records[2]["score"] == -3.0  # JSON keeps values as they are
 
 
 def test_overview_keeps_each_models_best_row_per_benchmark():

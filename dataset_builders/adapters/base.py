@@ -98,7 +98,7 @@ def iter_jsonl(source: Path, files: list[Path], log: ProblemLog) -> Iterator[tup
     root = source if source.is_dir() else source.parent
     for path in files:
         rel_file = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-        with path.open("r", encoding="utf-8", errors="strict") as handle:
+        with path.open("r", encoding="utf-8-sig", errors="strict") as handle:  # a leading BOM is tolerated
             try:
                 for line_no, line in enumerate(handle, start=1):
                     if log.full:

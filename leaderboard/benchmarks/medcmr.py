@@ -299,7 +299,8 @@ def format_issues(path, key: AnswerKey, report: ValidationReport) -> list[Issue]
         if item_id in wanted:
             wanted.discard(item_id)
             issues.append(Issue(line, "answer", f"id {item_id!r} is an open-ended item: a letter `answer` is not "
-                                                "scored; put the model's text in `response`"))
+                                                "scored (the item counts as unanswered); put the model's text in "
+                                                "`response`", severity="warning"))
     return issues
 
 
