@@ -67,6 +67,7 @@ class ValidationReport:
     table: Any = None
     _valid: dict[str, dict] | None = None
     path: str = "line-by-line"  # or "columnar" when the whole file passed the vectorised checks
+    optional_valid: int = 0  # valid predictions for optional items (e.g. X-PCR ablation runs), not in coverage
 
     @property
     def valid(self) -> dict[str, dict]:
@@ -93,15 +94,17 @@ class ValidationReport:
 
     @property
     def coverage(self) -> float:
-        return self.n_valid / self.expected_ids if self.expected_ids else 0.0
+        return (self.n_valid - self.optional_valid) / self.expected_ids if self.expected_ids else 0.0
 
     @property
     def n_valid(self) -> int:
         return self.table.num_rows if self.table is not None else len(self.valid)
 
     def summary(self) -> str:
-        return (f"{self.rows_read} rows read, {self.n_valid} valid predictions for {self.expected_ids} items "
-                f"(coverage {100 * self.coverage:.1f}%), {len(self.errors)} errors, {len(self.warnings)} warnings")
+        optional = f" (+{self.optional_valid} for optional items)" if self.optional_valid else ""
+        return (f"{self.rows_read} rows read, {self.n_valid - self.optional_valid} valid predictions{optional} for "
+                f"{self.expected_ids} items (coverage {100 * self.coverage:.1f}%), {len(self.errors)} errors, "
+                f"{len(self.warnings)} warnings")
 
     def render(self, limit: int = MAX_ISSUES_SHOWN) -> str:
         lines = [self.summary()]
@@ -372,7 +375,11 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
     return report
 
 
+MISSING_WARNING = "items have no prediction; they count as wrong"
+
+
 def add_missing_warning(report: ValidationReport, expected: int) -> None:
+    report.issues = [i for i in report.issues if not i.message.endswith(MISSING_WARNING)]
     if report.missing_ids and report.rows_read:
         report.issues.append(Issue(None, None, f"{report.missing_ids} of {expected} items have no prediction; "
                                                "they count as wrong", severity="warning"))

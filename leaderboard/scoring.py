@@ -23,7 +23,25 @@ def validate_file(name: str, predictions: Path, data: Path, answers: Path | None
     report = validate(Path(predictions), benchmark.schema, key.table.column(key.id_column), max_bytes=max_bytes)
     if not any(i.line is None and i.severity == "error" for i in report.issues):  # the file was readable
         report.issues.extend(benchmark.extra_issues(Path(predictions), key, report))
+    optional = benchmark.optional_ids(key)
+    if optional is not None and len(optional):
+        _discount_optional(report, key, optional)
     return report, key
+
+
+def _discount_optional(report, key: AnswerKey, optional) -> None:
+    """Coverage and the missing-items warning count required items only."""
+    import pyarrow.compute as pc
+
+    from .predictions import add_missing_warning
+
+    ids = key.table.column(key.id_column)
+    required = len(ids) - len(optional)
+    if report.table is not None and report.table.num_rows:
+        report.optional_valid = int(pc.sum(pc.is_in(report.table.column("id"), value_set=optional)).as_py() or 0)
+    report.expected_ids = required
+    report.missing_ids = required - (report.n_valid - report.optional_valid)
+    add_missing_warning(report, required)
 
 
 def score_file(name: str, predictions: Path, data: Path, context: ScoringContext | None = None,

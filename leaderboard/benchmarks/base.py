@@ -71,6 +71,10 @@ class Benchmark(ABC):
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
         ...
 
+    def optional_ids(self, key: AnswerKey):
+        """Ids a file may leave out without them counting as wrong (an Arrow array), or None."""
+        return None
+
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list:
         """Line-level problems that depend on the answer key (e.g. an item's format); none by default."""
         return []

@@ -111,6 +111,13 @@ class XPCR(Benchmark):
         "paired (each item's full and ablated outcomes together). No CI for ECE.",
     )
 
+    def optional_ids(self, key: AnswerKey):
+        """Ablation rows are optional: without them MCS is pending, not wrong."""
+        table = key.table
+        if "config" not in table.column_names:
+            return None
+        return table.filter(pc.equal(table.column("config"), ABLATIONS)).column(self.id_column).combine_chunks()
+
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:
         """Line-level problems that need the key: an `answer` letter beyond the item's options, and a
         `removed_modality` that contradicts the id. Found column-wise; the file is re-read for line
