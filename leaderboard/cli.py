@@ -14,6 +14,7 @@ from .matchers import CODER_CHOICES, configure_judges, configure_matchers
 from .metrics.bootstrap import DEFAULT_RESAMPLES
 from .report import render_result
 from .result import ModelInfo
+from .run_settings import RunSettingsError, read_run_settings
 from .scoring import load_key, score_file, validate_file
 
 
@@ -34,7 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     _common(sc)
     sc.add_argument("--json", type=Path, help="write the result record here")
     sc.add_argument("--per-item", type=Path, help="write private per-item scores (JSONL); they reveal answers")
-    sc.add_argument("--model-name", default=None, help="model name recorded in the result (default: file stem)")
+    sc.add_argument("--model-name", default=None,
+                    help="model name recorded in the result (default: the model in PRED.meta.json, else the file stem)")
+    sc.add_argument("--settings", type=Path, default=None,
+                    help="run settings written by `predict` (default: PRED.meta.json when it exists)")
     sc.add_argument("--icd-coder", choices=CODER_CHOICES, default="auto",
                     help="auto: WHO ICD-API if configured (WHO_ICD_BASE_URL or WHO_ICD_CLIENT_ID), else offline approximate")
     sc.add_argument("--who-base-url", help="WHO ICD-API base URL, e.g. http://localhost:8382 for a local container")
@@ -113,7 +117,16 @@ def _score(args) -> int:
         print("\nerror: the file has invalid lines; fix them, or pass --allow-invalid to score the rest "
               "(invalid lines count as wrong)", file=sys.stderr)
         return 1
-    context = ScoringContext(model=ModelInfo(name=args.model_name or args.predictions.stem),
+    settings_path = args.settings or args.predictions.with_name(args.predictions.name + ".meta.json")
+    run_settings = None
+    if args.settings or settings_path.is_file():
+        try:
+            run_settings = read_run_settings(settings_path)
+        except (RunSettingsError, OSError) as exc:
+            print(f"error: {settings_path}: {exc}", file=sys.stderr)
+            return 2
+    default_name = (run_settings or {}).get("model") or args.predictions.stem
+    context = ScoringContext(model=ModelInfo(name=args.model_name or default_name),
                              resamples=args.resamples, progress=not args.quiet,
                              keep_per_item=args.per_item is not None)
     if args.seed is not None:
@@ -123,6 +136,8 @@ def _score(args) -> int:
     configure_judges(context, args.judge_base_url, args.judge_model, args.judge_model_2, args.judge_api_key,
                      args.cache_dir, args.judge_concurrency, args.judge_format)
     _, result = score_file(args.benchmark, args.predictions, args.data, context, key=key)
+    if run_settings:
+        result.protocol["run_settings"] = run_settings
     if report.issues:
         print(report.render(limit=20), file=sys.stderr)
         print(file=sys.stderr)

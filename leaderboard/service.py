@@ -30,6 +30,7 @@ from .metrics.bootstrap import bootstrap_means
 from .predictions import MAX_FILE_BYTES
 from .ranking import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
+from .run_settings import RunSettingsError, read_run_settings
 from .scoring import load_key, score_file, validate_file
 from .store import LocalStore, StoreError
 from .tables import Entry
@@ -114,7 +115,7 @@ class Service:
                 self._keys[benchmark] = load_key(get_benchmark(benchmark), self.data_dirs[benchmark])
             return self._keys[benchmark]
 
-    def submit(self, user: str, form: SubmissionForm, upload: Path) -> Outcome:
+    def submit(self, user: str, form: SubmissionForm, upload: Path, settings: Path | None = None) -> Outcome:
         if not user:
             return Outcome(False, "Sign in to submit.")
         if form.benchmark not in self.available():
@@ -128,11 +129,21 @@ class Service:
         size = upload.stat().st_size
         if size > self.max_bytes:
             return Outcome(False, f"The file is {size / 1e6:.1f} MB; the limit is {self.max_bytes / 1e6:.0f} MB.")
+        run_settings = None
+        if settings is not None:
+            try:
+                run_settings = read_run_settings(settings)
+            except (RunSettingsError, OSError) as exc:
+                return Outcome(False, f"{exc}. Upload the `.meta.json` that `python -m leaderboard predict` wrote, "
+                                      "or leave that field empty.")
+            if run_settings.get("benchmark") not in (None, form.benchmark):
+                return Outcome(False, f"The run settings are for {run_settings['benchmark']}, not {form.benchmark}.")
         digest = sha256_file(upload)
         with self._submit_lock:  # the duplicate and quota checks and the queue write are one step
-            return self._submit_checked(user, form, upload, suffix, digest)
+            return self._submit_checked(user, form, upload, suffix, digest, run_settings)
 
-    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, digest: str) -> Outcome:
+    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, digest: str,
+                        run_settings: dict | None = None) -> Outcome:
         for record in self.queue_records():
             if record.get("file_sha256") == digest and record.get("benchmark") == form.benchmark and record["state"] != "failed":
                 if record.get("user") != user:  # never show another account's submission
@@ -155,6 +166,7 @@ class Service:
             "updated_at": now(), "message": "waiting for a scoring worker", "progress": 0.0, "file_sha256": digest,
             "file_name": f"predictions{suffix}", "model": model.__dict__,
             "contamination": clean_text(form.contamination, MAX_TEXT["contamination"]),
+            "run_settings": run_settings,
         }
         try:
             self.store.write_bytes(self.store.private("uploads", sub_id, record["file_name"]), upload.read_bytes())
@@ -237,6 +249,8 @@ class Service:
             _, result = score_file(record["benchmark"], upload, self.data_dirs[record["benchmark"]], context,
                                    key=self.key(record["benchmark"]))
             result.protocol["contamination_disclosure"] = record.get("contamination", "")
+            if record.get("run_settings"):
+                result.protocol["run_settings"] = record["run_settings"]
             result.created_at = record["created_at"]
             self._update(sub_id, message="saving private per-item scores", progress=0.8)
             self._save_private_scores(sub_id, record["benchmark"], result)

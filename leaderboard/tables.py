@@ -12,6 +12,7 @@ import pandas as pd
 from .benchmarks.base import Benchmark
 from .ranking import rank_labels, tie_groups
 from .result import Result
+from .run_settings import describe
 
 SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
 ALWAYS_SHOWN = ("rank", "model", "source")
@@ -98,6 +99,7 @@ def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filt
             "input": r.model.input_modality or "",
             "params (B)": r.model.params_b,
             "protocol": protocol_badge(r),
+            "run settings": describe(r.protocol.get("run_settings")),
             "flagged cells": ", ".join(sorted(r.cell_flags)) or "",
             "id": "" if r.source != "submission" else e.entry_id,  # paper rows have no submission id
         }

@@ -169,6 +169,8 @@ def _submit_tab(service: Service) -> None:
                                lines=2, max_length=2000)
     contact = gr.Textbox(label="Contact e-mail (private, never shown)", max_length=300)
     upload = gr.File(label="Prediction file", file_types=[".jsonl", ".json", ".csv", ".parquet"], elem_id="upload")
+    settings = gr.File(label="Run settings (optional: the PRED.meta.json written by `python -m leaderboard predict`)",
+                       file_types=[".json"], elem_id="settings")
     submit = gr.Button("Validate and submit", variant="primary", elem_id="submit")
     message = gr.Markdown(elem_id="submit-message")
     report = gr.Textbox(label="Validation report", lines=8, interactive=False, elem_id="validation-report")
@@ -185,7 +187,7 @@ def _submit_tab(service: Service) -> None:
     quota = gr.Markdown()
 
     def do_submit(benchmark, model_name, link, organisation, access, domain, reasoning, modality, params,
-                  contamination, contact, upload, request: gr.Request):
+                  contamination, contact, upload, settings, request: gr.Request):
         user = current_user(request)
         if upload is None:
             return "Choose a prediction file first.", "", *my_status(request)
@@ -193,12 +195,13 @@ def _submit_tab(service: Service) -> None:
                               access=access, domain=domain, reasoning={"yes": True, "no": False}.get(reasoning),
                               input_modality=modality, params_b=params, contamination=contamination or "",
                               contact=contact or "")
-        outcome = service.submit(user or "", form, Path(upload))
+        outcome = service.submit(user or "", form, Path(upload), Path(settings) if settings else None)
         verdict = "**Accepted.**" if outcome.accepted else "**Not accepted.**"
         return f"{verdict} {outcome.message}", outcome.report, *my_status(request)
 
     submit.click(do_submit, [benchmark, model_name, link, organisation, access, domain, reasoning, modality, params,
-                             contamination, contact, upload], [message, report, status, quota], api_name="submit")
+                             contamination, contact, upload, settings], [message, report, status, quota],
+                 api_name="submit")
     timer = gr.Timer(2.0)
     timer.tick(my_status, None, [status, quota], api_name=False, show_progress="hidden")
     gr.Button("Refresh status", size="sm").click(my_status, None, [status, quota], api_name="status")

@@ -102,3 +102,20 @@ def test_cli_score_through_a_who_icd_api_server_and_a_stand_in_embedder(tmp_path
     assert m["top1_sem"] == round(100 / 3, 4) and m["mrr_sem"] == round(100 * (0.5 + 1) / 3, 4)
     # strata cells under 5 items are suppressed in public records (they would reveal single items)
     assert record["strata"]["diagnosis_count"]["3"] == {"n": 1, "metrics": {}, "suppressed": True}
+
+
+def test_cli_score_reads_the_predict_sidecar(tmp_path, tiny_built):
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "100", "diagnoses": ["Cholera"]}\n')
+    (tmp_path / "preds.jsonl.meta.json").write_text(json.dumps(
+        {"benchmark": "medreamm", "model": "served-model-7b", "protocol": {"name": "medreamm", "version": "1"}}))
+    out = tmp_path / "r.json"
+    proc = run("leaderboard", "score", "medreamm", str(preds), "--data", str(tiny_built), "--json", str(out),
+               "--resamples", "0", "--quiet", "--icd-coder", "offline", "--cache-dir", str(tmp_path / "c"))
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(out.read_text())
+    assert record["model"]["name"] == "served-model-7b"
+    assert record["protocol"]["run_settings"]["protocol"] == "medreamm"
+    (tmp_path / "preds.jsonl.meta.json").write_text("{broken")
+    proc = run("leaderboard", "score", "medreamm", str(preds), "--data", str(tiny_built), "--quiet")
+    assert proc.returncode == 2 and "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr

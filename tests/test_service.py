@@ -189,3 +189,24 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
     answered = record["protocol"]["open_ended_judged"]
     # every judged open item scores 5+5+20+20 = 50; unanswered open items score 0
     assert record["metrics"]["open_all"] == pytest.approx(50 * answered / record["protocol"]["open_items"])
+
+
+def test_run_settings_from_predict_are_kept_and_shown(tmp_path, service):
+    from leaderboard.tables import ranked_table
+    from leaderboard.benchmarks import get_benchmark
+
+    meta = tmp_path / "preds.jsonl.meta.json"
+    meta.write_text(json.dumps({"benchmark": "medreamm", "model": "m1", "endpoint": "http://10.0.0.5:8000/v1",
+                                "protocol": {"name": "medreamm", "version": "1", "prompt_sha": "8137f4bbb6dd"},
+                                "request": {"temperature": 0.0}, "runs": [{"tasks_failed": 0}, {"tasks_failed": 2}]}))
+    sub = service.submit("alice", form(), upload(tmp_path, PREDICTIONS), settings=meta).submission_id
+    service.score_one(sub)
+    record = json.loads((service.store.root / "results" / "medreamm" / f"{sub}.json").read_text())
+    assert record["protocol"]["run_settings"]["tasks_failed"] == 2 and record["protocol"]["run_settings"]["runs"] == 2
+    assert "10.0.0.5" not in json.dumps(record)  # endpoints are never published
+    table = ranked_table(get_benchmark("medreamm"), service.entries("medreamm"))
+    assert table.loc[table["id"] == sub, "run settings"].item() == "medreamm v1, T=0.0, prompt 8137f4bbb6dd"
+    bad = tmp_path / "bad.meta.json"
+    bad.write_text("[1, 2]")
+    refused = service.submit("alice", form(model_name="B"), upload(tmp_path, PREDICTIONS[:1], "b.jsonl"), settings=bad)
+    assert not refused.accepted and "not a `predict` metadata file" in refused.message

@@ -26,9 +26,10 @@ def space(tmp_path_factory):
     server.stop()
 
 
-def form(model, path):
+def form(model, path, settings=None):
     return ("medreamm", model, "https://example.org/model", "Test Lab", "open", "medical", "no", "multimodal", 7,
-            "No overlap known.", "private@example.org", handle_file(str(path)))
+            "No overlap known.", "private@example.org", handle_file(str(path)),
+            handle_file(str(settings)) if settings else None)
 
 
 def table(client, search=""):
