@@ -133,6 +133,19 @@ def read_image(path: Path, rel: str, log: ProblemLog, file: str, line: int, case
     return {"bytes": data, "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def release_image(f, root: Path, rel: str, where: str, folder_name: str = "release") -> dict | None:
+    """An image referenced from field `where` of a record: refused if its path leaves `root`, located
+    problem if missing or undecodable (the record is then marked bad), else {bytes, sha256}."""
+    resolved = resolve_inside(root, rel)
+    if resolved is None:
+        f.problem(f"field '{where}' points outside the {folder_name} folder: {rel!r}")
+        return None
+    image = read_image(resolved, rel, f.log, f.file, f.line, f.case)
+    if image is None:
+        f.ok = False
+    return image
+
+
 def resolve_inside(root: Path, rel: str) -> Path | None:
     """Resolve a release-relative path, refusing anything that escapes the release folder."""
     root = root.resolve()

@@ -26,7 +26,7 @@ from datasets import Features, Image, List, Value
 
 from ..errors import ProblemLog
 from ..fields import FieldReader
-from .base import Adapter, CardFacts, ConfigSpec, read_image, resolve_inside
+from .base import Adapter, CardFacts, ConfigSpec, release_image
 from .clinmm_meta import (BIBTEX, PRESENTATION_FIELDS, SIDECAR, SPECIALTIES, is_non_commercial,
                           normalise_specialty, turn_texts)
 
@@ -362,13 +362,8 @@ class ClinMMAdapter(Adapter):
             if not isinstance(rel, str) or not rel.strip():
                 f.problem(f"field 'image_files' has no path for image_id {image_id!r}")
                 continue
-            resolved = resolve_inside(root, rel)
-            if resolved is None:
-                f.problem(f"field 'image_files.{image_id}' points outside the release folder: {rel!r}")
-                continue
-            image = read_image(resolved, rel, f.log, f.file, f.line, f.case)
+            image = release_image(f, root, rel, f"image_files.{image_id}")
             if image is None:
-                f.ok = False
                 continue
             out["images"].append({"bytes": image["bytes"], "path": f"{f.case}/{Path(rel).name}"})
             out["image_sha256"].append(image["sha256"])

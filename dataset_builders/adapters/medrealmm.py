@@ -32,7 +32,7 @@ from datasets import Features, Image, List, Value
 
 from ..errors import ProblemLog
 from ..fields import FieldReader
-from .base import Adapter, CardFacts, ConfigSpec, iter_jsonl, read_image, resolve_inside
+from .base import Adapter, CardFacts, ConfigSpec, iter_jsonl, release_image
 from .medrealmm_meta import BIBTEX, ROLES, image_count_bin, turn_count_bin
 
 KNOWN_KEYS = {"id", "case_id", "department", "department_group", "intent", "stage", "patient_metadata",
@@ -258,14 +258,7 @@ class MedRealMMAdapter(Adapter):
         if not isinstance(rel, str) or not rel.strip():
             f.problem(f"field '{where}' must be a relative image path (a string)")
             return None
-        resolved = resolve_inside(root, rel)
-        if resolved is None:
-            f.problem(f"field '{where}' points outside the release folder: {rel!r}")
-            return None
-        image = read_image(resolved, rel, f.log, f.file, f.line, f.case)
-        if image is None:
-            f.ok = False
-        return image
+        return release_image(f, root, rel, where)
 
     def _rubric(self, f: FieldReader, value: Any) -> list[dict]:
         entries = f.array(value, "rubric")

@@ -15,7 +15,7 @@ from datasets import Features, Image, List, Value
 
 from ..errors import ProblemLog
 from ..fields import FieldReader
-from .base import Adapter, CardFacts, ConfigSpec, iter_jsonl, read_image, resolve_inside
+from .base import Adapter, CardFacts, ConfigSpec, iter_jsonl, release_image
 from .medreamm_meta import BIBTEX, image_count_bin
 
 KNOWN_KEYS = {
@@ -195,13 +195,8 @@ class MedReaMMAdapter(Adapter):
                 f.problem(f"field '{where}.path' must be a list holding one relative image path")
                 continue
             rel = paths[0]
-            resolved = resolve_inside(root, rel)
-            if resolved is None:
-                f.problem(f"field '{where}.path' points outside the release folder: {rel!r}")
-                continue
-            image = read_image(resolved, rel, f.log, f.file, f.line, f.case)
+            image = release_image(f, root, rel, f"{where}.path")
             if image is None:
-                f.ok = False
                 continue
             out["images"].append({"bytes": image["bytes"], "path": f"{f.case}/{Path(rel).name}"})
             out["image_sha256"].append(image["sha256"])

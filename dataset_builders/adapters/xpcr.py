@@ -27,7 +27,7 @@ from PIL import Image as PILImage
 
 from ..errors import ProblemLog
 from ..fields import FieldReader
-from .base import Adapter, CardFacts, ConfigSpec, read_image, resolve_inside
+from .base import Adapter, CardFacts, ConfigSpec, release_image, resolve_inside
 from .xpcr_taxonomy import (ABLATION_SEP, CASE_GROUPS, LETTERS, NON_DIAGNOSES, STAGES, OptionError, answer_letter, case_group_of,
                             category_code, category_for_disease, default_tier, modality_code, source_dataset,
                             split_options, stage_code, task_family_code, tier_code)
@@ -687,13 +687,8 @@ class CaseReader:
                 f.problem(f"{where}: unknown modality {raw!r}")
             if rel is None or modality is None:
                 continue
-            resolved = resolve_inside(self.folder, rel)
-            if resolved is None:
-                f.problem(f"field '{where}.path' points outside the {CROSS_MODAL_DIR} folder: {rel!r}")
-                continue
-            image = read_image(resolved, rel, f.log, f.file, f.line, f.case)
+            image = release_image(f, self.folder, rel, f"{where}.path", CROSS_MODAL_DIR)
             if image is None:
-                f.ok = False
                 continue
             out["images"].append({"bytes": image["bytes"], "path": f"{f.case}/{Path(rel).name}"})
             out["image_sha256"].append(image["sha256"])
