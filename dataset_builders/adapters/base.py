@@ -89,6 +89,26 @@ class Adapter(ABC):
         )
 
 
+class JsonlCaseAdapter(Adapter):
+    """An adapter whose release is JSONL files of cases in one `default` config: it only parses a record."""
+
+    def source_files(self, source: Path) -> list[Path]:
+        return sorted(source.rglob("*.jsonl")) if source.is_dir() else [source]
+
+    def read(self, source: Path, log: ProblemLog) -> Iterator[tuple[str, dict]]:
+        root = source if source.is_dir() else source.parent
+        seen: dict[str, str] = {}  # case id -> where it was first seen, for duplicate reports
+        for file, line_no, record in iter_jsonl(source, self.source_files(source), log):
+            row = self._parse_record(record, file, line_no, root, log, seen)
+            if row is not None:
+                yield "default", row
+
+    @abstractmethod
+    def _parse_record(self, record: dict, file: str, line_no: int, root: Path, log: ProblemLog,
+                      seen: dict[str, str]) -> dict | None:
+        """The canonical row, or None after logging located problems."""
+
+
 def iter_jsonl(source: Path, files: list[Path], log: ProblemLog) -> Iterator[tuple[str, int, dict]]:
     """(file relative to the release, line number, JSON object) for every non-blank line of the release's
     JSONL files; malformed lines, non-objects and invalid UTF-8 become located problems instead."""

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from datasets import Features, Image, List, Value
 
 from ..errors import ProblemLog
 from ..fields import FieldReader
-from .base import Adapter, CardFacts, ConfigSpec, iter_jsonl, release_image
+from .base import CardFacts, ConfigSpec, JsonlCaseAdapter, release_image
 from .medrealmm_meta import BIBTEX, ROLES, image_count_bin, turn_count_bin
 
 KNOWN_KEYS = {"id", "case_id", "department", "department_group", "intent", "stage", "patient_metadata",
@@ -95,7 +95,7 @@ LAYOUT_NOTE = (
 )
 
 
-class MedRealMMAdapter(Adapter):
+class MedRealMMAdapter(JsonlCaseAdapter):
     name = "medrealmm"
     id_column = "id"
     answer_columns = ("rubric", "num_criteria", "num_positive_criteria", "num_negative_criteria", "max_points",
@@ -144,9 +144,6 @@ class MedRealMMAdapter(Adapter):
         return [ConfigSpec(name="default", data_dir="data", features=FEATURES, default=True,
                            description="All cases, one row per consultation.")]
 
-    def source_files(self, source: Path) -> list[Path]:
-        return sorted(source.rglob("*.jsonl")) if source.is_dir() else [source]
-
     def strata(self, config: str, row: dict) -> dict[str, Any]:
         return {
             "department": row["department"],
@@ -167,13 +164,6 @@ class MedRealMMAdapter(Adapter):
         )
 
     # ------------------------------------------------------------------ reading
-    def read(self, source: Path, log: ProblemLog) -> Iterator[tuple[str, dict]]:
-        root = source if source.is_dir() else source.parent
-        seen: dict[str, str] = {}
-        for file, line_no, record in iter_jsonl(source, self.source_files(source), log):
-            row = self._parse_record(record, file, line_no, root, log, seen)
-            if row is not None:
-                yield "default", row
 
     def _parse_record(self, record: dict, file: str, line_no: int, root: Path, log: ProblemLog,
                       seen: dict[str, str]) -> dict | None:

@@ -9,13 +9,13 @@ Raw record (authors' GitHub release): `pmid`; `patient_info.basic_info` (medical
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from datasets import Features, Image, List, Value
 
 from ..errors import ProblemLog
 from ..fields import FieldReader
-from .base import Adapter, CardFacts, ConfigSpec, iter_jsonl, release_image
+from .base import CardFacts, ConfigSpec, JsonlCaseAdapter, release_image
 from .medreamm_meta import BIBTEX, image_count_bin
 
 KNOWN_KEYS = {
@@ -80,7 +80,7 @@ FIELD_DOCS = {
 }
 
 
-class MedReaMMAdapter(Adapter):
+class MedReaMMAdapter(JsonlCaseAdapter):
     name = "medreamm"
     id_column = "case_id"
     answer_columns = ("diagnosis_text", "diagnoses", "num_diagnoses", "reasoning_path")
@@ -117,9 +117,6 @@ class MedReaMMAdapter(Adapter):
         return [ConfigSpec(name="default", data_dir="data", features=FEATURES, default=True,
                            description="All cases, one row per case.")]
 
-    def source_files(self, source: Path) -> list[Path]:
-        return sorted(source.rglob("*.jsonl")) if source.is_dir() else [source]
-
     def strata(self, config: str, row: dict) -> dict[str, Any]:
         return {
             "disease_category": row["disease_category"],
@@ -131,13 +128,6 @@ class MedReaMMAdapter(Adapter):
             "image_type": row["image_types"],
         }
 
-    def read(self, source: Path, log: ProblemLog) -> Iterator[tuple[str, dict]]:
-        root = source if source.is_dir() else source.parent
-        seen: dict[str, str] = {}
-        for file, line_no, record in iter_jsonl(source, self.source_files(source), log):
-            row = self._parse_record(record, file, line_no, root, log, seen)
-            if row is not None:
-                yield "default", row
 
     def _parse_record(self, record: dict, file: str, line_no: int, root: Path, log: ProblemLog,
                       seen: dict[str, str]) -> dict | None:
