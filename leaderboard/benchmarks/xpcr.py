@@ -65,7 +65,7 @@ class XPCR(Benchmark):
     schema = PredictionSchema(
         fields=(
             FieldSpec("response", "string"),
-            FieldSpec("answer", "choice", choices=tuple(LETTERS)),
+            FieldSpec("answer", "choice", choices=tuple(LETTERS) + tuple(LETTERS.lower())),  # as Med-CMR: any case
             FieldSpec("confidence", "number", minimum=0.0, maximum=1.0),
             FieldSpec("removed_modality", "choice", choices=MODALITIES),
         ),
@@ -260,7 +260,7 @@ class _Scored:
         found = _np_bool(pc.is_valid(position))
         self._taken = preds.take(position) if preds.num_rows else None  # a null position gives a null row
         claimed = _codes(self._column("removed_modality"), MODALITIES)
-        self.given = _codes(self._column("answer"), tuple(LETTERS))
+        self.given = _codes(pc.utf8_upper(self._column("answer")), tuple(LETTERS))
         # A row that names a removed modality must be that ablation row; otherwise it is ignored.
         self.conflict = found & (claimed >= 0) & (claimed != self.removed)
         self.answered = found & ~self.conflict
