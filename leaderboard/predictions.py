@@ -145,7 +145,10 @@ def read_rows(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Iterable[tuple[int
     path = Path(path)
     size = path.stat().st_size
     if size > max_bytes:
-        raise PredictionFileError(f"file is {human_bytes(size)}; the limit is {human_bytes(max_bytes)}")
+        shown, limit = human_bytes(size), human_bytes(max_bytes)
+        if shown == limit:  # just over the limit: rounding would print the same figure twice
+            shown, limit = f"{size:,} bytes", f"{max_bytes:,} bytes"
+        raise PredictionFileError(f"file is {shown}; the limit is {limit}")
     if size == 0:
         raise PredictionFileError("file is empty")
     suffix = path.suffix.lower()
@@ -172,12 +175,20 @@ class ParseFailure:
     message: str
 
 
+def _lines(text: str) -> list[str]:
+    """Split at \\n, \\r\\n or \\r only: str.splitlines() also splits at U+2028, U+0085 and other characters
+    that are legal inside a JSON string written with ensure_ascii=False."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
+
+
 def _jsonl_rows(text: str) -> Iterable[tuple[int, Any]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line, parse_constant=_reject_constant)
+            yield number, _DECODER.decode(line)
         except ValueError as exc:
             yield number, ParseFailure(f"not valid JSON ({_json_reason(exc)})")
         except RecursionError:
@@ -186,7 +197,7 @@ def _jsonl_rows(text: str) -> Iterable[tuple[int, Any]]:
 
 def _json_array_rows(text: str) -> Iterable[tuple[int, Any]]:
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = _DECODER.decode(text)
     except (ValueError, RecursionError) as exc:
         raise PredictionFileError(f"not valid JSON ({_json_reason(exc)})") from None
     for number, item in enumerate(data, start=1):
@@ -194,6 +205,8 @@ def _json_array_rows(text: str) -> Iterable[tuple[int, Any]]:
 
 
 def _json_reason(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at column {exc.colno}"
     return str(exc)[:80]
@@ -201,6 +214,10 @@ def _json_reason(exc: Exception) -> str:
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not allowed")
+
+
+# one decoder for every line: json.loads(..., parse_constant=...) would build a new one per call (~3 us each)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _csv_rows(text: str) -> Iterable[tuple[int, Any]]:
@@ -220,7 +237,7 @@ def _csv_cell(value: str) -> Any:
     if stripped.startswith("["):
         try:
             return json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # a cell nested 10^5 deep must not crash the reader
             return value
     return value
 
@@ -234,9 +251,26 @@ def _parquet_rows(path: Path) -> Iterable[tuple[int, Any]]:
         raise PredictionFileError(f"not a readable Parquet file ({type(exc).__name__})") from None
     number = 0
     for batch in parquet.iter_batches(batch_size=10_000):
+        try:
+            batch.validate(full=True)  # Parquet does not check UTF-8; to_pylist would crash on a bad string
+        except Exception:  # ArrowInvalid
+            raise PredictionFileError(f"rows {number + 1}-{number + batch.num_rows}: a text column is not valid "
+                                      "UTF-8; save it as UTF-8") from None
         for row in batch.to_pylist():
             number += 1
             yield number, {k: v for k, v in row.items() if v is not None}
+
+
+def _encodable(text: str) -> bool:
+    """False for text that cannot be stored as UTF-8 (an unpaired surrogate from a JSON \\ud800 escape)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+UNPAIRED_SURROGATE = "contains an unpaired surrogate (a \\ud800-\\udfff escape without its pair); send valid Unicode"
 
 
 def _check_value(spec: FieldSpec, value: Any, line: int, issues: list[Issue]) -> Any:
@@ -247,6 +281,9 @@ def _check_value(spec: FieldSpec, value: Any, line: int, issues: list[Issue]) ->
     if spec.kind == "string":
         if not isinstance(value, str):
             bad(f"must be a string, got {type(value).__name__}")
+            return None
+        if not _encodable(value):
+            bad(UNPAIRED_SURROGATE)
             return None
         if len(value) > MAX_STRING_CHARS:
             bad(f"is {len(value):,} characters; the limit is {MAX_STRING_CHARS:,}")
@@ -265,6 +302,9 @@ def _check_value(spec: FieldSpec, value: Any, line: int, issues: list[Issue]) ->
                 return None
             if len(item) > 1000:
                 bad(f"item {position} is {len(item):,} characters; one diagnosis per item, at most 1,000")
+                return None
+            if not _encodable(item):
+                bad(f"item {position} {UNPAIRED_SURROGATE}")
                 return None
         if spec.max_items is not None and len(value) > spec.max_items:
             bad(f"has {len(value)} items; the limit is {spec.max_items}")
@@ -352,7 +392,7 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
             if unknown:
                 report.issues.append(Issue(line, None, f"unknown field(s) {', '.join(_show(k, 30) for k in unknown[:5])} ignored",
                                            severity="warning"))
-            errors_before = len(report.errors)
+            issues_before = len(report.issues)  # not len(report.errors): that rescans every issue, per line
             cleaned: dict[str, Any] = {}
             for spec in schema.fields:
                 if row.get(spec.name) is not None:  # JSON null means "not given", like an empty CSV cell
@@ -363,12 +403,14 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
                     report.issues.append(Issue(line, spec.name, "is required"))
             if schema.one_of and not any(row.get(k) is not None for k in schema.one_of):
                 report.issues.append(Issue(line, None, f"needs one of the fields {', '.join(schema.one_of)}"))
-            if len(report.errors) == errors_before:
+            if not any(i.severity == "error" for i in report.issues[issues_before:]):
                 report.valid[item_id] = cleaned
     except PredictionFileError as exc:
         report.issues.append(Issue(None, None, str(exc)))
     except (csv.Error, OSError) as exc:
         report.issues.append(Issue(None, None, f"cannot read the file ({type(exc).__name__}: {str(exc)[:120]})"))
+    if report.rows_read == 0 and not report.errors:  # only blank lines, `[]`, or a CSV header alone
+        report.issues.append(Issue(None, None, "the file holds no predictions (only blank lines or an empty list)"))
     report.missing_ids = len(expected - set(report.valid))  # an id whose only line was invalid is missing too
     add_missing_warning(report, len(expected))
     report.table = table_from_valid(report.valid, schema)

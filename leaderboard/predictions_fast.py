@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
@@ -22,19 +24,52 @@ def _read(path: Path, schema: PredictionSchema) -> pa.Table | None:
     with path.open("rb") as handle:
         head = handle.read(4)
     try:
-        if suffix == ".parquet" or head == b"PAR1":
-            return pq.read_table(path)
-        if suffix in (".jsonl", ".ndjson") or (suffix != ".csv" and suffix != ".json" and head[:1] == b"{"):
-            if head[:3] == b"\xef\xbb\xbf":
-                return None
-            # The explicit schema makes pyarrow reject a wrong type at once instead of inferring it (a
-            # value nested 10^5 deep would otherwise take minutes); any rejection means "slow path".
-            target = arrow_schema(schema).remove(0).insert(0, pa.field(schema.id_field, pa.string()))
-            options = pa_json.ParseOptions(explicit_schema=target, unexpected_field_behavior="error")
-            return pa_json.read_json(path, read_options=pa_json.ReadOptions(block_size=8 << 20), parse_options=options)
+        return _checked(_read_unchecked(path, schema, suffix, head))
     except (pa.ArrowException, OSError, ValueError):
         return None
+
+
+def _checked(table: pa.Table | None) -> pa.Table | None:
+    """Neither pyarrow's JSON nor its Parquet reader checks UTF-8: a full validation does (else None)."""
+    if table is not None:
+        table.validate(full=True)
+    return table
+
+
+def _read_unchecked(path: Path, schema: PredictionSchema, suffix: str, head: bytes) -> pa.Table | None:
+    if suffix == ".parquet" or head == b"PAR1":
+        return pq.read_table(path)
+    if suffix in (".jsonl", ".ndjson") or (suffix != ".csv" and suffix != ".json" and head[:1] == b"{"):
+        if head[:3] == b"\xef\xbb\xbf" or not _every_line_is_an_object(path):
+            return None
+        # The explicit schema makes pyarrow reject a wrong type at once instead of inferring it (a
+        # value nested 10^5 deep would otherwise take minutes); any rejection means "slow path".
+        target = arrow_schema(schema).remove(0).insert(0, pa.field(schema.id_field, pa.string()))
+        options = pa_json.ParseOptions(explicit_schema=target, unexpected_field_behavior="error")
+        return pa_json.read_json(path, read_options=pa_json.ReadOptions(block_size=8 << 20), parse_options=options)
     return None
+
+
+OPEN_BRACE, LF, CR = 0x7B, 0x0A, 0x0D
+
+
+def _every_line_is_an_object(path: Path, chunk_bytes: int = 1 << 24) -> bool:
+    """True when every non-blank line starts with "{" (and no bare CR makes a line pyarrow would see).
+
+    pyarrow 26's JSON reader crashes the whole process (SIGSEGV) when a block starts with a bare `null`;
+    files with any line not starting an object take the line-by-line path, which never calls it."""
+    with path.open("rb") as handle:
+        previous = b"\n"  # so the file's first byte is checked like any line start
+        while chunk := handle.read(chunk_bytes):
+            data = np.frombuffer(previous + chunk, dtype=np.uint8)
+            before, after = data[:-1], data[1:]
+            starts = after[before == LF]
+            if not np.all((starts == OPEN_BRACE) | (starts == LF) | (starts == CR)):
+                return False
+            if np.any(after[before == CR] != LF):
+                return False
+            previous = chunk[-1:]
+    return True
 
 
 def _is_string(t: pa.DataType) -> bool:
