@@ -21,12 +21,15 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--sample", action="store_true", help="label the card as built from a sample release")
     build.add_argument("--no-gate", action="store_true", help="omit the gating form from the card")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument("--num-proc", type=int, default=1, metavar="N",
+                       help="build in N processes when the adapter can split its release (default 1)")
     build.add_argument("--extract-facts", action="store_true",
                        help="ClinMM-Bench: first extract and freeze reference facts with the judge "
                             "(JUDGE_BASE_URL, JUDGE_MODEL; cached in .cache/judge_cache.sqlite)")
     samples = sub.add_parser("samples", help="build every shipped sample release into OUT")
     samples.add_argument("--out", type=Path, default=Path("hub"))
     samples.add_argument("--quiet", action="store_true")
+    samples.add_argument("--num-proc", type=int, default=1, metavar="N")
     pub = sub.add_parser("publish", help="push a built folder to the Hugging Face Hub")
     pub.add_argument("folder", type=Path)
     pub.add_argument("--repo-id", required=True)
@@ -79,13 +82,14 @@ def main(argv: list[str] | None = None) -> int:
             if status:
                 return status
         return _build(args.name, args.source, args.out, hold_out_answers=args.hold_out_answers,
-                      repo_id=args.repo_id, sample=args.sample, gated=not args.no_gate, progress=not args.quiet)
+                      repo_id=args.repo_id, sample=args.sample, gated=not args.no_gate, progress=not args.quiet,
+                      num_proc=args.num_proc)
     if args.command == "samples":
         status = 0
         for name in sorted(ADAPTERS):
             source = SAMPLES_DIR / name
             if source.is_dir():
-                status |= _build(name, source, args.out, sample=True, progress=not args.quiet)
+                status |= _build(name, source, args.out, sample=True, progress=not args.quiet, num_proc=args.num_proc)
         return status
     if args.command == "publish":
         from .publish import publish

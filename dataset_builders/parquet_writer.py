@@ -21,6 +21,7 @@ from datasets.arrow_writer import get_parquet_column_options
 
 MB = 1_000_000
 ROW_GROUP_BYTES = 100 * MB  # the dataset viewer copies native Parquet only below this
+ROW_GROUP_ROWS = 10_000  # also cut by rows: small rows would otherwise sit in Python objects up to 100 MB of payload
 SHARD_BYTES = 500 * MB  # datasets.config.MAX_SHARD_SIZE
 
 
@@ -59,12 +60,14 @@ class ShardedParquetWriter:
         features: Features,
         row_group_bytes: int = ROW_GROUP_BYTES,
         shard_bytes: int = SHARD_BYTES,
+        row_group_rows: int = ROW_GROUP_ROWS,
     ):
         self.data_dir = Path(data_dir)
         self.split = split
         self.features = features
         self.schema = features.arrow_schema
         self.row_group_bytes = row_group_bytes
+        self.row_group_rows = row_group_rows
         self.shard_bytes = shard_bytes
         self._column_options = get_parquet_column_options(features, self.schema)
         self._rows: list[dict] = []
@@ -78,7 +81,7 @@ class ShardedParquetWriter:
     def write(self, row: dict) -> None:
         self._rows.append(row)
         self._buffered += estimate_row_bytes(row)
-        if self._buffered >= self.row_group_bytes:
+        if self._buffered >= self.row_group_bytes or len(self._rows) >= self.row_group_rows:
             self._flush()
 
     def _open_shard(self) -> None:

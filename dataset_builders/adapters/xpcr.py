@@ -292,11 +292,58 @@ class XPCRAdapter(Adapter):
             yield from ChainReader(root, path, log, seen).rows()
             if log.full:
                 return
+        yield from self._cases(root, log, seen)
+
+    def _cases(self, root: Path, log: ProblemLog, seen: dict[str, str]) -> Iterator[tuple[str, dict]]:
+        cases = root / CROSS_MODAL_DIR / CASES_FILE
         if (root / CROSS_MODAL_DIR).is_dir():
             if not cases.is_file():
                 log.add(f"{CROSS_MODAL_DIR}/", f"folder has no {CASES_FILE}; see the sample README for the layout")
                 return
             yield from CaseReader(root, cases, log, seen).rows()
+
+    # Optional parallel-build protocol (see `dataset_builders/stage.py`): contiguous work units whose
+    # rows, concatenated in order, are exactly `read()`'s rows.
+    def partitions(self, source: Path, count: int) -> list[dict]:
+        """At most `count` parts, each {"segments": [(parquet file relative to the release, first row
+        group, end row group)], "cases": bool}, balanced by row-group bytes; the last part also reads the
+        cross-modal cases. [] when there is nothing to split: the serial read then reports why."""
+        root = source if source.is_dir() else source.parent
+        units = []  # (relative file, row group, uncompressed bytes)
+        for path in parquet_files(source):
+            try:
+                meta = pq.ParquetFile(path).metadata
+            except Exception:  # damaged file: the serial read reports it, located
+                return []
+            rel = str(path.relative_to(root))
+            units += [(rel, rg, max(1, meta.row_group(rg).total_byte_size)) for rg in range(meta.num_row_groups)]
+        if not units:
+            return []
+        by_index: dict[int, dict] = {}
+        total, done = sum(u[2] for u in units), 0
+        for rel, rg, size in units:
+            # the part whose byte share holds this row group's midpoint: contiguous and balanced
+            index = min(count - 1, int((done + size / 2) * count / total))
+            segments = by_index.setdefault(index, {"segments": [], "cases": False})["segments"]
+            if segments and segments[-1][0] == rel and segments[-1][2] == rg:
+                segments[-1] = (rel, segments[-1][1], rg + 1)
+            else:
+                segments.append((rel, rg, rg + 1))
+            done += size
+        parts = [by_index[k] for k in sorted(by_index)]
+        parts[-1]["cases"] = True
+        return parts
+
+    def read_partition(self, source: Path, part: dict, log: ProblemLog, seen: dict[str, str]) -> Iterator[tuple[str, dict]]:
+        """The rows of one part; ids are claimed in `seen` (id -> where) so the stage can find duplicates
+        across parts."""
+        root = source if source.is_dir() else source.parent
+        for rel, first, end in part["segments"]:
+            yield from ChainReader(root, root / rel, log, seen).rows(range(first, end))
+            if log.full:
+                return
+        if part["cases"]:
+            yield from self._cases(root, log, seen)
 
 
 def parquet_files(source: Path) -> list[Path]:
@@ -415,7 +462,8 @@ class ChainReader:
             return None
         return found
 
-    def rows(self) -> Iterator[tuple[str, dict]]:
+    def rows(self, row_groups: range | None = None) -> Iterator[tuple[str, dict]]:
+        """All rows, or those of `row_groups` (row numbers in problems stay file-wide)."""
         try:
             parquet = pq.ParquetFile(self.path)
         except Exception as exc:  # pyarrow raises ArrowInvalid/OSError variants for damaged files
@@ -424,9 +472,10 @@ class ChainReader:
         columns = self._columns(parquet.schema_arrow.names)
         if columns is None:
             return
-        number = 0
+        number = 0 if row_groups is None else sum(parquet.metadata.row_group(i).num_rows for i in range(row_groups.start))
+        groups = None if row_groups is None else list(row_groups)
         try:
-            for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=list(columns.values())):
+            for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=list(columns.values()), row_groups=groups):
                 for raw in batch.to_pylist():
                     number += 1
                     record = {canonical: raw.get(name) for canonical, name in columns.items()}
