@@ -26,13 +26,34 @@ def tied(a: np.ndarray | None, b: np.ndarray | None, level: float = 0.95) -> boo
 def tie_groups(resamples: list[np.ndarray | None]) -> list[int]:
     """Group number (1-based) per row of a list already sorted best first; a row joins the previous
     row's group when the two are tied."""
+    ties = neighbour_ties(resamples)
     groups: list[int] = []
-    for i, current in enumerate(resamples):
-        if i > 0 and tied(resamples[i - 1], current):
+    for i in range(len(resamples)):
+        if i > 0 and ties[i - 1]:
             groups.append(groups[-1])
         else:
             groups.append((groups[-1] + 1) if groups else 1)
     return groups
+
+
+def neighbour_ties(resamples: list[np.ndarray | None], level: float = 0.95, chunk: int = 1024) -> list[bool]:
+    """`tied(resamples[i], resamples[i + 1])` for every i, with one quantile call per chunk of pairs
+    instead of one per pair (10,000 rows: ~1.3 s -> ~0.1 s); the same numbers, row by row."""
+    ties = [False] * max(0, len(resamples) - 1)
+    by_length: dict[int, list[int]] = {}
+    for i in range(len(ties)):
+        a, b = resamples[i], resamples[i + 1]
+        if a is not None and b is not None and len(a) == len(b) and len(a):
+            by_length.setdefault(len(a), []).append(i)
+    alpha = (1 - level) / 2
+    for pairs in by_length.values():
+        for start in range(0, len(pairs), chunk):  # bounded memory: chunk x resamples floats at a time
+            part = pairs[start:start + chunk]
+            diff = np.stack([np.asarray(resamples[i]) - np.asarray(resamples[i + 1]) for i in part])
+            lo, hi = np.quantile(diff, [alpha, 1 - alpha], axis=1)
+            for i, low, high in zip(part, lo, hi):
+                ties[i] = bool(low <= 0 <= high)
+    return ties
 
 
 def rank_labels(positions_by_group: list[int]) -> list[str]:

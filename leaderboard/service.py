@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import queue
 import re
 import shutil
@@ -47,8 +48,10 @@ def now() -> str:
 
 
 def clean_text(value: str | None, limit: int) -> str:
-    """Plain one-line text: control characters and angle brackets removed, length capped."""
-    text = re.sub(r"[\x00-\x1f\x7f<>]", " ", str(value or "")).strip()
+    """Plain one-line text: control characters, angle brackets, bidi overrides and zero-width marks (they can
+    disguise a name) and unpaired surrogates (not storable as UTF-8) removed, length capped."""
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f<>\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]", " ",
+                  str(value or "")).strip()
     return re.sub(r"\s+", " ", text)[:limit]
 
 
@@ -96,12 +99,15 @@ class Service:
     context_factory: Callable[[], ScoringContext] = ScoringContext
     quota_per_day: int = 5
     max_bytes: int = MAX_FILE_BYTES
+    # while idle, the worker re-tries `waiting for judge` submissions this often when a judge is configured
+    judge_retry_seconds: float = field(default_factory=lambda: float(os.environ.get("LEADERBOARD_JUDGE_RETRY", "300")))
     _queue: "queue.Queue[str]" = field(default_factory=queue.Queue)
     _worker: threading.Thread | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _keys: dict = field(default_factory=dict)
     _resample_cache: dict = field(default_factory=dict)
     _entries_cache: dict = field(default_factory=dict)
+    _record_cache: dict = field(default_factory=dict)  # result path -> ((mtime_ns, size), (Result, id))
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _submit_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -228,13 +234,31 @@ class Service:
         return False
 
     def _run(self) -> None:
+        next_retry = time.monotonic() + self.judge_retry_seconds
         while not self._stop.is_set():
-            sub_id = self._queue.get()
+            try:
+                sub_id = self._queue.get(timeout=max(0.05, next_retry - time.monotonic()))
+            except queue.Empty:
+                self._retry_waiting_for_judge()
+                next_retry = time.monotonic() + self.judge_retry_seconds
+                continue
             try:
                 if sub_id:
                     self.score_one(sub_id)
             finally:
                 self._queue.task_done()
+
+    def _retry_waiting_for_judge(self) -> None:
+        """A judge that was down or rate-limited past its retries leaves a submission `waiting for judge`;
+        re-queue it (as the external worker does on every pass). Cached verdicts make a retry cost only
+        the calls that failed."""
+        from .judge import JudgeConfig
+
+        if JudgeConfig.from_env() is None:
+            return
+        for record in self.queue_records():
+            if record.get("state") == "waiting for judge":
+                self._queue.put(record["id"])
 
     def score_one(self, sub_id: str) -> None:
         record = self.store.read_json(self.queue_path(sub_id))
@@ -324,15 +348,38 @@ class Service:
         from .store import load_records
 
         entries = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(benchmark, paper_roots))]
-        for path in sorted((self.store.root / "results" / benchmark).glob("*.json")):
-            data = self.store.read_json(path)
-            if not data:
-                continue
-            sub_id = data.pop("submission_id", path.stem)
-            from .result import Result
-
-            entries.append(Entry(Result.from_dict(data), sub_id, self._resamples(sub_id)))
+        folder = self.store.root / "results" / benchmark
+        # names sorted as strings: sorting 10,000 Path objects alone cost ~0.4 s
+        names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".json")) if folder.is_dir() else []
+        for name in names:
+            parsed = self._parsed_record(folder / name)
+            if parsed is not None:
+                entries.append(Entry(parsed[0], parsed[1], self._resamples(parsed[1])))
         return entries
+
+    def _parsed_record(self, path: Path):
+        """(Result, submission id), parsed again only when the file changed: after a new submission the
+        reload costs a stat per record instead of parsing 10,000 JSON files (~2 s -> ~0.1 s)."""
+        from .result import Result
+
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._record_cache.get(path)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        data = self.store.read_json(path)
+        if not data:
+            return None
+        sub_id = data.pop("submission_id", path.stem)
+        parsed = (Result.from_dict(data), sub_id)
+        with self._lock:
+            self._record_cache[path] = (stamp, parsed)
+            self._resample_cache.pop(sub_id, None)  # a rescored record may come with new resamples
+        return parsed
 
     def _resamples(self, sub_id: str) -> np.ndarray | None:
         if sub_id not in self._resample_cache:

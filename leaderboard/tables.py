@@ -114,7 +114,7 @@ def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filt
 
 def drop_empty_columns(table: pd.DataFrame, keep: tuple[str, ...]) -> pd.DataFrame:
     """Columns with nothing in any visible row (e.g. CIs when only paper rows are shown) only add noise."""
-    empty = [c for c in table.columns if c not in keep and table[c].map(lambda v: v is None or v == "" or v != v).all()]
+    empty = [c for c in table.columns if c not in keep and (table[c].isna() | table[c].astype(object).eq("")).all()]
     return table.drop(columns=empty)
 
 

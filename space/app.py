@@ -33,6 +33,7 @@ from space.charts import radar  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
+SHOWN_ROWS = 500  # rows drawn per table; the downloads always hold the whole filtered view
 STATUS_COLUMNS = ["id", "benchmark", "model", "state", "progress", "message", "created_at", "updated_at"]
 
 
@@ -63,7 +64,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     primary = bench.primary_metric
     metric_names = [m.name for m in bench.metrics]
     entries = service.entries(bench.name)
-    gr.Markdown(f"Ranked by **{bench.metric(primary).label}** (`{primary}`), values ×100 unless stated. "
+    gr.Markdown(f"Ranked by **{bench.metric(primary).label}** (`{primary}`), values ×100 unless stated; the top "
+                f"{SHOWN_ROWS} rows are drawn (search and filters reach the rest; downloads hold the whole view). "
                 "Rows sharing a rank range (e.g. `2-4`) cannot be separated by a paired bootstrap. "
                 "Source `paper` = reported in the paper, `submitted` = scored here, `human` = human baseline; "
                 "a protocol marked DIFFERS is not comparable with the paper's rows.")
@@ -83,7 +85,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
         columns = gr.Dropdown(metric_names, value=default_columns, multiselect=True, label="Metric columns",
                               elem_id=f"columns-{bench.name}")
     initial = ranked_table(bench, entries, Filters(columns=default_columns))
-    table = gr.Dataframe(value=initial, interactive=False, wrap=True, datatype="auto", max_height=600,
+    table = gr.Dataframe(value=initial.head(SHOWN_ROWS), interactive=False, wrap=True, datatype="auto", max_height=600,
                          label=f"{bench.pretty_name} leaderboard", elem_id=f"table-{bench.name}")
     csv_file, json_file = _download_files(initial, bench.name)
     with gr.Row():
@@ -98,7 +100,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
                           columns=list(columns or []) or None)
         view = ranked_table(bench, service.entries(bench.name), filters)
         csv_path, json_path = _download_files(view, bench.name)
-        return view, csv_path, json_path
+        return view.head(SHOWN_ROWS), csv_path, json_path
 
     for control in inputs:
         control.input(update, inputs, [table, csv_button, json_button], api_name=False, show_progress="hidden")

@@ -171,6 +171,7 @@ class ClinMM(Benchmark):
         for k, cid in enumerate(cases.ids):
             per_item[cid].update({f"judge_{j + 1}": _num(scores[k, j]) for j in range(len(judges))})
             per_item[cid]["consensus"] = _num(c[k])
+            per_item[cid]["diagnostic_accuracy_score"] = per_item[cid]["consensus"]  # for the paired tie test
         if failures:
             reason = RERUN.format(n=failures, what="diagnosis judging")
             pending.update({m: reason for m in DIAGNOSIS_METRICS})

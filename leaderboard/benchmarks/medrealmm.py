@@ -128,7 +128,9 @@ class MedRealMM(Benchmark):
         protocol["score_histogram_pct"] = score_histogram(scores.score)
         protocol["cases_without_positive_criteria"] = scores.no_positive
         if context.keep_per_item:
-            result.per_item = {i: {"score": float(scores.score[n]), "positives_met": float(scores.positives_met[n]),
+            # `score_pct` (the case's S, 0-1) is what the leaderboard's paired tie test resamples
+            result.per_item = {i: {"score": float(scores.score[n]), "score_pct": float(scores.score[n]),
+                                   "positives_met": float(scores.positives_met[n]),
                                    "negatives_triggered": float(scores.negatives_triggered[n])}
                                for n, i in enumerate(ids)}
         return result

@@ -1,0 +1,143 @@
+"""Shared by the reliability tests and bench/space_load.py, bench/judge_faults.py: a Space launcher that
+takes extra environment and can be SIGKILLed, distinct prediction files, and store/table integrity checks."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from space_server import ROOT, free_port
+
+EXAMPLE_MEDREAMM = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
+
+
+class Space:
+    """`python -m space` on a free port; `env` is added to (and wins over) the defaults below."""
+
+    def __init__(self, data: Path, store: Path, log: Path, env: dict[str, str] | None = None, wait: float = 90):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        full = {**os.environ, "GRADIO_SERVER_PORT": str(self.port), "LEADERBOARD_DATA": str(data),
+                "LEADERBOARD_STORE": str(store), "LEADERBOARD_LOCAL_USER": "tester", "LEADERBOARD_QUOTA": "1000",
+                "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}
+        for name in ("WHO_ICD_BASE_URL", "SAPBERT_PATH"):
+            if name not in (env or {}):
+                full.pop(name, None)
+        self.log_path = log
+        self.log = log.open("a")
+        self.process = subprocess.Popen([sys.executable, "-m", "space"], cwd=ROOT, env=full, stdout=self.log,
+                                        stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the Space exited early; see {log}")
+            try:
+                with urllib.request.urlopen(self.url, timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the Space did not answer within {wait} s; see {log}")
+
+    def kill(self) -> None:
+        """SIGKILL: no handler, no flush, no cleanup runs (a crash or an OOM kill)."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+        self.log.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        if not self.log.closed:
+            self.log.close()
+
+
+def variant_files(folder: Path, n: int) -> list[Path]:
+    """n MedReaMM prediction files with distinct contents (so distinct hashes) and scores on five levels:
+    file k replaces the lists of the first k % 5 cases with one wrong diagnosis naming k."""
+    lines = [json.loads(line) for line in EXAMPLE_MEDREAMM.read_text().splitlines() if line.strip()]
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k in range(n):
+        rows = [dict(row, diagnoses=[f"Load variant {k}-{j}"]) if j < k % 5 else dict(row) for j, row in enumerate(lines)]
+        if k % 5 == 0:  # still distinct: a variant in the last (10th) slot of the first case
+            rows[0] = dict(rows[0], diagnoses=rows[0]["diagnoses"][:9] + [f"Load variant {k}"])
+        path = folder / f"preds-{k:03d}.jsonl"
+        path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        paths.append(path)
+    return paths
+
+
+def check_store(root: Path) -> dict[str, int]:
+    """Every JSON under the store parses, no temporary file is left behind; counts per area."""
+    bad = []
+    for path in root.rglob("*.json"):
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            bad.append(str(path))
+    assert not bad, f"corrupt JSON in the store: {bad}"
+    leftovers = [str(p) for p in root.rglob("*.tmp")]
+    assert not leftovers, f"temporary files left behind: {leftovers}"
+    private = root / "private"
+    return {"queue": len(list((private / "queue").glob("*.json"))),
+            "results": len(list((root / "results").rglob("*.json"))),
+            "uploads": len([p for p in (private / "uploads").glob("*") if p.is_dir()]) if (private / "uploads").is_dir() else 0,
+            "per_item": len(list((private / "per_item").glob("*.parquet"))),
+            "bootstrap": len(list((private / "bootstrap").glob("*.npy")))}
+
+
+def check_ranks(rows: list[dict], primary: str, higher_is_better: bool = True) -> None:
+    """Sorted best first, no row twice, rank labels `a` or `a-b` that contain the row's position and never
+    go backwards."""
+    values = [r[primary] for r in rows]
+    ordered = sorted(values, reverse=higher_is_better)
+    assert values == ordered, "table not sorted by the primary metric"
+    keys = [(r["model"], r.get("id") or "", r["source"]) for r in rows]
+    assert len(keys) == len(set(keys)), "a row appears twice"
+    ids = [r["id"] for r in rows if r.get("id")]
+    assert len(ids) == len(set(ids)), "a submission id appears twice"
+    previous = 0
+    for position, row in enumerate(rows, start=1):
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?", str(row["rank"]))
+        assert match, f"bad rank label {row['rank']!r}"
+        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+        assert low <= position <= high and low >= previous, f"rank {row['rank']} at position {position}"
+        previous = low
+
+
+def table_rows(client, benchmark: str, columns: list[str], search: str = "") -> list[dict]:
+    result = client.predict("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, search,
+                            columns, api_name=f"/table_{benchmark}")
+    data = result[0]
+    return [dict(zip(data["headers"], row)) for row in data["data"]]
+
+
+def status_rows(client) -> list[dict]:
+    status, _ = client.predict(api_name="/status")
+    return [dict(zip(status["headers"], row)) for row in status["data"]]
+
+
+def submit_form(benchmark: str, model: str, path: Path) -> tuple:
+    from gradio_client import handle_file
+
+    return (benchmark, model, "https://example.org/model", "Load Lab", "open", "medical", "no", "multimodal", 7,
+            "No overlap known.", "private@example.org", handle_file(str(path)), None)
+
+
+def percentile(values: list[float], q: float) -> float:
+    import numpy as np
+
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if values else float("nan")
