@@ -125,11 +125,23 @@ def strata_names(entries: list[Entry]) -> list[str]:
     return list(names)
 
 
-def strata_table(benchmark: Benchmark, entries: list[Entry], stratum: str, metric: str | None = None) -> pd.DataFrame:
-    """Rows = models, columns = stratum values ('value (n=12)'), cells = the metric in that cell."""
+def top_entries(benchmark: Benchmark, entries: list[Entry], limit: int | None) -> list[Entry]:
+    """The `limit` best entries by the primary metric (all when limit is None), best first."""
+    primary, spec = benchmark.primary_metric, benchmark.metric(benchmark.primary_metric)
+    scored = [e for e in entries if e.result.metrics.get(primary) is not None]
+    scored.sort(key=lambda e: -e.result.metrics[primary] if spec.higher_is_better else e.result.metrics[primary])
+    rest = [e for e in entries if e.result.metrics.get(primary) is None]
+    ordered = scored + rest
+    return ordered if limit is None else ordered[:limit]
+
+
+def strata_table(benchmark: Benchmark, entries: list[Entry], stratum: str, metric: str | None = None,
+                 limit: int | None = None) -> pd.DataFrame:
+    """Rows = models (the `limit` best by the primary metric), columns = stratum values ('value (n=12)'),
+    cells = the metric in that cell."""
     metric = metric or benchmark.strata_metric
     rows, columns = [], {}
-    for e in entries:
+    for e in top_entries(benchmark, entries, limit) if limit else entries:
         cells = e.result.strata.get(stratum)
         if not cells:
             continue

@@ -28,7 +28,8 @@ from leaderboard.matchers import configure_judges, configure_matchers  # noqa: E
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
 from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, export_csv, export_json, overview_table,  # noqa: E402
-                                radar_series, ranked_table, reported_baselines, strata_names, strata_table)
+                                radar_series, ranked_table, reported_baselines, strata_names, strata_table,
+                                top_entries)
 from space.charts import radar  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
@@ -58,6 +59,11 @@ def _download_files(table: pd.DataFrame, name: str) -> tuple[str, str]:
     csv_path.write_text(export_csv(table), encoding="utf-8")
     json_path.write_text(export_json(table), encoding="utf-8")
     return str(csv_path), str(json_path)
+
+
+def _model_choices(bench, entries) -> list[str]:
+    """Radar choices: the best SHOWN_ROWS models (thousands of names would bloat every page load)."""
+    return sorted({e.result.model.name for e in top_entries(bench, entries, SHOWN_ROWS)})
 
 
 def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
@@ -112,16 +118,17 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
             stratum = gr.Dropdown(strata, value=strata[0], label="Stratum", elem_id=f"stratum-{bench.name}")
             cell_metrics = list(dict.fromkeys([bench.strata_metric, *metric_names]))
             metric = gr.Dropdown(cell_metrics, value=bench.strata_metric, label="Metric")
-            models = gr.Dropdown(sorted({e.result.model.name for e in entries}), multiselect=True,
+            models = gr.Dropdown(_model_choices(bench, entries), multiselect=True,
                                  label="Models on the radar (default: top 5)")
-        strata_view = gr.Dataframe(value=strata_table(bench, entries, strata[0]), interactive=False, datatype="auto",
+        strata_view = gr.Dataframe(value=strata_table(bench, entries, strata[0], limit=SHOWN_ROWS), interactive=False,
+                                   datatype="auto",
                                    label="Metric per stratum value (n = items in the cell)", elem_id=f"strata-{bench.name}")
         plot = gr.Plot(value=radar(radar_series(bench, entries, strata[0]), bench.strata_metric, strata[0]),
                        label="Radar", elem_id=f"radar-{bench.name}")
 
         def update_strata(stratum, metric, models):
             current = service.entries(bench.name)
-            return (strata_table(bench, current, stratum, metric),
+            return (strata_table(bench, current, stratum, metric, limit=SHOWN_ROWS),
                     radar(radar_series(bench, current, stratum, models or None, metric), metric, stratum))
 
         for control in (stratum, metric, models):
@@ -134,8 +141,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
             chosen = stratum if stratum in names else names[0]
             view, csv_path, json_path = update(*filters)
             return (view, csv_path, json_path, gr.update(choices=names, value=chosen),
-                    gr.update(choices=sorted({e.result.model.name for e in current})),
-                    strata_table(bench, current, chosen),
+                    gr.update(choices=_model_choices(bench, current)),
+                    strata_table(bench, current, chosen, limit=SHOWN_ROWS),
                     radar(radar_series(bench, current, chosen), bench.strata_metric, chosen))
 
         app.load(on_load, [stratum, *inputs], [table, csv_button, json_button, stratum, models, strata_view, plot],
@@ -237,8 +244,8 @@ def build_app(service: Service | None = None) -> gr.Blocks:
             with gr.Tab("Overview", id="tab-overview"):
                 gr.Markdown("Each model's best row per benchmark (primary metric). Different benchmarks measure "
                             "different things: compare within a column.")
-                gr.Dataframe(value=overview_table(list(BENCHMARKS.values()), entries_by), interactive=False,
-                             datatype="auto")
+                gr.Dataframe(value=overview_table(list(BENCHMARKS.values()), entries_by).head(SHOWN_ROWS),
+                             interactive=False, datatype="auto")
             with gr.Tab("Submit", id="tab-submit"):
                 _submit_tab(service)
             with gr.Tab("About", id="tab-about"):
