@@ -3,65 +3,18 @@ takes extra environment and can be SIGKILLed, distinct prediction files, and sto
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
-from space_server import ROOT, free_port
+from space_server import ROOT, SpaceServer
 
 EXAMPLE_MEDREAMM = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
 
 
-class Space:
-    """`python -m space` on a free port; `env` is added to (and wins over) the defaults below."""
+class Space(SpaceServer):
+    """The test Space with a quota high enough for load runs."""
 
-    def __init__(self, data: Path, store: Path, log: Path, env: dict[str, str] | None = None, wait: float = 90):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        full = {**os.environ, "GRADIO_SERVER_PORT": str(self.port), "LEADERBOARD_DATA": str(data),
-                "LEADERBOARD_STORE": str(store), "LEADERBOARD_LOCAL_USER": "tester", "LEADERBOARD_QUOTA": "1000",
-                "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}
-        for name in ("WHO_ICD_BASE_URL", "SAPBERT_PATH"):
-            if name not in (env or {}):
-                full.pop(name, None)
-        self.log_path = log
-        self.log = log.open("a")
-        self.process = subprocess.Popen([sys.executable, "-m", "space"], cwd=ROOT, env=full, stdout=self.log,
-                                        stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the Space exited early; see {log}")
-            try:
-                with urllib.request.urlopen(self.url, timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the Space did not answer within {wait} s; see {log}")
-
-    def kill(self) -> None:
-        """SIGKILL: no handler, no flush, no cleanup runs (a crash or an OOM kill)."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-        self.log.close()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        if not self.log.closed:
-            self.log.close()
+    default_quota = "1000"
 
 
 def variant_files(folder: Path, n: int) -> list[Path]:

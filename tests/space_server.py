@@ -1,7 +1,8 @@
-"""Starts the real Space (`python -m space`) on a free loopback port for end-to-end tests."""
+"""Starts the real Space (`python -m space`) on a free loopback port for end-to-end tests and benches."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -19,18 +20,26 @@ def free_port() -> int:
 
 
 class SpaceServer:
-    def __init__(self, data: Path, store: Path, log: Path):
+    """`python -m space` on a free port; `env` is added to (and wins over) the test defaults. WHO_ICD_BASE_URL and
+    SAPBERT_PATH from the caller's environment are dropped unless `env` sets them."""
+
+    default_quota = "50"
+
+    def __init__(self, data: Path, store: Path, log: Path, env: dict[str, str] | None = None, wait: float = 90):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
-        env = {**os.environ, "GRADIO_SERVER_PORT": str(self.port), "LEADERBOARD_DATA": str(data),
-               "LEADERBOARD_STORE": str(store), "LEADERBOARD_LOCAL_USER": "tester", "LEADERBOARD_QUOTA": "50",
-               "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
-        env.pop("WHO_ICD_BASE_URL", None)
-        env.pop("SAPBERT_PATH", None)
-        self.log = log.open("w")
-        self.process = subprocess.Popen([sys.executable, "-m", "space"], cwd=ROOT, env=env, stdout=self.log,
+        full = {**os.environ, "GRADIO_SERVER_PORT": str(self.port), "LEADERBOARD_DATA": str(data),
+                "LEADERBOARD_STORE": str(store), "LEADERBOARD_LOCAL_USER": "tester",
+                "LEADERBOARD_QUOTA": self.default_quota, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False",
+                **(env or {})}
+        for name in ("WHO_ICD_BASE_URL", "SAPBERT_PATH"):
+            if name not in (env or {}):
+                full.pop(name, None)
+        self.log_path = log
+        self.log = log.open("a")
+        self.process = subprocess.Popen([sys.executable, "-m", "space"], cwd=ROOT, env=full, stdout=self.log,
                                         stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the Space exited early; see {log}")
@@ -39,13 +48,23 @@ class SpaceServer:
                     if response.status == 200:
                         return
             except OSError:
-                time.sleep(0.5)
-        raise RuntimeError(f"the Space did not answer within 90 s; see {log}")
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the Space did not answer within {wait} s; see {log}")
+
+    def kill(self) -> None:
+        """SIGKILL: no handler, no flush, no cleanup runs (a crash or an OOM kill)."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+        self.log.close()
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        self.log.close()
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        if not self.log.closed:
+            self.log.close()

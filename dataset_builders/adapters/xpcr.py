@@ -49,22 +49,7 @@ QA_TIER_FIELDS = ("tier", "difficulty", "level", "expertise", "expertise_level")
 QA_OPTION_FIELDS = ("options", "choices")
 YES_NO_TYPES = ("yes", "judg", "bool", "true", "binary")
 
-CHAIN_ITEM = {
-    "item_id": Value("string"),
-    "stage": Value("string"),
-    "stage_idx": Value("int8"),
-    "question": Value("string"),
-    "options": List(Value("string")),
-    "tier": Value("string"),
-    "tier_source": Value("string"),
-    "sub_label": Value("string"),
-    "question_type": Value("string"),
-    "source_category": Value("string"),
-}
-CROSS_ITEM = {
-    "item_id": Value("string"),
-    "task_family": Value("string"),
-    "stage": Value("string"),
+_ITEM_TEXT = {  # what every question carries, in chains and cross-modal cases alike
     "question": Value("string"),
     "options": List(Value("string")),
     "tier": Value("string"),
@@ -72,6 +57,9 @@ CROSS_ITEM = {
     "sub_label": Value("string"),
     "question_type": Value("string"),
 }
+CHAIN_ITEM = {"item_id": Value("string"), "stage": Value("string"), "stage_idx": Value("int8"), **_ITEM_TEXT,
+              "source_category": Value("string")}
+CROSS_ITEM = {"item_id": Value("string"), "task_family": Value("string"), "stage": Value("string"), **_ITEM_TEXT}
 CHAINS = Features({
     "id": Value("string"),
     "image": Image(),

@@ -2,24 +2,13 @@
 with a `name` registers itself. A sixth benchmark is one module here, nothing else."""
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
+from dataset_builders.discovery import discover
 
 from .base import Benchmark
 
 
 def _discover() -> dict[str, Benchmark]:
-    found: dict[str, Benchmark] = {}
-    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if module_info.name == "base":
-            continue
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if issubclass(cls, Benchmark) and cls is not Benchmark and cls.__module__ == module.__name__ \
-                    and getattr(cls, "name", None) and not inspect.isabstract(cls):
-                found[cls.name] = cls()
-    return found
+    return {name: cls() for name, cls in discover(__name__, __path__, Benchmark).items()}
 
 
 ORDER = ("medreamm", "clinmm", "medrealmm", "medcmr", "xpcr")  # the papers' order; others follow by name

@@ -4,9 +4,7 @@ accepts. Protocols are discovered: every module here defining a `Protocol` subcl
 registers itself (one module per benchmark)."""
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
+from dataset_builders.discovery import discover
 
 from .base import Protocol
 
@@ -14,16 +12,7 @@ _SHARED = {"base", "runner", "cli"}
 
 
 def _discover() -> dict[str, Protocol]:
-    found: dict[str, Protocol] = {}
-    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if module_info.name in _SHARED:
-            continue
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if issubclass(cls, Protocol) and cls is not Protocol and cls.__module__ == module.__name__ \
-                    and getattr(cls, "name", None) and not inspect.isabstract(cls):
-                found[cls.name] = cls()
-    return found
+    return {name: cls() for name, cls in discover(__name__, __path__, Protocol, skip=tuple(_SHARED)).items()}
 
 
 PROTOCOLS: dict[str, Protocol] = _discover()
