@@ -41,16 +41,16 @@ CONFIGS = ("chains", "cross_modal", "items", "ablations")
 # --- the runs (each executed in a fresh subprocess: `--run NAME`) ---------------------------------
 
 def run_ours(source: Path, out: Path, num_proc: int) -> dict:
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
 
-    report = build(get_adapter("xpcr"), source, out, progress=False, num_proc=num_proc)
+    report = build(registry.adapter("xpcr"), source, out, progress=False, num_proc=num_proc)
     return {"rows": report.rows}
 
 
 def canonical_rows(parts: list, config: str, source: str):
     """The baseline's generator: the adapter's canonical rows of one config, cut to its features."""
-    from dataset_builders.adapters.xpcr import XPCRAdapter
+    from benchmarks.xpcr.adapter import XPCRAdapter
     from dataset_builders.errors import ProblemLog
 
     adapter = XPCRAdapter()
@@ -63,7 +63,7 @@ def canonical_rows(parts: list, config: str, source: str):
 
 def run_datasets(source: Path, out: Path, num_proc: int, cache: Path) -> dict:
     import datasets
-    from dataset_builders.adapters.xpcr import XPCRAdapter
+    from benchmarks.xpcr.adapter import XPCRAdapter
 
     datasets.disable_progress_bars()
     adapter = XPCRAdapter()

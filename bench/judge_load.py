@@ -56,16 +56,16 @@ def criteria_per_case(release: Path) -> list[int]:
 def run_judge_load(work: Path, cases: int, concurrency: int, latency: float, log=print) -> dict:
     from fake_openai_server import FakeOpenAIServer
 
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
-    from leaderboard.benchmarks.base import ScoringContext
+    from leaderboard.benchmark import ScoringContext
     from leaderboard.judge import Judge, JudgeConfig
     from leaderboard.service import Service, SubmissionForm
     from leaderboard.store import LocalStore
 
     t = time.perf_counter()
     make_release(work / "release", cases, image_kb=2)
-    build(get_adapter("medrealmm"), work / "release", work / "hub", progress=False)
+    build(registry.adapter("medrealmm"), work / "release", work / "hub", progress=False)
     files = write_predictions(work, cases)
     per_case = criteria_per_case(work / "release")
     expected_calls = 2 * sum(per_case) + sum(n for c, n in enumerate(per_case) if c % 2 == 1)
@@ -84,7 +84,7 @@ def run_judge_load(work: Path, cases: int, concurrency: int, latency: float, log
     with FakeOpenAIServer(responder) as server:
         server.delay = latency
 
-        def context():
+        def context(benchmark=None):
             config = JudgeConfig(base_url=server.base_url, model="fake-judge", concurrency=concurrency, timeout=60,
                                  cache_path=work / "store" / "private" / "cache" / "judge_cache.sqlite")
             return ScoringContext(judge=Judge(config), resamples=1000)

@@ -40,7 +40,7 @@ def tiny_png(k: int) -> bytes:
 
 def make_release(folder: Path, n_mcq: int, n_open: int, seed: int = 0) -> list[tuple[str, str | None]]:
     """Writes the release; returns (id, gold letter or None) per item."""
-    from dataset_builders.adapters.medcmr_taxonomy import MODALITIES, ORGAN_SYSTEMS
+    from benchmarks.medcmr.taxonomy import MODALITIES, ORGAN_SYSTEMS
 
     rng = random.Random(seed)
     (folder / "imgs").mkdir(parents=True, exist_ok=True)
@@ -100,7 +100,7 @@ def phase(name: str, data: Path, pred: Path) -> dict:
         count = report.n_valid
         extra = {"path": report.path}
     elif name == "score":
-        from leaderboard.benchmarks.base import ScoringContext
+        from leaderboard.benchmark import ScoringContext
         from leaderboard.scoring import score_file
 
         _, result = score_file("medcmr", pred, data, ScoringContext())
@@ -124,9 +124,9 @@ def run_phase(name: str, data: Path, pred: Path) -> dict:
 def build_phase(source: Path, out: Path) -> dict:
     start = time.perf_counter()
     code = ("import json,resource,sys; sys.path.insert(0, %r);"
-            "from pathlib import Path; from dataset_builders.registry import get_adapter;"
+            "from pathlib import Path; from leaderboard import registry;"
             "from dataset_builders.stage import build;"
-            "r = build(get_adapter('medcmr'), Path(%r), Path(%r), progress=False);"
+            "r = build(registry.adapter('medcmr'), Path(%r), Path(%r), progress=False);"
             "print(json.dumps({'rows': r.rows, 'mb': r.download_bytes / 1e6,"
             " 'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))") % (str(ROOT), str(source), str(out))
     result = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

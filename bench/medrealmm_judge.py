@@ -86,7 +86,7 @@ def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, 
     """Runs in a child process: one score, with timings and judge stats."""
     import httpx
 
-    from leaderboard.benchmarks.base import ScoringContext
+    from leaderboard.benchmark import ScoringContext
     from leaderboard.judge import Judge, JudgeConfig
     from leaderboard.scoring import score_file
 
@@ -129,7 +129,7 @@ def main() -> int:
         print(json.dumps(phase(url, Path(data), Path(pred), Path(cache), int(concurrency), tuned == "1")))
         return 0
 
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
     from fake_openai_server import FakeOpenAIServer
 
@@ -142,7 +142,7 @@ def main() -> int:
     t = time.perf_counter()
     make_release(work / "release", args.cases, args.image_kb)
     make_predictions(work / "pred.jsonl", args.cases)
-    build(get_adapter("medrealmm"), work / "release", work / "hub", progress=False)
+    build(registry.adapter("medrealmm"), work / "release", work / "hub", progress=False)
     print(f"release: {args.cases:,} cases, images ~{args.image_kb} KB, {'tuned' if args.tuned else 'default'} "
           "client/server; generated and built in "
           f"{time.perf_counter() - t:.1f} s")

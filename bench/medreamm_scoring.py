@@ -85,7 +85,7 @@ def phase(name: str, data: Path, pred: Path) -> dict:
         report, _ = validate_file("medreamm", pred, data)
         count = len(report.valid)
     elif name == "score":
-        from leaderboard.benchmarks.base import ScoringContext
+        from leaderboard.benchmark import ScoringContext
         from leaderboard.matching.embedder import HashingEmbedder
         from leaderboard.matching.icd import OfflineTitleCoder
         from leaderboard.scoring import score_file
@@ -110,8 +110,8 @@ def build_phase(source: Path, out: Path) -> dict:
     out_json = subprocess.run(
         [sys.executable, "-c",
          "import json,resource,sys; sys.path.insert(0, %r);"
-         "from dataset_builders.registry import get_adapter; from dataset_builders.stage import build;"
-         "build(get_adapter('medreamm'), __import__('pathlib').Path(%r), __import__('pathlib').Path(%r), progress=False);"
+         "from leaderboard import registry; from dataset_builders.stage import build;"
+         "build(registry.adapter('medreamm'), __import__('pathlib').Path(%r), __import__('pathlib').Path(%r), progress=False);"
          "print(json.dumps({'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))" % (str(ROOT), str(source), str(out))],
         capture_output=True, text=True, check=True)
     result = json.loads(out_json.stdout.strip().splitlines()[-1])

@@ -41,10 +41,10 @@ def run_load(work: Path, n: int, duplicates: bool = False, poll: float = 0.25, t
     from gradio_client import Client
 
     from conftest import SAMPLE_MEDREAMM
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
 
-    build(get_adapter("medreamm"), SAMPLE_MEDREAMM, work / "hub", sample=True, progress=False)
+    build(registry.adapter("medreamm"), SAMPLE_MEDREAMM, work / "hub", sample=True, progress=False)
     files = variant_files(work / "files", n)
     names = [f"Load-{k:03d}" for k in range(n)]
     jobs = [(names[k], files[k]) for k in range(n)] + ([(names[k], files[k]) for k in range(n)] if duplicates else [])

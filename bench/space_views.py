@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from leaderboard.benchmarks import BENCHMARKS  # noqa: E402
+from leaderboard import registry  # noqa: E402
+BENCHMARKS = registry.scorers()
 from leaderboard.result import ModelInfo, Result  # noqa: E402
 from leaderboard.service import Service  # noqa: E402
 from leaderboard.store import LocalStore  # noqa: E402

@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from space_views import populate, timed  # noqa: E402
 
-from leaderboard.benchmarks import BENCHMARKS  # noqa: E402
+from leaderboard import registry  # noqa: E402
+BENCHMARKS = registry.scorers()
 from leaderboard.result import ModelInfo, Result  # noqa: E402
 from leaderboard.service import Service  # noqa: E402
 from leaderboard.store import LocalStore  # noqa: E402

@@ -179,8 +179,8 @@ def phase(name: str, data: Path, pred: Path) -> dict:
     import pyarrow.json as pa_json
 
     if name != "read":
-        from leaderboard.benchmarks import get_benchmark
-        from leaderboard.benchmarks.base import ScoringContext
+        from leaderboard import registry
+        from leaderboard.benchmark import ScoringContext
         from leaderboard.scoring import load_key, validate_file
     start = time.perf_counter()
     timings["import_s"] = start - t_import
@@ -191,7 +191,7 @@ def phase(name: str, data: Path, pred: Path) -> dict:
         count = report.n_valid
         timings["errors"] = len(report.errors)
     elif name == "score":
-        bench = get_benchmark("xpcr")
+        bench = registry.scorer("xpcr")
         t0 = time.perf_counter()
         key = load_key(bench, data)
         t1 = time.perf_counter()
@@ -199,7 +199,7 @@ def phase(name: str, data: Path, pred: Path) -> dict:
         t2 = time.perf_counter()
         result = bench.score(key, report, ScoringContext())
         t3 = time.perf_counter()
-        from leaderboard.benchmarks import xpcr
+        from benchmarks.xpcr import scorer as xpcr
 
         xpcr._LAST_KEY.clear()  # again, with the per-key index rebuilt (what a first submission pays)
         bench.score(key, report, ScoringContext())
@@ -222,8 +222,8 @@ def run_phase(name: str, data: Path, pred: Path) -> dict:
 
 def build_phase(source: Path, out: Path) -> dict:
     code = ("import json,resource,sys,time; sys.path.insert(0, %r); from pathlib import Path;"
-            "from dataset_builders.registry import get_adapter; from dataset_builders.stage import build;"
-            "t=time.perf_counter(); r=build(get_adapter('xpcr'), Path(%r), Path(%r), progress=False);"
+            "from leaderboard import registry; from dataset_builders.stage import build;"
+            "t=time.perf_counter(); r=build(registry.adapter('xpcr'), Path(%r), Path(%r), progress=False);"
             "print(json.dumps({'seconds': time.perf_counter()-t, 'rows': r.rows, "
             "'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))") % (str(ROOT), str(source), str(out))
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -11,7 +11,7 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .adapters.base import Adapter, ConfigSpec
+from .adapter import Adapter, ConfigSpec
 from .parquet_writer import SplitFiles
 
 
@@ -122,7 +122,7 @@ def render(adapter: Adapter, outcomes: list[ConfigOutcome], *, repo_id: str, gat
     )
     sample_banner = (
         "> **SAMPLE.** This folder was built from the small synthetic sample release shipped with the "
-        "builder (`dataset_builders/samples/`). It is NOT the benchmark: cases and images are fictional "
+        f"project (`benchmarks/{adapter.name}/sample/`). It is NOT the benchmark: cases and images are fictional "
         "stand-ins in the authors' format, for trying the pipeline offline.\n\n" if sample else ""
     )
     answers_note = ""

@@ -6,14 +6,16 @@ import sys
 from pathlib import Path
 
 from .errors import BuildError
-from .registry import ADAPTERS, SAMPLES_DIR, get_adapter
+from leaderboard import registry
+
+from .adapter import PreparationError
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m dataset_builders", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="build one benchmark's raw release into a Hub-shaped folder")
-    build.add_argument("name", choices=sorted(ADAPTERS))
+    build.add_argument("name", choices=registry.names())
     build.add_argument("--source", type=Path, required=True, help="the unpacked raw release (folder or file)")
     build.add_argument("--out", type=Path, default=Path("hub"), help="output root; the dataset lands in OUT/NAME")
     build.add_argument("--hold-out-answers", action="store_true", help="move answer fields to OUT/NAME-answers")
@@ -23,9 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.add_argument("--num-proc", type=int, default=1, metavar="N",
                        help="build in N processes when the adapter can split its release (default 1)")
-    build.add_argument("--extract-facts", action="store_true",
-                       help="ClinMM-Bench: first extract and freeze reference facts with the judge "
-                            "(JUDGE_BASE_URL, JUDGE_MODEL; cached in .cache/judge_cache.sqlite)")
+    build.add_argument("--prepare", "--extract-facts", dest="prepare", action="store_true",
+                       help="first run the benchmark's one-off preparation step on the release (e.g. ClinMM-Bench "
+                            "extracts and freezes reference facts with the judge: JUDGE_BASE_URL, JUDGE_MODEL)")
     samples = sub.add_parser("samples", help="build every shipped sample release into OUT")
     samples.add_argument("--out", type=Path, default=Path("hub"))
     samples.add_argument("--quiet", action="store_true")
@@ -43,7 +45,7 @@ def _build(name: str, source: Path, out: Path, **kwargs) -> int:
     from .stage import build
 
     try:
-        report = build(get_adapter(name), source, out, **kwargs)
+        report = build(registry.adapter(name), source, out, **kwargs)
     except BuildError as exc:
         print(f"error: cannot build {name} from {source}\n{exc}\nNothing was written to {out / name}.", file=sys.stderr)
         return 1
@@ -54,22 +56,15 @@ def _build(name: str, source: Path, out: Path, **kwargs) -> int:
     return 0
 
 
-def _extract_facts(name: str, source: Path) -> int:
-    from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
-
-    config = JudgeConfig.from_env(cache_path=Path(".cache") / "judge_cache.sqlite")
-    if config is None:
-        print(f"error: {NO_JUDGE}", file=sys.stderr)
-        return 2
-    judge = Judge(config)
+def _prepare(name: str, source: Path) -> int:
     try:
-        summary = get_adapter(name).prepare_with_judge(source, judge)
-    finally:
-        judge.close()
-    print(f"reference facts: {summary['extracted']} case(s) extracted, {summary['skipped']} already frozen")
-    if summary["failed"]:
-        print(f"error: extraction failed for {len(summary['failed'])} case(s); rerun to retry (cached verdicts are "
-              "reused)", file=sys.stderr)
+        outcome = registry.adapter(name).prepare(source)
+    except PreparationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(outcome.summary)
+    if outcome.failed:
+        print(f"error: {outcome.failed}", file=sys.stderr)
         return 1
     return 0
 
@@ -77,8 +72,8 @@ def _extract_facts(name: str, source: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "build":
-        if args.extract_facts:
-            status = _extract_facts(args.name, args.source)
+        if args.prepare:
+            status = _prepare(args.name, args.source)
             if status:
                 return status
         return _build(args.name, args.source, args.out, hold_out_answers=args.hold_out_answers,
@@ -86,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
                       num_proc=args.num_proc)
     if args.command == "samples":
         status = 0
-        for name in sorted(ADAPTERS):
-            source = SAMPLES_DIR / name
-            if source.is_dir():
+        for name in registry.names():
+            source = registry.get(name).sample_dir
+            if source.is_dir() and registry.get(name).has("adapter"):
                 status |= _build(name, source, args.out, sample=True, progress=not args.quiet, num_proc=args.num_proc)
         return status
     if args.command == "publish":

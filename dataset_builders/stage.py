@@ -32,7 +32,7 @@ import pyarrow
 from tqdm.auto import tqdm
 
 from . import __version__
-from .adapters.base import Adapter, ConfigSpec
+from .adapter import Adapter, ConfigSpec
 from .card import ConfigOutcome, render, write_card
 from .errors import ProblemLog
 from .parquet_writer import SHARD_BYTES, ShardedParquetWriter, SplitFiles

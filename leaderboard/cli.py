@@ -6,20 +6,21 @@ import json
 import sys
 from pathlib import Path
 
+from . import registry
 from .answer_key import AnswerKeyError
-from .matching.icd import IcdServiceError
-from .benchmarks import BENCHMARKS, get_benchmark
-from .benchmarks.base import ScoringContext
-from .matchers import CODER_CHOICES, configure_judges, configure_matchers
+from .benchmark import ScoringContext
+from .matching.errors import IcdServiceError
 from .metrics.bootstrap import DEFAULT_RESAMPLES
 from .report import render_result
 from .result import ModelInfo
 from .run_settings import RunSettingsError, read_run_settings
 from .scoring import load_key, score_file, validate_file
+from .scoring_services import CODER_CHOICES, ServiceConfigError, ServiceOptions, configure_services
+from .settings import SettingsError
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("benchmark", choices=sorted(BENCHMARKS))
+    parser.add_argument("benchmark", choices=registry.names())
     parser.add_argument("predictions", type=Path, help="JSONL, JSON array, CSV or Parquet")
     parser.add_argument("--data", type=Path, required=True, help="the built dataset folder, e.g. hub/medreamm")
     parser.add_argument("--answers", type=Path, help="held-out answer key folder (default: DATA-answers if needed)")
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return predict_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "benchmarks":
-        for bench in BENCHMARKS.values():
+        for bench in registry.scorers().values():
             print(f"{bench.name}: {bench.pretty_name}; primary metric {bench.primary_metric}; "
                   f"{len(bench.metrics)} metrics")
         return 0
@@ -93,13 +94,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         if args.command == "validate":
-            report, _ = validate_file(args.benchmark, args.predictions, args.data, args.answers)
+            report, _ = validate_file(registry.scorer(args.benchmark), args.predictions, args.data, args.answers)
             print(report.render())
             if args.json:
                 args.json.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             return 0 if report.ok else 1
         return _score(args)
-    except AnswerKeyError as exc:
+    except (AnswerKeyError, ServiceConfigError, SettingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except IcdServiceError as exc:  # the WHO ICD-API (or a local container) is down or refusing
@@ -109,9 +110,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _score(args) -> int:
-    benchmark = get_benchmark(args.benchmark)
+    benchmark = registry.scorer(args.benchmark)
     key = load_key(benchmark, args.data, args.answers)
-    report, _ = validate_file(args.benchmark, args.predictions, args.data, key=key)
+    report, _ = validate_file(benchmark, args.predictions, args.data, key=key)
     if not report.ok and not args.allow_invalid:
         print(report.render(), file=sys.stderr)
         print("\nerror: the file has invalid lines; fix them, or pass --allow-invalid to score the rest "
@@ -132,10 +133,12 @@ def _score(args) -> int:
     if args.seed is not None:
         context.seed = args.seed
     args.cache_dir.mkdir(parents=True, exist_ok=True)
-    configure_matchers(context, args.icd_coder, args.who_base_url, args.who_release, args.sapbert, args.cache_dir)
-    configure_judges(context, args.judge_base_url, args.judge_model, args.judge_model_2, args.judge_api_key,
-                     args.cache_dir, args.judge_concurrency, args.judge_format)
-    _, result = score_file(args.benchmark, args.predictions, args.data, context, key=key)
+    configure_services(context, benchmark.needs, ServiceOptions(
+        icd_coder=args.icd_coder, who_base_url=args.who_base_url, who_release=args.who_release, sapbert=args.sapbert,
+        cache_dir=args.cache_dir, judge_base_url=args.judge_base_url, judge_model=args.judge_model,
+        judge_model_2=args.judge_model_2, judge_api_key=args.judge_api_key, judge_concurrency=args.judge_concurrency,
+        judge_format=args.judge_format))
+    _, result = score_file(benchmark, args.predictions, args.data, context, key=key, report=report)
     if run_settings:
         result.protocol["run_settings"] = run_settings
     if report.issues:

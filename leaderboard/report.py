@@ -1,7 +1,7 @@
 """Plain-text rendering of a result for the terminal."""
 from __future__ import annotations
 
-from .benchmarks.base import Benchmark
+from .benchmark import Benchmark
 from .result import Result
 
 
@@ -54,7 +54,7 @@ def _footer(benchmark: Benchmark, result: Result) -> list[str]:
         lines += ["", "pending:"] + [f"  - {r}" for r in reasons]
     if not result.protocol.get("comparable_to_paper", True):
         lines += ["", "NOT comparable with the paper's numbers:"] + [f"  - {r}" for r in result.protocol.get("not_comparable_because", [])]
-    primary = benchmark.strata_metric
+    primary = benchmark.stratum_metric
     if result.strata:
         lines += ["", f"by stratum ({primary}):"]
         for stratum, cells in result.strata.items():

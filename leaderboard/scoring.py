@@ -3,11 +3,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import registry
 from .answer_key import AnswerKey, load_answer_key
-from .benchmarks import get_benchmark
-from .benchmarks.base import Benchmark, ScoringContext
-from .predictions import MAX_FILE_BYTES, ValidationReport, validate
+from .benchmark import Benchmark, ScoringContext
+from .prediction_files import MAX_FILE_BYTES, ValidationReport, validate
 from .result import Result
+
+
+def resolve(benchmark: Benchmark | str) -> Benchmark:
+    """Front doors pass a name once; everything below works on the Benchmark object."""
+    return registry.scorer(benchmark) if isinstance(benchmark, str) else benchmark
 
 
 def load_key(benchmark: Benchmark, data: Path, answers: Path | None = None) -> AnswerKey:
@@ -16,9 +21,9 @@ def load_key(benchmark: Benchmark, data: Path, answers: Path | None = None) -> A
                            split=benchmark.split)
 
 
-def validate_file(name: str, predictions: Path, data: Path, answers: Path | None = None,
+def validate_file(benchmark: Benchmark | str, predictions: Path, data: Path, answers: Path | None = None,
                   max_bytes: int = MAX_FILE_BYTES, key: AnswerKey | None = None) -> tuple[ValidationReport, AnswerKey]:
-    benchmark = get_benchmark(name)
+    benchmark = resolve(benchmark)
     key = key or load_key(benchmark, data, answers)
     report = validate(Path(predictions), benchmark.schema, key.table.column(key.id_column), max_bytes=max_bytes)
     if not any(i.line is None and i.severity == "error" for i in report.issues):  # the file was readable
@@ -33,7 +38,7 @@ def _discount_optional(report, key: AnswerKey, optional) -> None:
     """Coverage and the missing-items warning count required items only."""
     import pyarrow.compute as pc
 
-    from .predictions import add_missing_warning
+    from .prediction_files import add_missing_warning
 
     ids = key.table.column(key.id_column)
     required = len(ids) - len(optional)
@@ -44,11 +49,14 @@ def _discount_optional(report, key: AnswerKey, optional) -> None:
     add_missing_warning(report, required)
 
 
-def score_file(name: str, predictions: Path, data: Path, context: ScoringContext | None = None,
-               answers: Path | None = None, key: AnswerKey | None = None) -> tuple[ValidationReport, Result]:
-    """Validate then score; invalid lines are left out (their items count as wrong) and reported."""
-    benchmark = get_benchmark(name)
-    report, key = validate_file(name, predictions, data, answers, key=key)
+def score_file(benchmark: Benchmark | str, predictions: Path, data: Path, context: ScoringContext | None = None,
+               answers: Path | None = None, key: AnswerKey | None = None,
+               report: ValidationReport | None = None) -> tuple[ValidationReport, Result]:
+    """Validate (unless the caller already did: pass its `report`) then score; invalid lines are left out
+    (their items count as wrong) and reported."""
+    benchmark = resolve(benchmark)
+    if report is None or key is None:
+        report, key = validate_file(benchmark, predictions, data, answers, key=key)
     context = context or ScoringContext()
     if context.data_path is None:
         context.data_path = Path(data)

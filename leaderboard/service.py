@@ -25,12 +25,13 @@ from typing import Callable
 
 import numpy as np
 
-from .benchmarks import BENCHMARKS, get_benchmark
-from .benchmarks.base import ScoringContext
+from . import registry
+from .benchmark import ScoringContext
 from .metrics.bootstrap import bootstrap_means
-from .predictions import MAX_FILE_BYTES
-from .ranking import TIE_RESAMPLES, TIE_SEED
+from .prediction_files import MAX_FILE_BYTES
+from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
+from .settings import Settings
 from .run_settings import RunSettingsError, read_run_settings
 from .scoring import load_key, score_file, validate_file
 from .store import LocalStore, StoreError
@@ -96,11 +97,11 @@ class Outcome:
 class Service:
     store: LocalStore
     data_dirs: dict[str, Path]  # benchmark -> built dataset folder (answers beside it or in it)
-    context_factory: Callable[[], ScoringContext] = ScoringContext
+    context_factory: Callable[[str], ScoringContext] = lambda benchmark: ScoringContext()  # name -> context
     quota_per_day: int = 5
     max_bytes: int = MAX_FILE_BYTES
     # while idle, the worker re-tries `waiting for judge` submissions this often when a judge is configured
-    judge_retry_seconds: float = field(default_factory=lambda: float(os.environ.get("LEADERBOARD_JUDGE_RETRY", "300")))
+    judge_retry_seconds: float = Settings.judge_retry_seconds  # front doors pass LEADERBOARD_JUDGE_RETRY
     _queue: "queue.Queue[str]" = field(default_factory=queue.Queue)
     _worker: threading.Thread | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -113,12 +114,12 @@ class Service:
 
     # ---------------------------------------------------------------- submit
     def available(self) -> list[str]:
-        return [name for name in BENCHMARKS if name in self.data_dirs and Path(self.data_dirs[name]).is_dir()]
+        return [name for name in registry.names() if name in self.data_dirs and Path(self.data_dirs[name]).is_dir()]
 
     def key(self, benchmark: str):
         with self._lock:
             if benchmark not in self._keys:
-                self._keys[benchmark] = load_key(get_benchmark(benchmark), self.data_dirs[benchmark])
+                self._keys[benchmark] = load_key(registry.scorer(benchmark), self.data_dirs[benchmark])
             return self._keys[benchmark]
 
     def submit(self, user: str, form: SubmissionForm, upload: Path, settings: Path | None = None) -> Outcome:
@@ -266,7 +267,7 @@ class Service:
             return
         try:
             self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1)
-            context = self.context_factory()
+            context = self.context_factory(record["benchmark"])
             context.model = ModelInfo(**record["model"])
             context.keep_per_item = True
             upload = self.store.private("uploads", sub_id, record["file_name"])
@@ -281,7 +282,7 @@ class Service:
             per_item, result.per_item = result.per_item, None
             self.store.save_result(sub_id, result)
             judged_pending = any("judge" in reason for reason in result.pending.values())
-            primary = get_benchmark(record["benchmark"]).primary_metric
+            primary = registry.scorer(record["benchmark"]).primary_metric
             if judged_pending:
                 message = "deterministic metrics ranked; judged metrics wait for a judge"
             elif result.metrics.get(primary) is None:
@@ -310,7 +311,7 @@ class Service:
 
         if not result.per_item:
             return
-        bench = get_benchmark(benchmark)
+        bench = registry.scorer(benchmark)
         ids = self.key(benchmark).ids
         columns = {"id": ids}
         for name in next(iter(result.per_item.values())).keys():

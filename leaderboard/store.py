@@ -19,7 +19,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .result import Result
 
@@ -67,7 +67,6 @@ class LocalStore:
         self.mirror = mirror
         self._lock = threading.RLock()
         self._version = 0
-        self._listeners: list[Callable[[], None]] = []
 
     # --- paths
     def result_path(self, benchmark: str, sub_id: str) -> Path:

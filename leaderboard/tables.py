@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .benchmarks.base import Benchmark
-from .ranking import rank_labels, tie_groups
+from .benchmark import Benchmark
+from .tie_groups import rank_labels, tie_groups
 from .result import Result
 from .run_settings import describe
 
@@ -139,7 +139,7 @@ def strata_table(benchmark: Benchmark, entries: list[Entry], stratum: str, metri
                  limit: int | None = None) -> pd.DataFrame:
     """Rows = models (the `limit` best by the primary metric), columns = stratum values ('value (n=12)'),
     cells = the metric in that cell."""
-    metric = metric or benchmark.strata_metric
+    metric = metric or benchmark.stratum_metric
     rows, columns = [], {}
     for e in top_entries(benchmark, entries, limit) if limit else entries:
         cells = e.result.strata.get(stratum)
@@ -159,7 +159,7 @@ def radar_series(benchmark: Benchmark, entries: list[Entry], stratum: str, model
                  metric: str | None = None, top: int = 5) -> dict[str, dict[str, float]]:
     """model -> {stratum value: metric}; empty when fewer than three values make it meaningless.
     Default models: the top `top` by the primary metric that have this stratum."""
-    metric = metric or benchmark.strata_metric
+    metric = metric or benchmark.stratum_metric
     with_stratum = [e for e in entries if e.result.strata.get(stratum)]
     values = {v for e in with_stratum for v in e.result.strata[stratum]}
     if len(values) < 3:

@@ -11,10 +11,10 @@ import argparse
 import time
 from pathlib import Path
 
-from .benchmarks import BENCHMARKS
-from .benchmarks.base import ScoringContext
-from .matchers import CODER_CHOICES, configure_judges, configure_matchers
+from . import registry
+from .scoring_services import CODER_CHOICES, ServiceOptions, context_factory
 from .service import Service
+from .settings import Settings
 from .store import HubMirror, LocalStore
 
 
@@ -43,10 +43,11 @@ def run_cycle(service: Service, mirror: HubMirror | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m leaderboard worker")
-    parser.add_argument("--store", type=Path, default=Path("store"))
-    parser.add_argument("--data", type=Path, default=Path("hub"), help="folder holding the built datasets (and -answers)")
-    parser.add_argument("--hub-results-repo")
-    parser.add_argument("--hub-private-repo")
+    settings = Settings.from_env()
+    parser.add_argument("--store", type=Path, default=settings.store)
+    parser.add_argument("--data", type=Path, default=settings.data, help="folder holding the built datasets (and -answers)")
+    parser.add_argument("--hub-results-repo", default=settings.hub_results_repo)
+    parser.add_argument("--hub-private-repo", default=settings.hub_private_repo)
     parser.add_argument("--icd-coder", choices=CODER_CHOICES, default="auto")
     parser.add_argument("--sapbert")
     parser.add_argument("--once", action="store_true", help="one pass over the queue, then exit")
@@ -54,13 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     mirror = HubMirror(args.hub_results_repo, args.hub_private_repo) if args.hub_results_repo and args.hub_private_repo else None
 
-    def context() -> ScoringContext:
-        cache = args.store / "private" / "cache"
-        context = configure_matchers(ScoringContext(resamples=1000), args.icd_coder, sapbert=args.sapbert, cache_dir=cache)
-        return configure_judges(context, cache_dir=cache)
-
-    service = Service(store=LocalStore(args.store, mirror), data_dirs={n: args.data / n for n in BENCHMARKS},
-                      context_factory=context)
+    options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=args.store / "private" / "cache")
+    service = Service(store=LocalStore(args.store, mirror), data_dirs={n: args.data / n for n in registry.names()},
+                      context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
+                      judge_retry_seconds=settings.judge_retry_seconds)
     while True:
         done = run_cycle(service, mirror)
         print(f"scored {done} submission(s)", flush=True)

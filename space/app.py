@@ -22,9 +22,9 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry: offl
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from leaderboard.benchmarks import BENCHMARKS  # noqa: E402
-from leaderboard.benchmarks.base import ScoringContext  # noqa: E402
-from leaderboard.matchers import configure_judges, configure_matchers  # noqa: E402
+from leaderboard import registry  # noqa: E402
+from leaderboard.scoring_services import ServiceOptions, context_factory  # noqa: E402
+from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
 from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, export_csv, export_json, overview_table,  # noqa: E402
@@ -38,19 +38,17 @@ SHOWN_ROWS = 500  # rows drawn per table; the downloads always hold the whole fi
 STATUS_COLUMNS = ["id", "benchmark", "model", "state", "progress", "message", "created_at", "updated_at"]
 
 
-def default_service() -> Service:
-    data_root = Path(os.environ.get("LEADERBOARD_DATA", ROOT / "hub"))
-    store_root = Path(os.environ.get("LEADERBOARD_STORE", ROOT / "store"))
+def default_service(settings: Settings | None = None) -> Service:
+    settings = settings or Settings.from_env()
+    data_root = ROOT / settings.data  # relative paths are the project's; absolute ones stay as they are
+    store_root = ROOT / settings.store
     mirror = None
-    if os.environ.get("LEADERBOARD_HUB_RESULTS_REPO") and os.environ.get("LEADERBOARD_HUB_PRIVATE_REPO"):
-        mirror = HubMirror(os.environ["LEADERBOARD_HUB_RESULTS_REPO"], os.environ["LEADERBOARD_HUB_PRIVATE_REPO"])
-
-    def context() -> ScoringContext:
-        cache = store_root / "private" / "cache"
-        return configure_judges(configure_matchers(ScoringContext(resamples=1000), "auto", cache_dir=cache), cache_dir=cache)
-
-    return Service(store=LocalStore(store_root, mirror), data_dirs={n: data_root / n for n in BENCHMARKS},
-                   context_factory=context, quota_per_day=int(os.environ.get("LEADERBOARD_QUOTA", "5")))
+    if settings.hub_results_repo and settings.hub_private_repo:
+        mirror = HubMirror(settings.hub_results_repo, settings.hub_private_repo)
+    options = ServiceOptions(cache_dir=store_root / "private" / "cache")
+    return Service(store=LocalStore(store_root, mirror), data_dirs={n: data_root / n for n in registry.names()},
+                   context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
+                   quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds)
 
 
 def _download_files(table: pd.DataFrame, name: str) -> tuple[str, str]:
@@ -116,14 +114,14 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     with gr.Accordion("Stratified view and radar", open=False):
         with gr.Row():
             stratum = gr.Dropdown(strata, value=strata[0], label="Stratum", elem_id=f"stratum-{bench.name}")
-            cell_metrics = list(dict.fromkeys([bench.strata_metric, *metric_names]))
-            metric = gr.Dropdown(cell_metrics, value=bench.strata_metric, label="Metric")
+            cell_metrics = list(dict.fromkeys([bench.stratum_metric, *metric_names]))
+            metric = gr.Dropdown(cell_metrics, value=bench.stratum_metric, label="Metric")
             models = gr.Dropdown(_model_choices(bench, entries), multiselect=True,
                                  label="Models on the radar (default: top 5)")
         strata_view = gr.Dataframe(value=strata_table(bench, entries, strata[0], limit=SHOWN_ROWS), interactive=False,
                                    datatype="auto",
                                    label="Metric per stratum value (n = items in the cell)", elem_id=f"strata-{bench.name}")
-        plot = gr.Plot(value=radar(radar_series(bench, entries, strata[0]), bench.strata_metric, strata[0]),
+        plot = gr.Plot(value=radar(radar_series(bench, entries, strata[0]), bench.stratum_metric, strata[0]),
                        label="Radar", elem_id=f"radar-{bench.name}")
 
         def update_strata(stratum, metric, models):
@@ -143,7 +141,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
             return (view, csv_path, json_path, gr.update(choices=names, value=chosen),
                     gr.update(choices=_model_choices(bench, current)),
                     strata_table(bench, current, chosen, limit=SHOWN_ROWS),
-                    radar(radar_series(bench, current, chosen), bench.strata_metric, chosen))
+                    radar(radar_series(bench, current, chosen), bench.stratum_metric, chosen))
 
         app.load(on_load, [stratum, *inputs], [table, csv_button, json_button, stratum, models, strata_view, plot],
                  api_name=False, show_progress="hidden")
@@ -218,7 +216,7 @@ def _submit_tab(service: Service) -> None:
 
 def _about_tab() -> None:
     parts = ["## Protocol and decisions\n"]
-    for bench in BENCHMARKS.values():
+    for bench in registry.scorers().values():
         parts.append(f"### {bench.pretty_name}\n\nPrimary metric: `{bench.primary_metric}`. Prediction fields: "
                      + ", ".join(f"`{f.name}`" for f in bench.schema.fields) + f" (plus `{bench.schema.id_field}`).\n")
         parts += [f"- {d}" for d in bench.decisions]
@@ -237,14 +235,14 @@ def build_app(service: Service | None = None) -> gr.Blocks:
                     "paper-reported rows beside submissions scored server-side with each benchmark's own metrics.")
         with gr.Tabs():
             entries_by = {}
-            for bench in BENCHMARKS.values():
+            for bench in registry.scorers().values():
                 with gr.Tab(bench.pretty_name, id=f"tab-{bench.name}"):
                     _benchmark_tab(app, service, bench)
                 entries_by[bench.name] = service.entries(bench.name)
             with gr.Tab("Overview", id="tab-overview"):
                 gr.Markdown("Each model's best row per benchmark (primary metric). Different benchmarks measure "
                             "different things: compare within a column.")
-                gr.Dataframe(value=overview_table(list(BENCHMARKS.values()), entries_by).head(SHOWN_ROWS),
+                gr.Dataframe(value=overview_table(list(registry.scorers().values()), entries_by).head(SHOWN_ROWS),
                              interactive=False, datatype="auto")
             with gr.Tab("Submit", id="tab-submit"):
                 _submit_tab(service)
@@ -255,12 +253,12 @@ def build_app(service: Service | None = None) -> gr.Blocks:
 
 
 def main() -> None:
-    host = os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")
-    port = int(os.environ.get("GRADIO_SERVER_PORT", "7860"))
-    app = build_app()
-    if os.environ.get("LEADERBOARD_WORKER", "internal") != "external":  # external: `python -m leaderboard worker`
+    settings = Settings.from_env()
+    app = build_app(default_service(settings))
+    if settings.worker != "external":  # external: `python -m leaderboard worker`
         app.service.start()
-    app.queue(default_concurrency_limit=4).launch(server_name=host, server_port=port, show_error=False)
+    app.queue(default_concurrency_limit=4).launch(server_name=settings.server_name, server_port=settings.server_port,
+                                                  show_error=False)
 
 
 if __name__ == "__main__":

@@ -2,10 +2,10 @@
 configured local identity (LEADERBOARD_LOCAL_USER), because Gradio's local OAuth mock needs the Hub."""
 from __future__ import annotations
 
-import os
-
 import gradio as gr
 from gradio.utils import get_space
+
+from leaderboard.settings import Settings
 
 
 def on_space() -> bool:
@@ -13,7 +13,7 @@ def on_space() -> bool:
 
 
 def local_user() -> str:
-    return os.environ.get("LEADERBOARD_LOCAL_USER", "local-user")
+    return Settings.from_env().local_user
 
 
 def current_user(request: gr.Request | None) -> str | None:

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_MEDREAMM = ROOT / "dataset_builders" / "samples" / "medreamm"
+SAMPLE_MEDREAMM = ROOT / "benchmarks" / "medreamm" / "sample"
 
 
 def png_bytes(colour=(200, 30, 30), size=(32, 24), mode="RGB") -> bytes:
@@ -65,8 +65,8 @@ def tiny_release(tmp_path) -> Path:
 
 @pytest.fixture
 def tiny_built(tmp_path, tiny_release) -> Path:
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
 
-    build(get_adapter("medreamm"), tiny_release, tmp_path / "hub", progress=False)
+    build(registry.adapter("medreamm"), tiny_release, tmp_path / "hub", progress=False)
     return tmp_path / "hub" / "medreamm"

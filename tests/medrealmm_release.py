@@ -55,9 +55,9 @@ def write_release(folder: Path, cases=None, raw_lines=None) -> Path:
 
 
 def build_release(tmp_path: Path, cases=None, hold_out=False) -> Path:
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
 
     source = write_release(tmp_path / "release", cases)
-    build(get_adapter("medrealmm"), source, tmp_path / "hub", progress=False, hold_out_answers=hold_out)
+    build(registry.adapter("medrealmm"), source, tmp_path / "hub", progress=False, hold_out_answers=hold_out)
     return tmp_path / "hub" / "medrealmm"

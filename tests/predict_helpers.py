@@ -10,14 +10,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dataset_builders.registry import SAMPLES_DIR, get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 from leaderboard.answer_key import config_files
 from leaderboard.predict.cli import main as predict_main
 
 
 def build_sample(name: str, out: Path, hold_out_answers: bool = False) -> Path:
-    build(get_adapter(name), SAMPLES_DIR / name, out, progress=False, hold_out_answers=hold_out_answers)
+    build(registry.adapter(name), registry.get(name).sample_dir, out, progress=False, hold_out_answers=hold_out_answers)
     return out / name
 
 

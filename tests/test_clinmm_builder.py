@@ -10,13 +10,13 @@ from datasets import load_dataset
 
 from conftest import ROOT
 from fake_openai_server import FakeOpenAIServer
-from dataset_builders.adapters.clinmm_facts import extract_reference_facts, main as facts_main
+from benchmarks.clinmm.facts import extract_reference_facts, main as facts_main
 from dataset_builders.errors import BuildError
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 from leaderboard.judge import Judge, JudgeConfig
 
-SAMPLE = ROOT / "dataset_builders" / "samples" / "clinmm"
+SAMPLE = ROOT / "benchmarks" / "clinmm" / "sample"
 HIDDEN = ("image_findings_en", "image_findings_zh", "diagnostic_significance_en", "diagnostic_significance_zh",
           "final_diagnosis_en", "final_diagnosis_zh")
 
@@ -24,7 +24,7 @@ HIDDEN = ("image_findings_en", "image_findings_zh", "diagnostic_significance_en"
 @pytest.fixture(scope="module")
 def sample_hub(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
-    build(get_adapter("clinmm"), SAMPLE, out, sample=True, progress=False)
+    build(registry.adapter("clinmm"), SAMPLE, out, sample=True, progress=False)
     return out
 
 
@@ -43,7 +43,7 @@ def edit_case(release, case_id, change):
 
 def problems_of(release, tmp_path):
     with pytest.raises(BuildError) as info:
-        build(get_adapter("clinmm"), release, tmp_path / "out", progress=False)
+        build(registry.adapter("clinmm"), release, tmp_path / "out", progress=False)
     return [str(p) for p in info.value.problems]
 
 
@@ -87,7 +87,7 @@ def test_card_shows_per_case_licenses_layout_and_counts(sample_hub):
 
 
 def test_hold_out_answers_moves_every_answer_field(tmp_path):
-    build(get_adapter("clinmm"), SAMPLE, tmp_path, hold_out_answers=True, progress=False)
+    build(registry.adapter("clinmm"), SAMPLE, tmp_path, hold_out_answers=True, progress=False)
     public = load_dataset(str(tmp_path / "clinmm"), split="test")
     answers = load_dataset(str(tmp_path / "clinmm-answers"), split="test")
     assert not set(HIDDEN + ("reference_facts", "diagnostic_reasoning_en")) & set(public.column_names)
@@ -112,7 +112,7 @@ def test_extracted_facts_go_to_the_sidecar_and_are_frozen(release, tmp_path):
     lines = [json.loads(x) for x in (release / "reference_facts.jsonl").read_text().splitlines()]
     assert [x["case_id"] for x in lines] == ["clinmm-s001", "clinmm-s002"]
     assert lines[0]["extractor"]["model"] == "extractor" and lines[0]["extractor"]["prompt"] == "clinmm_fact_extraction.v1"
-    build(get_adapter("clinmm"), release, tmp_path / "hub", progress=False)
+    build(registry.adapter("clinmm"), release, tmp_path / "hub", progress=False)
     ds = load_dataset(str(tmp_path / "hub" / "clinmm"), split="test")
     assert ds[0]["reference_facts"] == ["Fact A", "Fact B"] and "extractor" in ds[0]["reference_facts_extractor"]
     assert ds[2]["reference_facts_extractor"] == "frozen in the case file (reference_facts)"
@@ -160,12 +160,12 @@ def test_facts_must_be_all_or_nothing_and_not_twice(release, tmp_path):
 
 
 def test_a_release_without_any_facts_builds_and_the_scorer_says_why_facts_are_pending(release, tmp_path):
-    from leaderboard.benchmarks.base import ScoringContext
+    from leaderboard.benchmark import ScoringContext
     from leaderboard.scoring import score_file
 
     for path in (release / "cases").glob("*.json"):
         edit_case(release, path.stem, lambda r: r.pop("reference_facts"))
-    build(get_adapter("clinmm"), release, tmp_path / "hub", progress=False)
+    build(registry.adapter("clinmm"), release, tmp_path / "hub", progress=False)
     pred = tmp_path / "p.jsonl"
     pred.write_text(json.dumps({"id": "clinmm-s001", "diagnosis": "x", "reasoning": "y"}) + "\n")
     with FakeOpenAIServer(lambda body: "<result><reasoning>r</reasoning><accuracy>0</accuracy></result>") as server:

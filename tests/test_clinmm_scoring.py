@@ -8,17 +8,17 @@ import pytest
 
 from conftest import ROOT
 from fake_openai_server import FakeOpenAIServer
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.benchmarks.clinmm_judging import matching_parser, parse_accuracy_xml, parse_facts
+from leaderboard.benchmark import ScoringContext
+from benchmarks.clinmm.judging import matching_parser, parse_accuracy_xml, parse_facts
 from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig, JudgeParseError
 from leaderboard.judge.safety import REDACTED
-from leaderboard.metrics.clinical_facts import categories, consensus, fact_scores
+from benchmarks.clinmm.metrics import categories, consensus, fact_scores
 from leaderboard.result import ModelInfo
 from leaderboard.scoring import score_file, validate_file
 
-SAMPLE = ROOT / "dataset_builders" / "samples" / "clinmm"
+SAMPLE = ROOT / "benchmarks" / "clinmm" / "sample"
 
 # judge-a / judge-b verdict per predicted diagnosis (0/1/2)
 VERDICTS = {
@@ -107,7 +107,7 @@ def responder(body):
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
-    build(get_adapter("clinmm"), SAMPLE, out, sample=True, progress=False)
+    build(registry.adapter("clinmm"), SAMPLE, out, sample=True, progress=False)
     return out / "clinmm"
 
 
@@ -133,7 +133,9 @@ def score(hub, tmp_path, server=None, rows=PREDICTIONS, second=True, resamples=2
     path = write_predictions(tmp_path / "pred.jsonl", rows)
     context = ScoringContext(model=ModelInfo(name="m"), resamples=resamples, keep_per_item=True)
     if server is not None:
-        context.judge, context.judge_2 = judges(server, tmp_path, second=second, **kw)
+        first, second_judge = judges(server, tmp_path, second=second, **kw)
+        context.provide("judge", first)
+        context.provide("judge_2", second_judge)
     report, result = score_file("clinmm", path, hub, context)
     return report, result, context
 

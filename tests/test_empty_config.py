@@ -5,18 +5,18 @@ import shutil
 from datasets import get_dataset_config_names, load_dataset
 
 from conftest import ROOT
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 from leaderboard.scoring import score_file
-from leaderboard.benchmarks.base import ScoringContext
+from leaderboard.benchmark import ScoringContext
 
 
 def test_release_without_open_ended_items(tmp_path):
     source = tmp_path / "release"
-    shutil.copytree(ROOT / "dataset_builders" / "samples" / "medcmr", source)
+    shutil.copytree(ROOT / "benchmarks" / "medcmr" / "sample", source)
     for path in source.rglob("open_ended*"):
         path.unlink()
-    build(get_adapter("medcmr"), source, tmp_path / "hub", progress=False)
+    build(registry.adapter("medcmr"), source, tmp_path / "hub", progress=False)
     folder = tmp_path / "hub" / "medcmr"
     assert get_dataset_config_names(str(folder)) == ["mcq"]
     assert not (folder / "open_ended").exists()

@@ -27,9 +27,9 @@ from hostile.make_corpus import (CORPUS, HOSTILE_UPLOAD_NAMES, INJECTION, MEDCMR
                                  REFUSED_UPLOAD_NAMES, all_cases, case_path, write_corpus, write_gigantic_field,
                                  write_million_lines, write_null_after_a_block, write_oversized)
 from leaderboard import cli
-from leaderboard.benchmarks import get_benchmark
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.predictions import MAX_FILE_BYTES, Issue, validate
+from leaderboard import registry
+from leaderboard.benchmark import ScoringContext
+from leaderboard.prediction_files import MAX_FILE_BYTES, Issue, validate
 from leaderboard.scoring import load_key, validate_file
 from leaderboard.service import Service, SubmissionForm
 from leaderboard.store import LocalStore
@@ -37,19 +37,19 @@ from leaderboard.tables import FORMULA_PREFIXES, export_csv, export_json, ranked
 from test_medreamm_scoring import DictCoder, VectorEmbedder
 
 CASES = all_cases()
-BENCHMARKS = ("medreamm", "medcmr")
+HOSTILE_BENCHMARKS = ("medreamm", "medcmr")
 SLOW_LIMIT_S = 20.0  # a large case slower than this needs a cheaper construction (or a faster reader)
 
 
 # ---------------------------------------------------------------- fixtures and helpers
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory) -> Path:
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
 
     root = tmp_path_factory.mktemp("hub")
-    for name in BENCHMARKS:
-        build(get_adapter(name), ROOT / "dataset_builders" / "samples" / name, root, progress=False)
+    for name in HOSTILE_BENCHMARKS:
+        build(registry.adapter(name), ROOT / "benchmarks" / name / "sample", root, progress=False)
     return root
 
 
@@ -57,11 +57,11 @@ def hub(tmp_path_factory) -> Path:
 def gold(hub) -> list[str]:
     """Every gold answer of both samples that is specific enough to recognise in text (MCQ letters are not)."""
     terms = set()
-    medreamm = load_key(get_benchmark("medreamm"), hub / "medreamm").table
+    medreamm = load_key(registry.scorer("medreamm"), hub / "medreamm").table
     for diagnoses in medreamm.column("diagnoses").to_pylist():
         for d in diagnoses:
             terms.update(t for t in (d.get("term"), d.get("original_term"), d.get("corrected_term")) if t)
-    medcmr = load_key(get_benchmark("medcmr"), hub / "medcmr").table
+    medcmr = load_key(registry.scorer("medcmr"), hub / "medcmr").table
     terms.update(a for a in medcmr.column("answer").to_pylist() if len(a) > 1)
     assert len(terms) > 20 and "Coeliac disease" in terms and "Plaque psoriasis" in terms
     return sorted(terms, key=str.casefold)
@@ -72,12 +72,12 @@ def leaked(text: str, gold: list[str]) -> list[str]:
     return [term for term in gold if term.casefold() in folded]
 
 
-def scoring_context() -> ScoringContext:
+def scoring_context(benchmark=None) -> ScoringContext:
     return ScoringContext(icd_coder=DictCoder(), embedder=VectorEmbedder(), resamples=50)
 
 
 def make_service(tmp_path: Path, hub: Path, quota: int = 1000) -> Service:
-    return Service(store=LocalStore(tmp_path / "store"), data_dirs={n: hub / n for n in BENCHMARKS},
+    return Service(store=LocalStore(tmp_path / "store"), data_dirs={n: hub / n for n in HOSTILE_BENCHMARKS},
                    context_factory=scoring_context, quota_per_day=quota)
 
 
@@ -101,7 +101,7 @@ def case_id(case) -> str:
 def test_corpus_is_deterministic_committed_small_and_free_of_gold(tmp_path, gold):
     fresh = write_corpus(tmp_path / "corpus")
     assert len(CASES) >= 40 and len(CASES) + len(METADATA_CASES) >= 60
-    assert {c.benchmark for c in CASES} == set(BENCHMARKS)
+    assert {c.benchmark for c in CASES} == set(HOSTILE_BENCHMARKS)
     for path in fresh:
         committed = CORPUS / path.relative_to(tmp_path / "corpus")
         assert committed.read_bytes() == path.read_bytes(), f"{committed} is stale: rerun make_corpus.py"
@@ -201,8 +201,8 @@ def test_service_refuses_or_scores_every_case_without_traceback_or_leak(tmp_path
     public = store_text(service.store.root / "results")
     assert public and not leaked(public, gold)
     assert "private-" not in public and "per_item" not in public and "user1" not in public
-    for bench in BENCHMARKS:
-        table = ranked_table(get_benchmark(bench), service.entries(bench, paper_roots=[tmp_path / "no-papers"]))
+    for bench in HOSTILE_BENCHMARKS:
+        table = ranked_table(registry.scorer(bench), service.entries(bench, paper_roots=[tmp_path / "no-papers"]))
         assert not leaked(export_csv(table) + export_json(table), gold)
 
 
@@ -293,7 +293,7 @@ def test_hostile_metadata_is_cleaned_refused_or_escaped_in_every_export(tmp_path
     finally:
         service.stop()
     assert all(r["state"] == "finished" for r in service.queue_records()), service.queue_records()
-    table = ranked_table(get_benchmark("medreamm"), service.entries("medreamm", paper_roots=[tmp_path / "none"]))
+    table = ranked_table(registry.scorer("medreamm"), service.entries("medreamm", paper_roots=[tmp_path / "none"]))
     assert len(table) == len(accepted)
     exported_csv, exported_json = export_csv(table), export_json(table)
     for cell in _text_cells(exported_csv):
@@ -352,7 +352,7 @@ def test_private_fields_never_reach_public_records_exports_or_results_folder(tmp
     assert marker in store_text(service.store.private("uploads"))
     results = service.store.root / "results"
     public = store_text(results)
-    table = ranked_table(get_benchmark("medreamm"), service.entries("medreamm", paper_roots=[tmp_path / "none"]))
+    table = ranked_table(registry.scorer("medreamm"), service.entries("medreamm", paper_roots=[tmp_path / "none"]))
     exported = export_csv(table) + export_json(table)
     for secret in ("erin-secret", "erin", marker, "per_item", "file_sha256", "uploads"):
         assert secret not in public and secret not in exported, secret
@@ -386,7 +386,7 @@ def test_upload_over_the_size_limit_is_refused_without_being_read(tmp_path, hub,
     seconds = time.perf_counter() - start
     print(f"Service.submit refused it in {seconds * 1000:.1f} ms")
     assert not outcome.accepted and "the limit is 210 MB" in outcome.message and reads == []
-    report = validate(big, get_benchmark("medreamm").schema, MEDREAMM_IDS)
+    report = validate(big, registry.scorer("medreamm").schema, MEDREAMM_IDS)
     assert not report.ok and "the limit is" in report.render() and reads == []
     assert service.queue_records() == [] and not service.store.private("uploads").exists()
 
@@ -431,7 +431,7 @@ def test_a_null_starting_a_reader_block_does_not_crash_the_process(tmp_path, hub
     assert done.returncode == 1, (done.returncode, done.stderr[-500:])  # -11 would be the crash
     lines = path.read_bytes().count(b"\n")
     assert f"{lines} rows read, 1 valid predictions" in done.stdout and "Traceback" not in done.stderr
-    report = validate(path, get_benchmark("medreamm").schema, MEDREAMM_IDS)  # in process: the null line is named
+    report = validate(path, registry.scorer("medreamm").schema, MEDREAMM_IDS)  # in process: the null line is named
     assert f"error: line {lines - 1}: must be a JSON object, got NoneType" in report.render(limit=10**6)
     print(f"\nnull starting pyarrow's second block: CLI validate {seconds:.2f} s")
 
@@ -442,7 +442,7 @@ def test_every_invalid_line_of_a_large_benchmark_stays_linear(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text("".join(json.dumps({"id": i, "diagnoses": "one string"}) + "\n" for i in ids), encoding="utf-8")
     start = time.perf_counter()
-    report = validate(path, get_benchmark("medreamm").schema, ids)
+    report = validate(path, registry.scorer("medreamm").schema, ids)
     seconds = time.perf_counter() - start
     print(f"\n100,000 lines, each with a field error: validate {seconds:.2f} s")
     assert len(report.errors) == 100_000 and report.n_valid == 0
@@ -450,8 +450,8 @@ def test_every_invalid_line_of_a_large_benchmark_stays_linear(tmp_path):
 
 
 # ---------------------------------------------------------------- property-based fuzzing of the parser
-SCHEMA = get_benchmark("medreamm").schema
-CMR_SCHEMA = get_benchmark("medcmr").schema
+SCHEMA = registry.scorer("medreamm").schema
+CMR_SCHEMA = registry.scorer("medcmr").schema
 FUZZ = settings(max_examples=200, deadline=None, database=None,  # no .hypothesis/ folder in the repo
                suppress_health_check=[HealthCheck.too_slow])
 JSON_VALUES = st.recursive(

@@ -13,10 +13,10 @@ from datasets import Image, List, load_dataset
 
 from conftest import ROOT, png_bytes
 from dataset_builders.errors import BuildError
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 
-SAMPLE = ROOT / "dataset_builders" / "samples" / "medcmr"
+SAMPLE = ROOT / "benchmarks" / "medcmr" / "sample"
 
 
 def mcq(index, answer="A", task="SOD", **extra):
@@ -61,7 +61,7 @@ def card_yaml(folder):
 @pytest.fixture(scope="module")
 def sample_hub(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
-    build(get_adapter("medcmr"), SAMPLE, out, sample=True, progress=False)
+    build(registry.adapter("medcmr"), SAMPLE, out, sample=True, progress=False)
     return out
 
 
@@ -125,7 +125,7 @@ def test_card_configs_counts_and_checksums(sample_hub):
 
 def test_hold_out_answers_moves_answer_and_visual_description(tmp_path):
     release = write_release(tmp_path / "rel", [mcq(1, "B")], [open_item(2)])
-    build(get_adapter("medcmr"), release, tmp_path / "hub", hold_out_answers=True, progress=False)
+    build(registry.adapter("medcmr"), release, tmp_path / "hub", hold_out_answers=True, progress=False)
     public = load_dataset(str(tmp_path / "hub" / "medcmr"), "mcq", split="test")
     answers = load_dataset(str(tmp_path / "hub" / "medcmr-answers"), "open_ended", split="test")
     assert "answer" not in public.column_names and "visual_description" not in public.column_names
@@ -138,7 +138,7 @@ def test_key_names_match_without_case_spaces_or_underscores(tmp_path):
     shouty = {("IMAGE_PATH" if k == "image_path" else k.upper() if len(k) > 1 else k): v
               for k, v in mcq(3, "e", task="small object detection").items()}
     release = write_release(tmp_path / "rel", [spaced, snake, shouty], array=False)
-    build(get_adapter("medcmr"), release, tmp_path / "hub", progress=False)
+    build(registry.adapter("medcmr"), release, tmp_path / "hub", progress=False)
     rows = load_dataset(str(tmp_path / "hub" / "medcmr"), "mcq", split="test").remove_columns("images").to_list()
     assert [r["organ_system"] for r in rows] == ["Nervous", "Nervous", "Respiratory"]
     assert [r["medical_intelligence"] for r in rows] == ["DX", "DX", None]
@@ -152,7 +152,7 @@ def _problems(tmp_path, mcqs, opens=(), array=False, extra_lines=()):
     out.mkdir()
     (out / "keep.txt").write_text("untouched")
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medcmr"), release, out, progress=False)
+        build(registry.adapter("medcmr"), release, out, progress=False)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]  # nothing written, nothing removed
     return [str(p) for p in info.value.problems], release
 
@@ -210,7 +210,7 @@ def test_malformed_json_array_stops_with_its_line(tmp_path):
     release = write_release(tmp_path / "rel", [mcq(1)], array=True)
     (release / "mcq.json").write_text("[\n  " + json.dumps(mcq(1)) + ',\n  {"index": 2,, }\n]')
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medcmr"), release, tmp_path / "out", progress=False)
+        build(registry.adapter("medcmr"), release, tmp_path / "out", progress=False)
     # line 3 is '  {"index": 2,, }': the second comma is column 15
     assert [str(p) for p in info.value.problems] == [
         "mcq.json, line 3: malformed JSON in record 1 (Expecting property name enclosed in double quotes at line 3, "

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks.base import ScoringContext
+from leaderboard.benchmark import ScoringContext
 from leaderboard.judge import Judge, JudgeConfig
 from leaderboard.scoring import score_file
 from test_medcmr_scoring import PREDICTIONS, tiny, write_predictions  # noqa: F401  (fixture)

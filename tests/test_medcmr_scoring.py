@@ -11,10 +11,10 @@ import pyarrow as pa
 import pytest
 
 from conftest import ROOT
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
-from leaderboard.benchmarks import get_benchmark
-from leaderboard.benchmarks.base import ScoringContext
+from leaderboard import registry
+from leaderboard.benchmark import ScoringContext
 from leaderboard.metrics.bootstrap import percentile_ci
 from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
 from leaderboard.scoring import score_file, validate_file
@@ -58,8 +58,8 @@ def tiny(tmp_path_factory):
             for i, t, mi, mod, organ, gold in ITEMS]
     opens = [open_item(i, answer=text) for i, text in OPEN_ANSWERS.items()]
     release = write_release(root / "rel", mcqs, opens, array=False)
-    build(get_adapter("medcmr"), release, root / "hub", progress=False)
-    build(get_adapter("medcmr"), release, root / "held", hold_out_answers=True, progress=False)
+    build(registry.adapter("medcmr"), release, root / "hub", progress=False)
+    build(registry.adapter("medcmr"), release, root / "held", hold_out_answers=True, progress=False)
     return root
 
 
@@ -155,7 +155,7 @@ def test_columnar_fast_path_gives_the_same_result(tiny):
     report, key = validate_file("medcmr", preds, tiny / "hub" / "medcmr")
     rows = [{"id": i, "response": v.get("response"), "answer": v.get("answer")} for i, v in report.valid.items()]
     report.table = pa.Table.from_pylist(rows)
-    benchmark = get_benchmark("medcmr")
+    benchmark = registry.scorer("medcmr")
     fast = benchmark.score(key, report, ScoringContext(resamples=0))
     report.table = None
     slow = benchmark.score(key, report, ScoringContext(resamples=0))
@@ -205,7 +205,7 @@ def test_bad_predictions_get_line_level_messages_without_answers(tiny):
 
 
 def test_metric_names_match_the_paper_tables():
-    benchmark = get_benchmark("medcmr")
+    benchmark = registry.scorer("medcmr")
     names = {m.name for m in benchmark.metrics}
     with (RESULTS / "table2_main_results.csv").open(encoding="utf-8") as handle:
         table2 = [c for c in next(csv.reader(handle)) if c.startswith(("mcq_", "open_"))]
@@ -243,7 +243,7 @@ def test_paper_records_match_tables_2_and_3_with_flags():
     ("A", "Answer: B", "A"),  # an explicit `answer` wins over the response
 ])
 def test_letter_choice(given, response, expected):
-    from leaderboard.benchmarks.medcmr import choose_letters
+    from benchmarks.medcmr.scorer import choose_letters
 
     letters, failed = choose_letters(np.array([given], dtype=object), np.array([response], dtype=object),
                                      np.array([True]))
@@ -252,7 +252,7 @@ def test_letter_choice(given, response, expected):
 
 def test_categories_pending_when_the_dataset_has_no_labels(tmp_path):
     release = write_release(tmp_path / "rel", [mcq(1, "A"), mcq(2, "B", task="TP")], array=False)
-    build(get_adapter("medcmr"), release, tmp_path / "hub", progress=False)
+    build(registry.adapter("medcmr"), release, tmp_path / "hub", progress=False)
     preds = write_predictions(tmp_path / "p.jsonl", [{"id": "mcq-1", "answer": "A"}, {"id": "mcq-2", "answer": "A"}])
     _, result = score_file("medcmr", preds, tmp_path / "hub" / "medcmr", ScoringContext(resamples=0))
     assert result.metrics["mcq_all"] == 50.0 and result.metrics["mcq_SOD"] == 100.0 and result.metrics["mcq_TP"] == 0.0

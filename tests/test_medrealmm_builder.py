@@ -9,19 +9,19 @@ from datasets import Image, List, load_dataset
 
 from conftest import ROOT
 from dataset_builders.errors import BuildError
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
-from leaderboard.benchmarks import get_benchmark
+from leaderboard import registry
 from leaderboard.scoring import load_key
 from medrealmm_release import CASES, build_release, case, turn, write_release
 
-SAMPLE = ROOT / "dataset_builders" / "samples" / "medrealmm"
+SAMPLE = ROOT / "benchmarks" / "medrealmm" / "sample"
 
 
 @pytest.fixture(scope="module")
 def sample_hub(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
-    build(get_adapter("medrealmm"), SAMPLE, out, sample=True, progress=False)
+    build(registry.adapter("medrealmm"), SAMPLE, out, sample=True, progress=False)
     return out
 
 
@@ -79,7 +79,7 @@ def test_hold_out_answers_splits_rubric_and_the_key_joins_it_back(tmp_path):
     assert "dialogue" in public and "department" in public
     assert set(held) == {"id", "rubric", "num_criteria", "num_positive_criteria", "num_negative_criteria",
                          "max_points", "original_response"}
-    key = load_key(get_benchmark("medrealmm"), folder)
+    key = load_key(registry.scorer("medrealmm"), folder)
     assert key.ids == ["A", "B", "C", "D", "E"]
     assert key.table.column("rubric").to_pylist()[0][0] == {"criterion": "[A1] 指出皮疹为足癣", "points": 5.0,
                                                             "polarity": "positive"}
@@ -90,7 +90,7 @@ def test_bad_input_is_located_and_nothing_is_written(tmp_path):
     out = tmp_path / "hub"
     build_release(tmp_path / "good")  # an earlier good build must survive
     good = write_release(tmp_path / "ok", CASES)
-    build(get_adapter("medrealmm"), good, out, progress=False)
+    build(registry.adapter("medrealmm"), good, out, progress=False)
     before = sorted(p.name for p in (out / "medrealmm" / "data").iterdir())
     bad_cases = [
         case("X1", "皮肤科", [("只有罚分", -3)]),
@@ -105,7 +105,7 @@ def test_bad_input_is_located_and_nothing_is_written(tmp_path):
     source = write_release(tmp_path / "bad", bad_cases, raw_lines=['{"id": "X7", "dialogue": [}'])
     (source / "images" / "X4").mkdir(parents=True, exist_ok=True)
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medrealmm"), source, out, progress=False)
+        build(registry.adapter("medrealmm"), source, out, progress=False)
     messages = [str(p) for p in info.value.problems]
     expected = [
         "cases.jsonl, line 1, case 'X1': rubric has no positive criterion",
@@ -128,7 +128,7 @@ def test_missing_image_and_too_many_patient_images(tmp_path):
     source = write_release(tmp_path / "r", cases)
     (source / "images" / "M2" / "1.png").unlink()
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medrealmm"), source, tmp_path / "hub", progress=False)
+        build(registry.adapter("medrealmm"), source, tmp_path / "hub", progress=False)
     messages = [str(p) for p in info.value.problems]
     assert "cases.jsonl, line 1, case 'M1': 11 patient-uploaded images; MedRealMM cases have 1-10" in messages
     assert "cases.jsonl, line 2, case 'M2': image not found: images/M2/1.png" in messages

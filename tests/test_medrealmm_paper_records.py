@@ -1,12 +1,12 @@
 """The committed MedRealMM paper rows: subset numbers never enter the ranking, the one full-set row does."""
-from leaderboard.benchmarks import get_benchmark
+from leaderboard import registry
 from leaderboard.store import load_records
 from leaderboard.tables import Entry, ranked_table, reported_baselines
 
 
 def test_subset_rows_are_reported_beside_the_ranking_and_only_full_set_rows_are_ranked():
     records = load_records("medrealmm")
-    ranked = ranked_table(get_benchmark("medrealmm"), records)
+    ranked = ranked_table(registry.scorer("medrealmm"), records)
     assert ranked["model"].tolist() == ["GLM-5.1"] and ranked["score_pct"].tolist() == [24.8]
     subset = [r for r in records if r.protocol["case_set"] != "full"]
     assert len(subset) == 11 and all(r.n_items == 200 and "score_pct" not in r.metrics for r in subset)

@@ -17,8 +17,8 @@ import re
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.benchmarks.medrealmm import image_gain
+from leaderboard.benchmark import ScoringContext
+from benchmarks.medrealmm.scorer import image_gain
 from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
 from leaderboard.metrics.rubric import rubric_scores, score_histogram
 from leaderboard.result import ModelInfo, Result

@@ -11,7 +11,7 @@ from datasets import Image, List, load_dataset
 
 from conftest import ROOT, SAMPLE_MEDREAMM, TINY_CASES, raw_case, write_release
 from dataset_builders.errors import BuildError
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 
 
@@ -23,7 +23,7 @@ def card_yaml(folder):
 @pytest.fixture(scope="module")
 def sample_hub(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
-    build(get_adapter("medreamm"), SAMPLE_MEDREAMM, out, sample=True, progress=False)
+    build(registry.adapter("medreamm"), SAMPLE_MEDREAMM, out, sample=True, progress=False)
     return out
 
 
@@ -76,7 +76,7 @@ def test_card_has_configs_info_license_gating_counts_and_checksums(sample_hub):
 
 
 def test_hold_out_answers_moves_answer_fields(tmp_path, tiny_release):
-    build(get_adapter("medreamm"), tiny_release, tmp_path, hold_out_answers=True, progress=False)
+    build(registry.adapter("medreamm"), tiny_release, tmp_path, hold_out_answers=True, progress=False)
     public = load_dataset(str(tmp_path / "medreamm"), split="test")
     answers = load_dataset(str(tmp_path / "medreamm-answers"), split="test")
     assert "diagnoses" not in public.column_names and "num_diagnoses" not in public.column_names
@@ -85,7 +85,7 @@ def test_hold_out_answers_moves_answer_fields(tmp_path, tiny_release):
     _, text = card_yaml(tmp_path / "medreamm")
     assert "medreamm-answers" in text
     # rebuilding without hold-out removes the now stale key
-    build(get_adapter("medreamm"), tiny_release, tmp_path, progress=False)
+    build(registry.adapter("medreamm"), tiny_release, tmp_path, progress=False)
     assert not (tmp_path / "medreamm-answers").exists()
 
 
@@ -95,7 +95,7 @@ def _problems(tmp_path, cases, raw_lines=None):
     out.mkdir()
     (out / "keep.txt").write_text("untouched")
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medreamm"), release, out, progress=False)
+        build(registry.adapter("medreamm"), release, out, progress=False)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]  # nothing half-written, nothing removed
     return [str(p) for p in info.value.problems], release
 
@@ -104,10 +104,10 @@ def test_missing_image_names_file_line_and_case(tmp_path):
     release = write_release(tmp_path / "rel", TINY_CASES)
     (release / "images" / "200" / "1.png").unlink()
     out = tmp_path / "out"
-    build(get_adapter("medreamm"), write_release(tmp_path / "ok", TINY_CASES), out, progress=False)
+    build(registry.adapter("medreamm"), write_release(tmp_path / "ok", TINY_CASES), out, progress=False)
     before = sorted(p.name for p in (out / "medreamm" / "data").iterdir())
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medreamm"), release, out, progress=False)
+        build(registry.adapter("medreamm"), release, out, progress=False)
     assert [str(p) for p in info.value.problems] == ["cases.jsonl, line 2, case '200': image not found: images/200/1.png"]
     assert sorted(p.name for p in out.iterdir()) == ["medreamm"]  # the earlier good build is intact, no temp folder
     assert sorted(p.name for p in (out / "medreamm" / "data").iterdir()) == before
@@ -132,13 +132,13 @@ def test_paths_outside_the_release_and_corrupt_images_are_refused(tmp_path):
     escape["patient_info"]["supplementary_info"][0]["path"] = ["../../etc/passwd"]
     (release / "cases.jsonl").write_text(json.dumps(escape) + "\n")
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medreamm"), release, tmp_path / "out", progress=False)
+        build(registry.adapter("medreamm"), release, tmp_path / "out", progress=False)
     assert "points outside the release folder" in str(info.value)
     good = raw_case("601", [("Cholera", "1A00", True)])
     release = write_release(tmp_path / "rel2", [good])
     (release / "images" / "601" / "1.png").write_bytes(b"not an image at all")
     with pytest.raises(BuildError) as info:
-        build(get_adapter("medreamm"), release, tmp_path / "out", progress=False)
+        build(registry.adapter("medreamm"), release, tmp_path / "out", progress=False)
     assert "image cannot be decoded" in str(info.value) and "case '601'" in str(info.value)
 
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.benchmarks.base import ScoringContext
+from leaderboard.benchmark import ScoringContext
 from leaderboard.scoring import score_file
 
 LOG3 = math.log2(3)
@@ -114,10 +114,10 @@ def test_without_matchers_metrics_are_pending_with_reasons(tmp_path, tiny_built)
 
 
 def test_held_out_answer_key_scores_identically(tmp_path, tiny_release):
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
 
-    build(get_adapter("medreamm"), tiny_release, tmp_path / "hub", hold_out_answers=True, progress=False)
+    build(registry.adapter("medreamm"), tiny_release, tmp_path / "hub", hold_out_answers=True, progress=False)
     public = tmp_path / "hub" / "medreamm"
     assert not list(public.rglob("*-answers*"))
     preds = write_predictions(tmp_path / "p.jsonl", PREDICTIONS)

@@ -10,13 +10,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import ROOT
-from dataset_builders.adapters.xpcr import XPCRAdapter
+from benchmarks.xpcr.adapter import XPCRAdapter
 from dataset_builders.errors import BuildError, ProblemLog
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 from xpcr_release import image_row, qa, write_release
 
-SAMPLES = ROOT / "dataset_builders" / "samples"
 CONFIGS = ("chains", "cross_modal", "items", "ablations")
 
 
@@ -44,7 +43,7 @@ def problems(exc_info):
 def sample_builds(tmp_path_factory):
     root = tmp_path_factory.mktemp("xpcr")
     for n in (1, 2):
-        build(get_adapter("xpcr"), SAMPLES / "xpcr", root / str(n), progress=False, num_proc=n, hold_out_answers=True)
+        build(registry.adapter("xpcr"), ROOT / "benchmarks" / "xpcr" / "sample", root / str(n), progress=False, num_proc=n, hold_out_answers=True)
     return root / "1", root / "2"
 
 
@@ -76,10 +75,10 @@ def test_xpcr_sample_cards_differ_only_in_shard_layout(sample_builds):
 
 
 def test_medreamm_has_no_partitions_and_builds_serially_identically(tmp_path):
-    adapter = get_adapter("medreamm")
+    adapter = registry.adapter("medreamm")
     assert not hasattr(adapter, "partitions")
     for n in (1, 2):
-        build(adapter, SAMPLES / "medreamm", tmp_path / str(n), progress=False, num_proc=n)
+        build(adapter, ROOT / "benchmarks" / "medreamm" / "sample", tmp_path / str(n), progress=False, num_proc=n)
     one, two = tmp_path / "1" / "medreamm", tmp_path / "2" / "medreamm"
     files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
@@ -122,9 +121,9 @@ def test_read_partition_rows_concatenate_to_the_serial_read(tmp_path):
 def test_problem_in_a_later_row_group_is_located_as_in_the_serial_build(tmp_path):
     source = _release(tmp_path / "raw", bad_row=7)  # row 7 is in row group 3, read by the second part
     with pytest.raises(BuildError) as serial:
-        build(get_adapter("xpcr"), source, tmp_path / "out1", progress=False)
+        build(registry.adapter("xpcr"), source, tmp_path / "out1", progress=False)
     with pytest.raises(BuildError) as parallel:
-        build(get_adapter("xpcr"), source, tmp_path / "out2", progress=False, num_proc=2)
+        build(registry.adapter("xpcr"), source, tmp_path / "out2", progress=False, num_proc=2)
     assert problems(parallel) == problems(serial)
     assert problems(parallel)[0].startswith("data/test-00000.parquet row 7, case 'img7': qa_pairs[1].answer")
     assert not (tmp_path / "out2" / "xpcr").exists() and not list((tmp_path / "out2").iterdir())
@@ -133,11 +132,11 @@ def test_problem_in_a_later_row_group_is_located_as_in_the_serial_build(tmp_path
 def test_duplicate_id_across_parts_is_reported_at_its_second_place(tmp_path):
     source = _release(tmp_path / "raw", duplicate=True)  # row 2 (first part) and row 7 (second part)
     out = tmp_path / "out"
-    build(get_adapter("xpcr"), write_release(tmp_path / "ok", [image_row("old", "CFP", [qa("IQA", "R")])]), out,
+    build(registry.adapter("xpcr"), write_release(tmp_path / "ok", [image_row("old", "CFP", [qa("IQA", "R")])]), out,
           progress=False)
     before = rows(out / "xpcr", "chains")
     with pytest.raises(BuildError) as parallel:
-        build(get_adapter("xpcr"), source, out, progress=False, num_proc=2)
+        build(registry.adapter("xpcr"), source, out, progress=False, num_proc=2)
     # serial: "duplicate image id 'img2' (first seen at ...)"; across parts the kind of id is not known
     assert problems(parallel) == ["data/test-00000.parquet row 7, case 'img2': duplicate id 'img2' "
                                   "(first seen at data/test-00000.parquet row 2)"]
@@ -164,7 +163,7 @@ def test_a_crashing_worker_fails_the_build_and_leaves_nothing(tmp_path):
 def test_cli_accepts_num_proc_and_refuses_zero(tmp_path, capsys):
     from dataset_builders.cli import main
 
-    source = shutil.copytree(SAMPLES / "xpcr", tmp_path / "raw")
+    source = shutil.copytree(ROOT / "benchmarks" / "xpcr" / "sample", tmp_path / "raw")
     assert main(["build", "xpcr", "--source", str(source), "--out", str(tmp_path / "hub"), "--quiet",
                  "--num-proc", "2"]) == 0
     assert "chains: 12 rows" in capsys.readouterr().out

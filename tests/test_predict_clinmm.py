@@ -3,11 +3,11 @@ carried), nothing from findings/significance/diagnosis/reasoning in any prompt, 
 split into the fields the benchmark's schema declares."""
 import pytest
 
-from dataset_builders.registry import SAMPLES_DIR
+from leaderboard import registry
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks.base import ScoringContext
+from leaderboard.benchmark import ScoringContext
 from leaderboard.judge import NO_JUDGE
-from leaderboard.predict.clinmm import split_final
+from benchmarks.clinmm.protocol import split_final
 from leaderboard.scoring import score_file
 from predict_helpers import assert_never_sent, build_sample, decoded, image_urls, lines, read_config, run, texts
 
@@ -55,7 +55,7 @@ def test_turns_are_disclosed_one_by_one_keeping_images_and_replies(cases, englis
         # each turn: its text, then its images (original bytes); earlier images stay in the history
         assert [texts(m) for m in users] == [t["text"] for t in case["turns"]]
         sent = [decoded(u) for m in users for u in image_urls(m)]
-        assert sent == [(SAMPLES_DIR / "clinmm" / p).read_bytes() for p in case["image_paths"]]
+        assert sent == [(registry.get("clinmm").sample_dir / p).read_bytes() for p in case["image_paths"]]
         for m, turn in zip(users[1:-1], case["turns"][1:-1]):
             assert turn["image_types"][0] in texts(m) and len(image_urls(m)) == 1
         assert "Final diagnosis:" in texts(users[-1]) and not image_urls(users[-1])

@@ -2,10 +2,10 @@
 and a scripted model whose MCQ accuracy is hand-computed."""
 import pytest
 
-from dataset_builders.registry import SAMPLES_DIR
+from leaderboard import registry
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.predict.medcmr import OPEN_PROMPT
+from leaderboard.benchmark import ScoringContext
+from benchmarks.medcmr.protocol import OPEN_PROMPT
 from leaderboard.scoring import score_file
 from predict_helpers import assert_never_sent, build_sample, decoded, lines, read_config, run
 
@@ -38,7 +38,7 @@ def test_prompts_images_and_no_leaks(built, items, tmp_path):
         seen.add(item["id"])
         # the item's images first (original bytes), then the text
         assert [decoded(p["image_url"]["url"]) for p in parts[:-1]] == \
-               [(SAMPLES_DIR / "medcmr" / p).read_bytes() for p in item["image_paths"]]
+               [(registry.get("medcmr").sample_dir / p).read_bytes() for p in item["image_paths"]]
         text = parts[-1]["text"]
         if item["question_format"] == "mcq":
             letters = "ABCDE"[:len(item["options"])]

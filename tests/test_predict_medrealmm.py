@@ -3,10 +3,10 @@ decoding, `--text-only` without images, `input_modality` on every line, and no r
 reply in any prompt."""
 import pytest
 
-from dataset_builders.registry import SAMPLES_DIR
+from leaderboard import registry
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.predict.medrealmm import HEADER, INSTRUCTION
+from leaderboard.benchmark import ScoringContext
+from benchmarks.medrealmm.protocol import HEADER, INSTRUCTION
 from leaderboard.scoring import score_file
 from predict_helpers import assert_never_sent, build_sample, decoded, image_urls, lines, read_config, run, texts
 
@@ -55,7 +55,7 @@ def test_one_user_message_with_the_dialogue_and_images_in_place(cases, multimoda
             markers = "".join(f"[图片{shown + k}]" for k in range(1, n + 1))
             assert parts[i]["text"] == f"[{t}] {role}：{turn['text'].strip()}" + (f" {markers}" if n else "")
             images = [decoded(p["image_url"]["url"]) for p in parts[i + 1:i + 1 + n]]
-            assert images == [(SAMPLES_DIR / "medrealmm" / p).read_bytes() for p in turn["image_paths"]]
+            assert images == [(registry.get("medrealmm").sample_dir / p).read_bytes() for p in turn["image_paths"]]
             shown += n
     secrets = [r["criterion"] for c in cases.values() for r in c["rubric"]]
     secrets += [c["original_response"] for c in cases.values() if c["original_response"]]

@@ -2,10 +2,10 @@
 scripted model whose output scores to hand-computed numbers."""
 import pytest
 
-from dataset_builders.registry import SAMPLES_DIR
+from leaderboard import registry
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.predict.medreamm import FINAL, SYSTEM
+from leaderboard.benchmark import ScoringContext
+from benchmarks.medreamm.protocol import FINAL, SYSTEM
 from leaderboard.scoring import score_file
 from predict_helpers import assert_never_sent, build_sample, decoded, lines, read_config, run
 
@@ -54,7 +54,7 @@ def test_messages_follow_the_authors_prompt_with_original_image_bytes(built, cas
             caption_part, image_part = parts[1 + 2 * k], parts[2 + 2 * k]
             assert caption_part == {"type": "text", "text": f"Figure {k + 1}: {case['captions'][k]}"}
             assert image_part["image_url"]["detail"] == "high"
-            original = (SAMPLES_DIR / "medreamm" / case["image_paths"][k]).read_bytes()
+            original = (registry.get("medreamm").sample_dir / case["image_paths"][k]).read_bytes()
             assert decoded(image_part["image_url"]["url"]) == original
         assert parts[-1] == {"type": "text", "text": FINAL}
     secrets = [c["diagnosis_text"] for c in cases.values()] + [c["reasoning_path"] for c in cases.values()]

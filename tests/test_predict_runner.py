@@ -6,10 +6,10 @@ import json
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks import get_benchmark
+from leaderboard import registry
 from leaderboard.predict.cli import main as predict_main
 from leaderboard.predict.runner import ChatClient, ChatConfig, ChatError, done_ids
-from leaderboard.predictions import validate
+from leaderboard.prediction_files import validate
 from predict_helpers import build_sample, lines, read_config, reset_server, run
 
 N_ITEMS = 25  # the Med-CMR sample: 21 MCQ + 4 open-ended
@@ -40,7 +40,7 @@ def test_every_item_once_and_the_file_validates(medcmr, tmp_path, fake):
     assert len(rows) == N_ITEMS and len({r["id"] for r in rows}) == N_ITEMS
     assert all(set(r) == {"id", "response"} and r["response"] == "Answer: B" for r in rows)
     ids = [r["id"] for r in read_config(medcmr, "mcq")] + [r["id"] for r in read_config(medcmr, "open_ended")]
-    report = validate(out, get_benchmark("medcmr").schema, ids)
+    report = validate(out, registry.scorer("medcmr").schema, ids)
     assert report.ok and not report.issues and report.n_valid == N_ITEMS
 
 

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from dataset_builders.adapters.xpcr_taxonomy import STAGES
+from benchmarks.xpcr.taxonomy import STAGES
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.predict.xpcr import CHAIN_SYSTEM, CROSS_SYSTEM, parse_confidence
+from leaderboard.benchmark import ScoringContext
+from benchmarks.xpcr.protocol import CHAIN_SYSTEM, CROSS_SYSTEM, parse_confidence
 from leaderboard.scoring import score_file
 from predict_helpers import build_sample, decoded, image_urls, lines, read_config, run, sha, texts
 

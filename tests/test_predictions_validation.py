@@ -5,12 +5,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from leaderboard.benchmarks import get_benchmark
-from leaderboard.benchmarks.medreamm_parse import parse_response, ranked_list
-from leaderboard.predictions import validate
+from leaderboard import registry
+from benchmarks.medreamm.parsing import parse_response, ranked_list
+from leaderboard.prediction_files import validate
 from leaderboard.scoring import validate_file
 
-SCHEMA = get_benchmark("medreamm").schema
+SCHEMA = registry.scorer("medreamm").schema
 IDS = ["100", "200", "300"]
 
 

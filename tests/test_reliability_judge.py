@@ -14,8 +14,8 @@ import pytest
 
 from conftest import ROOT
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmarks import get_benchmark
-from leaderboard.benchmarks.base import ScoringContext
+from leaderboard import registry
+from leaderboard.benchmark import ScoringContext
 from leaderboard.judge import Judge, JudgeConfig
 from leaderboard.service import Service, SubmissionForm
 from leaderboard.store import LocalStore
@@ -47,7 +47,7 @@ def service_for(tmp_path, built, server, monkeypatch, **judge):
     monkeypatch.setenv("JUDGE_BASE_URL", server.base_url)  # what the worker checks before a retry
     monkeypatch.setenv("JUDGE_MODEL", "fake-judge")
 
-    def context():
+    def context(benchmark=None):
         config = JudgeConfig(base_url=server.base_url, model="fake-judge", backoff_base=0.01, backoff_max=0.02,
                              cache_path=tmp_path / "store" / "private" / "cache" / "judge_cache.sqlite", **judge)
         return ScoringContext(judge=Judge(config), resamples=0)
@@ -103,7 +103,7 @@ def test_an_outage_waits_with_nothing_guessed_then_completes_exactly_after_recov
         assert record["metrics"] == {name: None for name in EXPECTED}  # pending, never 0 or a default
         assert set(record["pending"]) == set(EXPECTED)
         assert record["pending"]["score_pct"].startswith("judge failed on 9 of 9 criteria")
-        bench = get_benchmark("medrealmm")
+        bench = registry.scorer("medrealmm")
         ranked = ranked_table(bench, service.entries("medrealmm"))
         assert sub not in set(ranked.get("id", []))  # a pending primary metric is never ranked
         for cell in record["strata"]["department"].values():
@@ -125,7 +125,7 @@ def test_no_retry_loop_without_a_judge(tmp_path, built, monkeypatch):
     """Without a configured judge a waiting submission is left alone (rescoring could not change it)."""
     monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
     service = Service(store=LocalStore(tmp_path / "store"), data_dirs={"medrealmm": built},
-                      context_factory=lambda: ScoringContext(resamples=0), judge_retry_seconds=0.1)
+                      context_factory=lambda benchmark: ScoringContext(resamples=0), judge_retry_seconds=0.1)
     sub = submit(service, tmp_path)
     service.score_one(sub)
     assert service.status_for("alice")[0]["state"] == "waiting for judge"

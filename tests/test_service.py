@@ -4,13 +4,13 @@ import os
 
 import pytest
 
-from leaderboard.benchmarks.base import ScoringContext
+from leaderboard.benchmark import ScoringContext
 from leaderboard.service import Service, SubmissionForm
 from leaderboard.store import LocalStore
 from test_medreamm_scoring import PREDICTIONS, DictCoder, VectorEmbedder
 
 
-def context():
+def context(benchmark=None):
     return ScoringContext(icd_coder=DictCoder(), embedder=VectorEmbedder(), resamples=200)
 
 
@@ -159,15 +159,15 @@ def test_hub_mirror_sends_results_public_and_everything_else_private(tmp_path, t
 
 def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monkeypatch):
     from conftest import ROOT
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
     from fake_openai_server import FakeOpenAIServer
-    from leaderboard.matchers import configure_judges
+    from leaderboard.scoring_services import configure_judges
 
-    build(get_adapter("medcmr"), ROOT / "dataset_builders" / "samples" / "medcmr", tmp_path / "hub", progress=False)
+    build(registry.adapter("medcmr"), ROOT / "benchmarks" / "medcmr" / "sample", tmp_path / "hub", progress=False)
     monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
 
-    def ctx():
+    def ctx(benchmark=None):
         return configure_judges(ScoringContext(resamples=0), cache_dir=tmp_path / "cache")
 
     store = LocalStore(tmp_path / "store")
@@ -193,7 +193,7 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
 
 def test_run_settings_from_predict_are_kept_and_shown(tmp_path, service):
     from leaderboard.tables import ranked_table
-    from leaderboard.benchmarks import get_benchmark
+    from leaderboard import registry
 
     meta = tmp_path / "preds.jsonl.meta.json"
     meta.write_text(json.dumps({"benchmark": "medreamm", "model": "m1", "endpoint": "http://10.0.0.5:8000/v1",
@@ -204,7 +204,7 @@ def test_run_settings_from_predict_are_kept_and_shown(tmp_path, service):
     record = json.loads((service.store.root / "results" / "medreamm" / f"{sub}.json").read_text())
     assert record["protocol"]["run_settings"]["tasks_failed"] == 2 and record["protocol"]["run_settings"]["runs"] == 2
     assert "10.0.0.5" not in json.dumps(record)  # endpoints are never published
-    table = ranked_table(get_benchmark("medreamm"), service.entries("medreamm"))
+    table = ranked_table(registry.scorer("medreamm"), service.entries("medreamm"))
     assert table.loc[table["id"] == sub, "run settings"].item() == "medreamm v1, T=0.0, prompt 8137f4bbb6dd"
     bad = tmp_path / "bad.meta.json"
     bad.write_text("[1, 2]")

@@ -7,7 +7,7 @@ import pytest
 from gradio_client import Client, handle_file
 
 from conftest import ROOT, SAMPLE_MEDREAMM
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 from space_server import SpaceServer
 
@@ -20,7 +20,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
     root = tmp_path_factory.mktemp("space")
-    build(get_adapter("medreamm"), SAMPLE_MEDREAMM, root / "hub", sample=True, progress=False)
+    build(registry.adapter("medreamm"), SAMPLE_MEDREAMM, root / "hub", sample=True, progress=False)
     server = SpaceServer(root / "hub", root / "store", root / "space.log")
     yield server
     server.stop()

@@ -4,14 +4,14 @@ import json
 import numpy as np
 import pandas as pd
 
-from leaderboard.benchmarks import get_benchmark
-from leaderboard.ranking import rank_labels, tie_groups, tied
+from leaderboard import registry
+from leaderboard.tie_groups import rank_labels, tie_groups, tied
 from leaderboard.result import ModelInfo, Result
 from leaderboard.store import load_records
 from leaderboard.tables import (Entry, Filters, export_csv, export_json, overview_table, radar_series, ranked_table,
                                 reported_baselines, strata_table)
 
-BENCH = get_benchmark("medreamm")
+BENCH = registry.scorer("medreamm")
 
 
 def entry(name, score, source="submission", resamples=None, strata=None, **model):

@@ -8,20 +8,20 @@ import yaml
 from datasets import Image, List, load_dataset
 
 from conftest import ROOT
-from dataset_builders.adapters.xpcr_taxonomy import (answer_letter, category_for_disease, default_tier, modality_code,
+from benchmarks.xpcr.taxonomy import (answer_letter, category_for_disease, default_tier, modality_code,
                                                      OptionError, source_dataset, split_options, stage_code)
 from dataset_builders.errors import BuildError
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
 from xpcr_release import OPTIONS, SCORING_CASES, SCORING_ROWS, case, case_item, image_row, qa, write_release
 
-SAMPLE = ROOT / "dataset_builders" / "samples" / "xpcr"
+SAMPLE = ROOT / "benchmarks" / "xpcr" / "sample"
 
 
 @pytest.fixture(scope="module")
 def sample_hub(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
-    build(get_adapter("xpcr"), SAMPLE, out, sample=True, progress=False)
+    build(registry.adapter("xpcr"), SAMPLE, out, sample=True, progress=False)
     return out
 
 
@@ -102,7 +102,7 @@ def test_images_are_stored_once_and_size_stays_within_10_percent_of_images_plus_
     rows = [image_row(f"im{k:04d}", "CFP", [qa(s, "R") for s in stages], disease="glaucoma", image=_noise_png(k))
             for k in range(200)]
     write_release(tmp_path / "raw", rows, SCORING_CASES)
-    build(get_adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
+    build(registry.adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
     folder = tmp_path / "hub" / "xpcr"
     chains = pq.read_table(glob.glob(str(folder / "chains" / "*.parquet"))).to_pylist()
     cases = pq.read_table(glob.glob(str(folder / "cross_modal" / "*.parquet"))).to_pylist()
@@ -126,7 +126,7 @@ def _strings(value):
 
 def test_hold_out_moves_answers_disease_and_category(tmp_path):
     write_release(tmp_path / "raw", SCORING_ROWS, SCORING_CASES)
-    build(get_adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", hold_out_answers=True, progress=False)
+    build(registry.adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", hold_out_answers=True, progress=False)
     public = {p.parent.name: pq.read_schema(p).names for p in (tmp_path / "hub" / "xpcr").rglob("*.parquet")}
     held = {p.parent.name: pq.read_schema(p).names for p in (tmp_path / "hub" / "xpcr-answers").rglob("*.parquet")}
     assert not {"answers", "answer", "disease", "disease_category"} & {c for names in public.values() for c in names}
@@ -139,7 +139,7 @@ def test_tiers_come_from_the_release_else_the_documented_mapping(tmp_path):
     rows = [image_row("a", "CFP", [qa("IQA", None, sub_label="Artifact"), qa("DD", None, sub_label="Differential diagnosis"),
                                    qa("SG", "Specialist"), qa("CD", None, sub_label="Treatment"), qa("LC", "r-level")])]
     write_release(tmp_path / "raw", rows)
-    build(get_adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
+    build(registry.adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
     row = pq.read_table(glob.glob(str(tmp_path / "hub" / "xpcr" / "chains" / "*.parquet"))).to_pylist()[0]
     assert [(i["tier"], i["tier_source"]) for i in row["items"]] == [
         ("A", "mapped"), ("S", "mapped"), ("S", "release"), ("S", "mapped"), ("R", "release")]
@@ -149,7 +149,7 @@ def test_disease_is_derived_from_the_dd_answer_when_the_row_has_none(tmp_path):
     options = ["glaucoma", "diabetic retinopathy", "normal", "cataract"]
     rows = [image_row("a", "cfp", [qa("DD", "A", gold=1, options=options, sub_label="Diagnosis")])]
     write_release(tmp_path / "raw", rows)
-    build(get_adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
+    build(registry.adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
     row = pq.read_table(glob.glob(str(tmp_path / "hub" / "xpcr" / "chains" / "*.parquet"))).to_pylist()[0]
     assert (row["disease"], row["disease_category"], row["disease_source"]) == ("diabetic retinopathy", "DR", "dd_answer")
 
@@ -163,7 +163,7 @@ def _problems(tmp_path, rows, cases=None, extra=None):
     out.mkdir()
     (out / "keep.txt").write_text("untouched")
     with pytest.raises(BuildError) as info:
-        build(get_adapter("xpcr"), release, out, progress=False)
+        build(registry.adapter("xpcr"), release, out, progress=False)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
     return [str(p) for p in info.value.problems]
 

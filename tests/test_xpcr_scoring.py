@@ -13,11 +13,11 @@ import pyarrow as pa
 import pytest
 
 from conftest import ROOT
-from dataset_builders.registry import get_adapter
+from leaderboard import registry
 from dataset_builders.stage import build
-from leaderboard.benchmarks import get_benchmark
-from leaderboard.benchmarks.base import ScoringContext
-from leaderboard.benchmarks.xpcr import _parse_responses
+from leaderboard import registry
+from leaderboard.benchmark import ScoringContext
+from benchmarks.xpcr.scorer import _parse_responses
 from leaderboard.letters import parse_letter
 from leaderboard.scoring import score_file, validate_file
 from leaderboard.result import Result
@@ -56,7 +56,7 @@ def write(path, lines):
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("xpcr")
     write_release(root / "raw", SCORING_ROWS, SCORING_CASES)
-    build(get_adapter("xpcr"), root / "raw", root / "hub", progress=False)
+    build(registry.adapter("xpcr"), root / "raw", root / "hub", progress=False)
     return root / "hub" / "xpcr"
 
 
@@ -218,7 +218,7 @@ def test_reports_never_depend_on_the_answers(built, tmp_path):
     other = [image_row(r["id"], r["modality"], [dict(q, answer="gamma") for q in r["qa_pairs"]], disease=r["disease"],
                        source=r["image_path"].split("/")[1]) for r in SCORING_ROWS]
     write_release(tmp_path / "raw2", other, SCORING_CASES)
-    build(get_adapter("xpcr"), tmp_path / "raw2", tmp_path / "hub2", progress=False)
+    build(registry.adapter("xpcr"), tmp_path / "raw2", tmp_path / "hub2", progress=False)
     bad = write(tmp_path / "bad.jsonl", BAD_LINES)
     first, _ = validate_file("xpcr", bad, built)
     second, _ = validate_file("xpcr", bad, tmp_path / "hub2" / "xpcr")
@@ -228,15 +228,15 @@ def test_reports_never_depend_on_the_answers(built, tmp_path):
 
 def test_scoring_through_a_held_out_answer_key(tmp_path):
     write_release(tmp_path / "raw", SCORING_ROWS, SCORING_CASES)
-    build(get_adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", hold_out_answers=True, progress=False)
+    build(registry.adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", hold_out_answers=True, progress=False)
     preds = write(tmp_path / "p.jsonl", chain_lines() + CROSS_PREDICTIONS)
     _, result = score_file("xpcr", preds, tmp_path / "hub" / "xpcr", ScoringContext(resamples=0))
     assert result.metrics["SWA_Avg"] == pytest.approx(86.1111, abs=1e-4) and result.metrics["category_AMD"] is not None
 
 
 def test_example_predictions_validate_and_score_on_the_sample(tmp_path):
-    sample = ROOT / "dataset_builders" / "samples" / "xpcr"
-    build(get_adapter("xpcr"), sample, tmp_path, sample=True, progress=False)
+    sample = ROOT / "benchmarks" / "xpcr" / "sample"
+    build(registry.adapter("xpcr"), sample, tmp_path, sample=True, progress=False)
     example = ROOT / "submissions" / "xpcr" / "example_predictions.jsonl"
     run = subprocess.run([sys.executable, "-m", "leaderboard", "score", "xpcr", str(example), "--data",
                           str(tmp_path / "xpcr"), "--json", str(tmp_path / "r.json"), "--resamples", "100", "--quiet"],
@@ -253,7 +253,7 @@ def test_paper_records_match_the_tables_and_use_the_benchmarks_metric_names(tmp_
     human = [Result.read(p) for p in sorted((folder / "human").glob("*.json"))]
     assert len(paper) == 21 and len(human) == 3
     assert {r.source for r in paper} == {"paper"} and {r.source for r in human} == {"human"}
-    names = {m.name for m in get_benchmark("xpcr").metrics}
+    names = {m.name for m in registry.scorer("xpcr").metrics}
     by_name = {r.model.name: r for r in paper + human}
     for record in paper + human:
         assert set(record.metrics) <= names, record.model.name
@@ -263,7 +263,7 @@ def test_paper_records_match_the_tables_and_use_the_benchmarks_metric_names(tmp_
     assert by_name["InternVL-32B"].metrics["modality_CFP"] == 85.67  # Table 3's "InternVL3-32B"
     assert by_name["Specialists (n=8)"].metrics["CCR"] == 62.48
     assert "modality_FFA" in by_name["GPT-5"].cell_flags and "CCR" in by_name["GPT-5"].cell_flags
-    assert get_benchmark("xpcr").metric("ECE").higher_is_better is False
+    assert registry.scorer("xpcr").metric("ECE").higher_is_better is False
 
 
 def test_key_dependent_problems_are_reported_per_line(built, tmp_path):
@@ -276,7 +276,7 @@ def test_key_dependent_problems_are_reported_per_line(built, tmp_path):
     ]
     path = write(tmp_path / "p.jsonl", lines)
     report, key = validate_file("xpcr", path, built)
-    issues = get_benchmark("xpcr").extra_issues(path, key, report)
+    issues = registry.scorer("xpcr").extra_issues(path, key, report)
     assert [str(i) for i in issues] == [
         "error: line 2, field 'answer': id 'img1-2': letter 'F' is beyond this item's 4 options (A-D)",
         "error: line 3, field 'removed_modality': id 'C2-1/without-FFA': contradicts the id: the id is the ablated run "
@@ -288,7 +288,7 @@ def test_key_dependent_problems_are_reported_per_line(built, tmp_path):
 
 def test_a_build_without_hospital_cases_scores_with_table4_pending(tmp_path):
     write_release(tmp_path / "raw", SCORING_ROWS)
-    build(get_adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
+    build(registry.adapter("xpcr"), tmp_path / "raw", tmp_path / "hub", progress=False)
     _, result = score_file("xpcr", write(tmp_path / "p.jsonl", chain_lines()), tmp_path / "hub" / "xpcr",
                            ScoringContext(resamples=0))
     assert result.metrics["SWA_Avg"] == pytest.approx(86.1111, abs=1e-4) and result.n_items == 16
@@ -306,12 +306,12 @@ def test_without_confidences_ece_and_uas_are_pending_not_zero(built, tmp_path):
 def test_per_item_swa_shares_average_to_swa_avg(tmp_path):
     """The private per-item SWA_Avg shares (used for paired tie tests) average exactly to SWA_Avg."""
     from conftest import ROOT
-    from dataset_builders.registry import get_adapter
+    from leaderboard import registry
     from dataset_builders.stage import build
-    from leaderboard.benchmarks.base import ScoringContext
+    from leaderboard.benchmark import ScoringContext
     from leaderboard.scoring import score_file
 
-    build(get_adapter("xpcr"), ROOT / "dataset_builders" / "samples" / "xpcr", tmp_path, progress=False)
+    build(registry.adapter("xpcr"), ROOT / "benchmarks" / "xpcr" / "sample", tmp_path, progress=False)
     _, result = score_file("xpcr", ROOT / "submissions" / "xpcr" / "example_predictions.jsonl", tmp_path / "xpcr",
                            ScoringContext(resamples=0, keep_per_item=True))
     shares = [v["SWA_Avg"] for v in result.per_item.values() if v["SWA_Avg"] is not None]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -54,11 +53,15 @@ class JudgeConfig:
     def from_env(cls, model_var: str = "JUDGE_MODEL", **overrides) -> "JudgeConfig | None":
         """JUDGE_BASE_URL + JUDGE_MODEL (or `model_var`, e.g. JUDGE_MODEL_2) + optional JUDGE_API_KEY;
         None when either is missing. Flags passed as overrides win."""
-        base = overrides.pop("base_url", None) or os.environ.get("JUDGE_BASE_URL")
-        model = overrides.pop("model", None) or os.environ.get(model_var)
+        from ..settings import ENV_NAMES, Settings
+
+        settings = Settings.from_env()
+        field_name = {v: k for k, v in ENV_NAMES.items()}[model_var]
+        base = overrides.pop("base_url", None) or settings.judge_base_url
+        model = overrides.pop("model", None) or getattr(settings, field_name)
         if not base or not model:
             return None
-        key = overrides.pop("api_key", None) or os.environ.get("JUDGE_API_KEY")
+        key = overrides.pop("api_key", None) or settings.judge_api_key
         return cls(base_url=base, model=model, api_key=key, **overrides)
 
 

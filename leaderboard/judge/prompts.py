@@ -1,4 +1,4 @@
-"""Versioned judge prompts: `prompts/<name>.v<N>.txt`, a system part and a user template separated by a
+"""Versioned judge prompts: `<folder>/<name>.v<N>.txt` (each benchmark keeps its own in `prompts/`), a system part and a user template separated by a
 line `=== USER ===`. The template uses `{placeholders}`; the candidate's text always goes in as
 quoted data (see `quote_candidate`). The version is part of every cache key."""
 from __future__ import annotations
@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 SEPARATOR = "=== USER ==="
 
 
@@ -38,7 +37,7 @@ def _text_sha(text: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def load_prompt(name: str, version: int | None = None, folder: Path = PROMPTS_DIR) -> Prompt:
+def load_prompt(name: str, version: int | None = None, *, folder: Path) -> Prompt:
     """The given version, or the highest one present."""
     candidates = {}
     for path in folder.glob(f"{name}.v*.txt"):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
@@ -381,7 +380,11 @@ def load_embedder(model_path: str | None = None) -> tuple[Embedder | None, str]:
     Returns ``(embedder, "")`` or ``(None, reason)``; never raises because of
     a missing or wrong configuration, or missing torch/transformers.
     """
-    path = model_path if model_path is not None else os.environ.get(ENV_VAR)
+    if model_path is None:
+        from ..settings import Settings
+
+        model_path = Settings.from_env().sapbert_path
+    path = model_path
     if path is None or not str(path).strip():
         return None, (
             f"semantic matching unavailable: set {ENV_VAR} to a local copy of "

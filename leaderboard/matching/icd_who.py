@@ -20,7 +20,6 @@ which means a rerun resumes where a failed run stopped.
 from __future__ import annotations
 
 import html
-import os
 import re
 import sqlite3
 import threading
@@ -34,6 +33,8 @@ from urllib.parse import urlsplit
 import httpx
 from tqdm import tqdm
 
+from .errors import IcdServiceError
+
 __all__ = ["IcdServiceError", "WhoIcdApiCoder", "clean_term"]
 
 DEFAULT_BASE_URL = "https://id.who.int"
@@ -43,20 +44,6 @@ TOKEN_SCOPE = "icdapi_access"
 
 _TAG_RE = re.compile(r"<[^>]*>")
 _WS_RE = re.compile(r"\s+")
-
-
-class IcdServiceError(RuntimeError):
-    """The ICD service could not answer (as opposed to answering "no code").
-
-    ``term`` is the diagnosis string being coded (``None`` for the OAuth token
-    request), ``status`` the last HTTP status code (``None`` for transport
-    errors such as timeouts or refused connections).
-    """
-
-    def __init__(self, message: str, *, term: str | None = None, status: int | None = None):
-        super().__init__(message)
-        self.term = term
-        self.status = status
 
 
 def clean_term(term: str | None) -> str:
@@ -195,23 +182,15 @@ class WhoIcdApiCoder:
         ``WHO_ICD_CLIENT_ID`` is set (nothing configured).  Keyword overrides
         win over the environment.
         """
-        env = os.environ
-        base_url = env.get("WHO_ICD_BASE_URL") or None
-        client_id = env.get("WHO_ICD_CLIENT_ID") or None
-        if base_url is None and client_id is None and not overrides.get("base_url") \
+        from ..settings import Settings
+
+        settings = Settings.from_env()
+        if settings.who_base_url is None and settings.who_client_id is None and not overrides.get("base_url") \
                 and not overrides.get("client_id"):
             return None
-        kwargs: dict[str, Any] = {}
-        if base_url:
-            kwargs["base_url"] = base_url
-        if env.get("WHO_ICD_RELEASE"):
-            kwargs["release"] = env["WHO_ICD_RELEASE"]
-        if client_id:
-            kwargs["client_id"] = client_id
-        if env.get("WHO_ICD_CLIENT_SECRET"):
-            kwargs["client_secret"] = env["WHO_ICD_CLIENT_SECRET"]
-        if env.get("WHO_ICD_TOKEN_URL"):
-            kwargs["token_url"] = env["WHO_ICD_TOKEN_URL"]
+        kwargs: dict[str, Any] = {k: v for k, v in {
+            "base_url": settings.who_base_url, "release": settings.who_release, "client_id": settings.who_client_id,
+            "client_secret": settings.who_client_secret, "token_url": settings.who_token_url}.items() if v}
         kwargs.update(overrides)
         return cls(**kwargs)
 

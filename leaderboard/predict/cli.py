@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-from . import PROTOCOLS
+from .. import registry
+from ..settings import Settings
 from .base import DataSource, PredictError
 from .runner import (ChatClient, ChatConfig, RunSummary, Writer, check_resume, done_ids, endpoint_identity,
                      meta_path, now, run_tasks, select_tasks, write_meta)
@@ -73,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m leaderboard predict",
                                      description="Run a model on a built dataset with the benchmark's protocol.")
     sub = parser.add_subparsers(dest="benchmark", required=True, metavar="NAME")
-    for name, protocol in sorted(PROTOCOLS.items()):
+    for name in sorted(registry.REGISTRY.with_part("protocol")):
+        protocol = registry.protocol(name)
         bench = sub.add_parser(name, help=protocol.description)
         _common(bench)
         protocol.add_arguments(bench)
@@ -83,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
 def settings_for(args, protocol) -> tuple[dict, ChatConfig]:
     temperature = protocol.temperature if args.temperature is PROTOCOL_DEFAULT else args.temperature
     config = ChatConfig(
-        base_url=args.base_url, model=args.model, api_key=args.api_key or os.environ.get(API_KEY_VAR),
+        base_url=args.base_url, model=args.model, api_key=args.api_key or Settings.from_env().predict_api_key,
         temperature=temperature, max_tokens=args.max_tokens or protocol.max_tokens,
         extra_body={**protocol.request_defaults, **args.extra_body}, timeout=args.timeout,
         max_retries=args.max_retries, backoff_base=args.retry_backoff, strip_think=not args.keep_think,
@@ -105,7 +106,7 @@ def settings_for(args, protocol) -> tuple[dict, ChatConfig]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
-    protocol = PROTOCOLS[args.benchmark]
+    protocol = registry.protocol(args.benchmark)
     try:
         return _run(args, protocol)
     except PredictError as exc:

@@ -1,0 +1,1 @@
+"""One folder per benchmark. `leaderboard.registry` discovers them; nothing here imports them."""

@@ -1,0 +1,136 @@
+"""MedRealMM judge calls: one call per rubric criterion (the paper's protocol), built from the case
+context read lazily from the built dataset, and a strict verdict parser.
+
+Kept apart from the benchmark module so the bench and tests can reuse the exact request shape.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow.parquet as pq
+
+from benchmarks.medrealmm.taxonomy import ROLE_ZH
+from leaderboard.answer_key import AnswerKey, MissingConfig, config_files
+from leaderboard.judge import JudgeCall, JudgeParseError, Prompt, load_prompt, parse_json_object
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
+
+PROMPT_NAME = "medrealmm_criterion"
+CONTEXT_COLUMNS = ["id", "department", "patient_metadata", "dialogue"]
+BATCH_CASES = 512  # cases per judge.run: bounds memory (images, calls) whatever the release size
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {"met": {"type": "boolean"}, "rationale": {"type": "string"}},
+    "required": ["met", "rationale"],
+    "additionalProperties": False,
+}
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+# The shared detector knows English phrasings only; these are the common Chinese ones.
+_ZH_INJECTION = re.compile(
+    r"(忽略|无视|忘记|忽视)(掉)?(之前|以上|上面|前面|所有|全部)?的?(所有|全部)?(指令|指示|提示词?|规则|评分标准|要求)"
+    r"|(你|您)(现在)?(是|作为|扮演)(一名|一个)?(评分员|评分者|评委|裁判|评估员|评审)"
+    r"|(评分员|评分者|评委|裁判|评估员|评审)(请|你|您|注意)"
+    r"|(给|打|判)(我|这个?|本|该)?(回答|回复|答案)?(满分|最高分|全部得分)"
+    r"|(所有|全部|每[一条个]?)(评分)?标准(都)?(判定?为|视为|算作?)?(满足|符合|达到|met|true)"
+    r"|\"?met\"?\s*[:：]\s*true",
+    re.I,
+)
+_ZH_SENTENCE = re.compile(r"[^。！？!?\n]*(?:[。！？!?]+|\n|$)")
+REDACTED_ZH = "[已删除：针对评分员的内容]"  # must not itself trip the English detector ("to the grader")
+
+
+def clean_response(text: str | None) -> str:
+    """The reply without reasoning traces (<think>...</think>), stripped."""
+    return _THINK.sub("", text or "").strip()
+
+
+def redact_chinese_injection(text: str) -> tuple[str, bool]:
+    """(text with every Chinese sentence addressing the grader replaced, whether any was found)."""
+    if not _ZH_INJECTION.search(text):
+        return text, False
+    parts = [REDACTED_ZH if _ZH_INJECTION.search(s) else s for s in _ZH_SENTENCE.findall(text)]
+    return "".join(parts), True
+
+
+def parse_verdict(raw: str) -> dict:
+    """{"met": bool, "rationale": str}; anything else is a JudgeParseError (repaired, then a failure)."""
+    value = parse_json_object(raw)
+    met = value.get("met")
+    if isinstance(met, str) and met.strip().lower() in ("true", "false"):
+        met = met.strip().lower() == "true"
+    if met in (0, 1) and not isinstance(met, bool):
+        met = bool(met)
+    if not isinstance(met, bool):
+        raise JudgeParseError("'met' must be true or false")
+    rationale = value.get("rationale", "")
+    return {"met": met, "rationale": rationale[:500] if isinstance(rationale, str) else ""}
+
+
+def render_dialogue(turns: list[dict]) -> tuple[str, list[bytes]]:
+    """Numbered turns with [图片k] markers, and the image bytes in the same order."""
+    lines, images = [], []
+    for t, turn in enumerate(turns, start=1):
+        markers = ""
+        for image in turn.get("images") or []:
+            images.append(image["bytes"])
+            markers += f"[图片{len(images)}]"
+        role = ROLE_ZH.get(turn.get("role") or "", turn.get("role") or "未知")
+        text = (turn.get("text") or "").strip()
+        lines.append(f"[{t}] {role}：{text}{' ' if text and markers else ''}{markers}")
+    return "\n".join(lines), images
+
+
+@dataclass
+class CaseContext:
+    case_id: str
+    department: str
+    patient_metadata: str
+    dialogue: str
+    images: list[bytes] = field(default_factory=list)
+
+
+def data_folder(key: AnswerKey, context) -> Path:
+    """The public dataset folder (where the dialogue lives). The answer key records it as its
+    source ("DATA" or "DATA + ANSWERS"); a `data_path` on the context wins when the CLI sets one."""
+    explicit = getattr(context, "data_path", None)
+    return Path(explicit) if explicit else Path(key.source.split(" + ")[0])
+
+
+def iter_contexts(folder: Path, wanted: set[str], batch_cases: int = BATCH_CASES) -> Iterator[list[CaseContext]]:
+    """Batches of case contexts for the wanted ids, streamed from the Parquet shards (images included)."""
+    try:
+        files = config_files(folder, "default")
+    except MissingConfig:
+        files = []
+    for path in files:
+        parquet = pq.ParquetFile(path)
+        if "dialogue" not in parquet.schema_arrow.names:
+            raise LookupError(f"{folder} has no `dialogue` column; pass the public dataset folder as --data")
+        for batch in parquet.iter_batches(batch_size=batch_cases, columns=CONTEXT_COLUMNS):
+            out = []
+            for row in batch.to_pylist():
+                if row["id"] not in wanted:
+                    continue
+                dialogue, images = render_dialogue(row["dialogue"] or [])
+                out.append(CaseContext(row["id"], row.get("department") or "未知",
+                                       row.get("patient_metadata") or "（无）", dialogue, images))
+            if out:
+                yield out
+
+
+def criterion_calls(case: CaseContext, response: str, rubric: list[dict], prompt: Prompt) -> list[JudgeCall]:
+    """One call per criterion; the judge sees the context, the quoted response and the criterion text
+    only (never its points or polarity, as in the paper's phi_J(x, y, c_j))."""
+    return [JudgeCall(f"{case.case_id}#{j}", prompt,
+                      {"department": case.department, "patient_metadata": case.patient_metadata,
+                       "dialogue": case.dialogue, "criterion": item["criterion"], "candidate": response},
+                      images=case.images)
+            for j, item in enumerate(rubric)]
+
+
+def default_prompt() -> Prompt:
+    return load_prompt(PROMPT_NAME, folder=PROMPTS)

@@ -1,0 +1,313 @@
+"""MedRealMM: the model's next physician reply, graded per rubric criterion by an LLM judge.
+
+Per criterion one verdict (met / not met; for a negative criterion met = triggered); per case
+S = clip(sum w v / sum max(w, 0), 0, 1); reported: mean S x100, positives met and negatives
+triggered per case, share of cases at S = 0. Without a judge every metric is pending; when some
+judge calls fail the metrics are pending with the failure count, and rerunning the same command
+completes them (verdicts already obtained come from the cache at no cost).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from leaderboard.aggregate import by_stratum, overall
+from leaderboard.answer_key import AnswerKey
+from leaderboard.metrics.rubric import rubric_scores, score_histogram
+from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
+from leaderboard.result import Result
+from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, data_folder,
+                                default_prompt, iter_contexts, parse_verdict, redact_chinese_injection)
+from benchmarks.medrealmm.taxonomy import BIBTEX, image_count_bin, turn_count_bin
+
+PAPER_GRADER = "gemini-3-pro-preview"
+MODALITIES = ("multimodal", "text-only")
+COUNT_METRICS = ("positives_met_per_case", "negatives_triggered_per_case")  # counts, not percentages
+
+
+class MedRealMM(Benchmark):
+    name = "medrealmm"
+    pretty_name = "MedRealMM"
+    id_column = "id"
+    answer_columns = ("rubric",)
+    strata_columns = ("department", "department_group", "intent", "stage", "num_images", "num_turns")
+    schema = PredictionSchema(
+        fields=(
+            FieldSpec("response", "string", required=True),
+            FieldSpec("input_modality", "choice", choices=MODALITIES),
+        ),
+        optional_metadata=("model", "notes", "metadata"),
+    )
+    metrics = (
+        MetricSpec("score_pct", "Score (%)"),
+        MetricSpec("positives_met_per_case", "Positive criteria met per case"),
+        MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False),
+        MetricSpec("pct_clipped_zero", "Cases scored 0 (%)", higher_is_better=False),
+    )
+    primary_metric = "score_pct"
+    needs = ("judge",)  # scoring services it uses; front doors configure only these
+    citation = BIBTEX
+    decisions = (
+        "Grader: one LLM call per rubric criterion, as in the paper (B.2). The call carries the department, "
+        "patient metadata, the dialogue up to the challenge point with every image (the paper's phi_J(x, y, c_j) "
+        "takes the full instance), the reply as quoted data and the criterion text; never its points, its "
+        "polarity or the other criteria.",
+        "Grader prompt: this project's `medrealmm_criterion.v1` (the paper's Figure 10 is an image and "
+        "unavailable): met = the behaviour or content the criterion describes is present in the reply, for "
+        "positive and negative criteria alike; strict JSON {\"met\": bool, \"rationale\": str}; temperature 0.",
+        "S = clip(sum_j w_j v_j / sum_j max(w_j, 0), 0, 1); Score = mean S over every case x100. A rubric without "
+        "a positive point (refused by the builder) would score 1 if no penalty is triggered, else 0.",
+        "positives_met_per_case / negatives_triggered_per_case are counts of criteria (not points), averaged "
+        "over every case; pct_clipped_zero is the share of cases with S = 0 (raw ratio <= 0: the paper's 'spike "
+        "at 0').",
+        "Missing predictions and empty replies (after removing <think>...</think> reasoning traces) score S = 0 "
+        "with no criterion met or triggered, and cost no judge call; the denominator is every case.",
+        "Judge failures (after retries and one repair re-ask) are never scored: every judged metric is then "
+        "pending with the failure count; rerunning the same command completes the result, cached verdicts are "
+        "free.",
+        "Prompt injection: replies are quoted; sentences addressing the grader (English by the shared detector, "
+        "Chinese by this module) are redacted before judging and counted in the protocol.",
+        "input_modality (per line, all lines alike; default multimodal) is recorded; the judge always sees the "
+        "images. The image gain pairs a model's multimodal and text-only results (`image_gain`).",
+        "Strata: department, department group, intent, stage, images in the context (1, 2, 3, 4-5, 6-10), "
+        "messages in the context (1-3, 4-6, 7-9, 10-14, 15+).",
+        "95% percentile bootstrap CIs over cases (not in the paper).",
+    )
+
+    # ------------------------------------------------------------ validation
+    def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list:
+        modes = Counter(p.get("input_modality") for p in _predictions(report).values() if p.get("input_modality"))
+        if len(modes) > 1:
+            counts = ", ".join(f"{m}: {n} lines" for m, n in sorted(modes.items()))
+            return [Issue(None, "input_modality", f"one file must hold one condition, got {counts}; submit the "
+                                                  "multimodal and the text-only run as two files")]
+        return []
+
+    # ----------------------------------------------------------------- score
+    def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
+        rows = key.table.select([self.id_column, "rubric"]).to_pylist()
+        ids = [r[self.id_column] for r in rows]
+        predictions = _predictions(report)
+        responses = {i: clean_response(p.get("response")) for i, p in predictions.items()}
+        modality = _run_modality(predictions, context)
+        protocol = self.base_protocol(key, context)
+        protocol.update({"input_modality": modality, "case_set": f"all {len(ids)} cases of the built dataset",
+                         "empty_responses": sum(1 for i in ids if i in responses and not responses[i])})
+        strata = self._strata_labels(key)
+        answered = sum(1 for i in ids if i in predictions)
+        result = Result(benchmark=self.name, model=context.model, metrics={m.name: None for m in self.metrics},
+                        n_items=len(ids), n_answered=answered, parse_failures=0, protocol=protocol)
+        if context.service("judge") is None:
+            return self._pending(result, context.why_missing("judge"), strata, ["no LLM judge configured"])
+        try:
+            outcome = _judge_all(ids, rows, responses, key, context)
+        except LookupError as exc:
+            return self._pending(result, str(exc), strata, [str(exc)])
+        protocol.update(outcome.protocol)
+        if outcome.failed_criteria:
+            reason = (f"judge failed on {outcome.failed_criteria} of {outcome.total_criteria} criteria in "
+                      f"{outcome.failed_cases} cases; rerun the same command to complete the result (verdicts "
+                      "already obtained are cached and cost nothing)")
+            result.notes.append(reason)
+            return self._pending(result, reason, strata, protocol["not_comparable_because"])
+        scores = rubric_scores(outcome.case_index, outcome.points, outcome.met, len(ids))
+        per_item = {
+            "score_pct": scores.score,
+            # aggregate.overall reports means x100: counts go in /100 so they come out as plain counts
+            "positives_met_per_case": scores.positives_met / 100.0,
+            "negatives_triggered_per_case": scores.negatives_triggered / 100.0,
+            "pct_clipped_zero": (scores.score == 0).astype(np.float64),
+        }
+        metrics, ci = overall(per_item, context.resamples, context.seed)
+        result.metrics = {m.name: metrics.get(m.name) for m in self.metrics}
+        result.ci = ci
+        result.strata = by_stratum(per_item, strata)
+        protocol["score_histogram_pct"] = score_histogram(scores.score)
+        protocol["cases_without_positive_criteria"] = scores.no_positive
+        if context.keep_per_item:
+            # `score_pct` (the case's S, 0-1) is what the leaderboard's paired tie test resamples
+            result.per_item = {i: {"score": float(scores.score[n]), "score_pct": float(scores.score[n]),
+                                   "positives_met": float(scores.positives_met[n]),
+                                   "negatives_triggered": float(scores.negatives_triggered[n])}
+                               for n, i in enumerate(ids)}
+        return result
+
+    def _pending(self, result: Result, reason: str, strata: dict, not_comparable: list[str]) -> Result:
+        result.pending = {m.name: reason for m in self.metrics}
+        result.strata = by_stratum({}, strata)  # n per cell, no values
+        result.protocol["comparable_to_paper"] = False
+        result.protocol["not_comparable_because"] = list(dict.fromkeys(not_comparable))
+        return result
+
+    def _strata_labels(self, key: AnswerKey) -> dict[str, list]:
+        cols = {c: key.table.column(c).to_pylist() for c in self.strata_columns if c in key.table.column_names}
+        labels = {name: cols[name] for name in ("department", "department_group", "intent", "stage") if name in cols}
+        if "num_images" in cols:
+            labels["image_count"] = [image_count_bin(n) for n in cols["num_images"]]
+        if "num_turns" in cols:
+            labels["turn_count"] = [turn_count_bin(n) for n in cols["num_turns"]]
+        return labels
+
+
+# --------------------------------------------------------------------- helpers
+def _predictions(report: ValidationReport) -> dict[str, dict]:
+    """id -> {response, input_modality}; from the columnar table when the validator built one."""
+    table = getattr(report, "table", None)
+    if table is not None:
+        cols = {c: table.column(c).to_pylist() for c in ("id", "response", "input_modality") if c in table.column_names}
+        return {i: {k: cols[k][n] for k in ("response", "input_modality") if k in cols and cols[k][n] is not None}
+                for n, i in enumerate(cols["id"])}
+    return report.valid
+
+
+def _run_modality(predictions: dict[str, dict], context: ScoringContext) -> str:
+    declared = {p["input_modality"] for p in predictions.values() if p.get("input_modality")}
+    if len(declared) == 1:
+        return declared.pop()
+    if len(declared) > 1:
+        return "mixed"
+    return getattr(context.model, "input_modality", None) or "multimodal"
+
+
+class _Outcome:
+    def __init__(self):
+        self.case_index: list[int] = []
+        self.points: list[float] = []
+        self.met: list[bool] = []
+        self.failed_criteria = 0
+        self.failed_cases = 0
+        self.total_criteria = 0
+        self.protocol: dict[str, Any] = {}
+
+
+def _judge_all(ids, rows, responses, key: AnswerKey, context: ScoringContext) -> _Outcome:
+    """Every criterion of every answered, non-empty case through the judge, batch by batch."""
+    judge = context.service("judge")
+    prompt = default_prompt()
+    before = judge.stats.as_dict()
+    index = {i: n for n, i in enumerate(ids)}
+    rubrics = {r["id"]: r["rubric"] or [] for r in rows}
+    out = _Outcome()
+    for n, i in enumerate(ids):  # cases without a reply: every criterion unmet, no call
+        if not responses.get(i):
+            for item in rubrics[i]:
+                out.case_index.append(n)
+                out.points.append(item["points"])
+                out.met.append(False)
+    wanted = {i for i in ids if responses.get(i)}
+    flagged_cases, failed_cases, error_kinds, seen = set(), set(), Counter(), set()
+    for batch in iter_contexts(data_folder(key, context), wanted, BATCH_CASES):
+        calls, owners = [], []
+        for case in batch:
+            reply, zh_flag = redact_chinese_injection(responses[case.case_id])
+            if zh_flag:
+                flagged_cases.add(case.case_id)
+            case_calls = criterion_calls(case, reply, rubrics[case.case_id], prompt)
+            calls.extend(case_calls)
+            owners.extend((case.case_id, item) for item in rubrics[case.case_id])
+            seen.add(case.case_id)
+        verdicts = judge.run(calls, parse_verdict, schema=VERDICT_SCHEMA, progress=context.progress,
+                             desc="judging MedRealMM criteria")
+        for (case_id, item), verdict in zip(owners, verdicts):
+            out.total_criteria += 1
+            if verdict.flagged_injection:
+                flagged_cases.add(case_id)
+            if verdict.value is None:
+                out.failed_criteria += 1
+                failed_cases.add(case_id)
+                error_kinds[_error_kind(verdict.error)] += 1
+                continue
+            out.case_index.append(index[case_id])
+            out.points.append(item["points"])
+            out.met.append(bool(verdict.value["met"]))
+    missing = wanted - seen
+    if missing:
+        raise LookupError(f"{len(missing)} answered cases have no dialogue in the dataset folder "
+                          f"({data_folder(key, context)}); pass the public dataset folder as --data")
+    out.failed_cases = len(failed_cases)
+    after = judge.stats.as_dict()
+    out.protocol = _judge_protocol(judge, before, after, flagged_cases, out, error_kinds)
+    return out
+
+
+def _judge_protocol(judge, before: dict, after: dict, flagged_cases: set, out: _Outcome,
+                    error_kinds: Counter) -> dict:
+    identity = dict(judge.identity)
+    reasons = ["grader prompt is this project's (the paper's Figure 10 prompt is unavailable)"]
+    if str(identity.get("model", "")).lower() != PAPER_GRADER:
+        reasons.append(f"grader {identity.get('model')!r}, the paper's is Gemini-3-Pro-Preview")
+    if out.failed_criteria:
+        reasons.append("incomplete: judge failures")
+    return {
+        "judge": identity,
+        "judge_prompts": sorted(identity.get("prompts", {})),
+        "judge_calls": "one per criterion",
+        "judge_stats": {k: after[k] - before.get(k, 0) for k in after},
+        "judged_criteria": out.total_criteria,
+        "judge_failures": {"criteria": out.failed_criteria, "cases": out.failed_cases, "kinds": dict(error_kinds)},
+        "flagged_injections": {"cases": len(flagged_cases), "ids": sorted(flagged_cases)[:100]},
+        "comparable_to_paper": False,
+        "not_comparable_because": reasons,
+    }
+
+
+def _error_kind(error: str | None) -> str:
+    """A category only: raw judge text never goes into a public record (it may echo a criterion)."""
+    text = error or "judge failed"
+    if text.startswith("unparseable"):
+        return "unparseable answer"
+    if "timed out" in text:
+        return "timeout"
+    if "HTTP 429" in text:
+        return "rate limited (429)"
+    if "refused" in text or "HTTP" in text:
+        return "endpoint error"
+    return "other"
+
+
+# --------------------------------------------------------------------- image gain
+def image_gain(multimodal_result: Result | dict, text_only_result: Result | dict) -> dict:
+    """score_pct(multimodal) - score_pct(text-only), overall and per stratum cell (cells present in
+    both with the same n). `comparable` is False, with `issues`, when the two runs differ in dataset,
+    judge or prompt, or a modality label is wrong; values are None where either side is pending."""
+    mm, to = _as_dict(multimodal_result), _as_dict(text_only_result)
+    issues = []
+    if mm.get("benchmark") != "medrealmm" or to.get("benchmark") != "medrealmm":
+        issues.append("both results must be MedRealMM results")
+    if mm.get("protocol", {}).get("input_modality") != "multimodal":
+        issues.append("the first result is not a multimodal run")
+    if to.get("protocol", {}).get("input_modality") != "text-only":
+        issues.append("the second result is not a text-only run")
+    for field, label in (("dataset_fingerprint", "dataset"), ("judge_prompts", "grader prompt")):
+        if mm.get("protocol", {}).get(field) != to.get("protocol", {}).get(field):
+            issues.append(f"different {label}")
+    judges = [(r.get("protocol", {}).get("judge") or {}).get("model") for r in (mm, to)]
+    if judges[0] != judges[1]:
+        issues.append("different grader model")
+    if mm.get("model", {}).get("name") != to.get("model", {}).get("name"):
+        issues.append("different model names")
+    overall_gain = _difference(mm.get("metrics", {}).get("score_pct"), to.get("metrics", {}).get("score_pct"))
+    strata: dict[str, dict] = {}
+    for stratum, cells in (mm.get("strata") or {}).items():
+        other = (to.get("strata") or {}).get(stratum, {})
+        for value, cell in cells.items():
+            twin = other.get(value)
+            if twin is None or twin.get("n") != cell.get("n"):
+                continue
+            a, b = cell.get("metrics", {}).get("score_pct"), twin.get("metrics", {}).get("score_pct")
+            strata.setdefault(stratum, {})[value] = {"n": cell["n"], "multimodal": a, "text_only": b,
+                                                     "gain": _difference(a, b)}
+    return {"score_pct": {"multimodal": mm.get("metrics", {}).get("score_pct"),
+                          "text_only": to.get("metrics", {}).get("score_pct"), "gain": overall_gain},
+            "strata": strata, "comparable": not issues, "issues": issues}
+
+
+def _as_dict(result: Result | dict) -> dict:
+    return result.to_public_dict() if isinstance(result, Result) else result
+
+
+def _difference(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else round(a - b, 4)

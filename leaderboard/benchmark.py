@@ -1,0 +1,129 @@
+"""What a benchmark module declares, and the context a score runs in.
+
+A benchmark module owns everything specific to it: prediction fields, answer fields, strata,
+metric names with direction, the primary ranking metric, decisions, and `score`. Nothing else in
+the project knows a benchmark's details.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from .answer_key import AnswerKey
+from .metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .prediction_files import PredictionSchema, ValidationReport
+from .result import ModelInfo, Result
+
+SCORER_VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    label: str
+    higher_is_better: bool = True
+    group: str = ""  # e.g. the matching mode; the Space groups columns by it
+
+
+# The scoring services a benchmark may declare in `needs`, and why each is missing when not configured.
+SERVICES = {
+    "icd_coder": "no ICD-11 coder configured",
+    "embedder": "semantic matching unavailable: set SAPBERT_PATH",
+    "judge": "LLM judge not configured: set JUDGE_BASE_URL and JUDGE_MODEL (or --judge-base-url/--judge-model)",
+    "judge_2": "second LLM judge not configured: set JUDGE_MODEL_2 (or --judge-model-2)",
+}
+
+
+class UnknownService(TypeError):
+    """A scoring service name that is not in SERVICES."""
+
+
+class ScoringContext:
+    """Everything outside the files that a score depends on; recorded in the result's protocol.
+
+    Services (ICD coder, embedder, judges) are held by name: a benchmark declares the ones it uses in
+    `Benchmark.needs`, front doors configure only those, and the scorer asks `service(name)`."""
+
+    def __init__(self, model: ModelInfo | None = None, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                 progress: bool = False, keep_per_item: bool = False, data_path: Any = None, **services: Any):
+        unknown = sorted(set(services) - set(SERVICES))
+        if unknown:
+            raise UnknownService(f"unknown scoring service(s) {unknown}; known: {sorted(SERVICES)}")
+        self.model = model or ModelInfo(name="unnamed")
+        self.resamples = resamples
+        self.seed = seed
+        self.progress = progress
+        self.keep_per_item = keep_per_item
+        self.data_path = data_path  # the built dataset folder being scored (for scorers that need model inputs)
+        self.services: dict[str, Any] = {k: v for k, v in services.items() if v is not None}
+        self.unavailable: dict[str, str] = {}  # service -> why it is missing, when configuration failed
+
+    def service(self, name: str) -> Any:
+        if name not in SERVICES:
+            raise UnknownService(f"unknown scoring service {name!r}; known: {sorted(SERVICES)}")
+        return self.services.get(name)
+
+    def provide(self, name: str, value: Any, reason: str | None = None) -> None:
+        """Set a service, or record why it is missing (value None)."""
+        self.service(name)  # validates the name
+        if value is None:
+            self.services.pop(name, None)
+            if reason:
+                self.unavailable[name] = reason
+        else:
+            self.services[name] = value
+            self.unavailable.pop(name, None)
+
+    def why_missing(self, name: str) -> str:
+        return self.unavailable.get(name) or SERVICES[name]
+
+
+class Benchmark(ABC):
+    name: str
+    pretty_name: str
+    configs: tuple[str, ...] = ("default",)  # the key concatenates them, with a `config` column
+    split: str = "test"
+    id_column: str
+    answer_columns: tuple[str, ...]
+    strata_columns: tuple[str, ...] = ()
+    context_columns: tuple[str, ...] = ()  # other key columns the scorer needs (e.g. what a judge must see)
+    schema: PredictionSchema
+    metrics: tuple[MetricSpec, ...]
+    primary_metric: str
+    stratum_metric: str = ""  # the metric held in result.strata cells; empty = the primary metric
+    needs: tuple[str, ...] = ()  # scoring services this benchmark uses (keys of SERVICES)
+    decisions: tuple[str, ...] = ()
+    citation: str = ""
+
+    def __init__(self):
+        if not self.stratum_metric:
+            self.stratum_metric = self.primary_metric
+        unknown = sorted(set(self.needs) - set(SERVICES))
+        if unknown:
+            raise UnknownService(f"{type(self).__name__}.needs names unknown service(s) {unknown}")
+
+    def metric(self, name: str) -> MetricSpec:
+        return next(m for m in self.metrics if m.name == name)
+
+    @abstractmethod
+    def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
+        ...
+
+    def optional_ids(self, key: AnswerKey):
+        """Ids a file may leave out without them counting as wrong (an Arrow array), or None."""
+        return None
+
+    def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list:
+        """Line-level problems that depend on the answer key (e.g. an item's format); none by default."""
+        return []
+
+    def base_protocol(self, key: AnswerKey, context: ScoringContext) -> dict:
+        return {
+            "scorer": f"leaderboard {SCORER_VERSION}",
+            "benchmark": self.name,
+            "dataset_fingerprint": key.fingerprint,
+            "items": len(key),
+            "bootstrap": {"resamples": context.resamples, "seed": context.seed, "type": "percentile, over items"},
+            "decisions": list(self.decisions),
+        }

@@ -1,0 +1,111 @@
+"""Builds the scoring services a benchmark declares in `needs` (ICD-11 coder, embedder, judges) from
+flags and settings. Only the declared ones are built: scoring X-PCR never loads the ICD-11 title index,
+scoring MedReaMM never opens a judge client."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .benchmark import ScoringContext
+from .settings import Settings
+
+CODER_CHOICES = ("auto", "who", "offline", "none")
+
+
+class ServiceConfigError(ValueError):
+    """A service was asked for explicitly but cannot be configured (e.g. --icd-coder who without a URL)."""
+
+
+@dataclass(frozen=True)
+class ServiceOptions:
+    """What flags can say about the services; None = from the settings (environment)."""
+
+    icd_coder: str = "auto"
+    who_base_url: str | None = None
+    who_release: str | None = None
+    sapbert: str | None = None
+    cache_dir: Path | None = None
+    judge_base_url: str | None = None
+    judge_model: str | None = None
+    judge_model_2: str | None = None
+    judge_api_key: str | None = None
+    judge_concurrency: int | None = None
+    judge_format: str | None = None
+
+
+def configure_services(context: ScoringContext, needs: tuple[str, ...], options: ServiceOptions | None = None,
+                       settings: Settings | None = None) -> ScoringContext:
+    """Provide every service in `needs` on `context`, or record why it is missing."""
+    options = options or ServiceOptions()
+    settings = settings or Settings.from_env()
+    if {"icd_coder", "embedder"} & set(needs):
+        configure_matchers(context, options.icd_coder if "icd_coder" in needs else "none", options.who_base_url,
+                           options.who_release, options.sapbert if "embedder" in needs else None, options.cache_dir,
+                           settings=settings, embedder="embedder" in needs)
+    if {"judge", "judge_2"} & set(needs):
+        configure_judges(context, options.judge_base_url, options.judge_model, options.judge_model_2,
+                         options.judge_api_key, options.cache_dir, options.judge_concurrency, options.judge_format)
+    return context
+
+
+def context_factory(needs_of: Callable[[str], tuple[str, ...]], options: ServiceOptions | None = None,
+                    resamples: int = 1000) -> Callable[[str], ScoringContext]:
+    """benchmark name -> a fresh context with that benchmark's services (for the Space and the worker)."""
+    def make(benchmark: str) -> ScoringContext:
+        return configure_services(ScoringContext(resamples=resamples), needs_of(benchmark), options)
+    return make
+
+
+def configure_matchers(context: ScoringContext, icd_coder: str = "auto", who_base_url: str | None = None,
+                       who_release: str | None = None, sapbert: str | None = None,
+                       cache_dir: Path | None = None, settings: Settings | None = None,
+                       embedder: bool = True) -> ScoringContext:
+    """`auto`: the WHO ICD-API when WHO_ICD_BASE_URL (or client credentials) is set, else the approximate
+    offline title coder. Semantic matching needs SapBERT at --sapbert or SAPBERT_PATH."""
+    from .matching.icd import OfflineTitleCoder, WhoIcdApiCoder
+
+    settings = settings or Settings.from_env()
+    if icd_coder in ("auto", "who"):
+        overrides: dict[str, Any] = {k: v for k, v in {"base_url": who_base_url, "release": who_release}.items() if v}
+        if cache_dir is not None:
+            overrides["cache_path"] = Path(cache_dir) / "who_icd_cache.sqlite"
+        who = WhoIcdApiCoder.from_env(**overrides) if not who_base_url else WhoIcdApiCoder(**overrides)
+        if who is not None:
+            context.provide("icd_coder", who)
+        elif icd_coder == "who":
+            raise ServiceConfigError("--icd-coder who needs WHO_ICD_BASE_URL (a local WHO container) or "
+                                     "WHO_ICD_CLIENT_ID/WHO_ICD_CLIENT_SECRET, or --who-base-url")
+    if context.service("icd_coder") is None and icd_coder in ("auto", "offline"):
+        try:
+            context.provide("icd_coder", OfflineTitleCoder())
+        except RuntimeError as exc:
+            context.provide("icd_coder", None, f"ICD matching unavailable: {exc}")
+    if icd_coder == "none":
+        context.provide("icd_coder", None, "ICD matching switched off (--icd-coder none)")
+    if embedder:
+        from .matching.embedder import load_embedder
+
+        model, reason = load_embedder(sapbert or settings.sapbert_path)
+        context.provide("embedder", model, reason)
+    return context
+
+
+def configure_judges(context: ScoringContext, base_url: str | None = None, model: str | None = None,
+                     model_2: str | None = None, api_key: str | None = None, cache_dir: Path | None = None,
+                     concurrency: int | None = None, response_format: str | None = None) -> ScoringContext:
+    """Judges from flags, else JUDGE_BASE_URL / JUDGE_MODEL / JUDGE_MODEL_2 / JUDGE_API_KEY. All calls are
+    cached in CACHE_DIR/judge_cache.sqlite, so a rescore or a resumed run costs nothing."""
+    from .judge import Judge, JudgeConfig
+
+    overrides = {k: v for k, v in {"base_url": base_url, "api_key": api_key, "concurrency": concurrency,
+                                   "response_format": response_format}.items() if v}
+    if cache_dir is not None:
+        overrides["cache_path"] = Path(cache_dir) / "judge_cache.sqlite"
+    first = JudgeConfig.from_env(model=model, **overrides) if model else JudgeConfig.from_env(**overrides)
+    if first is not None:
+        context.provide("judge", Judge(first))
+        second = (JudgeConfig.from_env(model=model_2, **overrides) if model_2
+                  else JudgeConfig.from_env("JUDGE_MODEL_2", **overrides))
+        context.provide("judge_2", Judge(second) if second is not None else None)
+    return context

@@ -1,0 +1,84 @@
+"""Every environment variable the project reads, with its default, in one place.
+
+Library code takes values as arguments; front doors (CLIs, worker, Space) call `Settings.from_env()`
+once and pass what they need down. The README's settings tables list the same names.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Mapping
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value of the wrong shape (e.g. a quota that is not a number)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    # where things live
+    data: Path = Path("hub")  # LEADERBOARD_DATA: built datasets (and their -answers folders)
+    store: Path = Path("store")  # LEADERBOARD_STORE: results store (results/ public, private/ private)
+    # the Space and its queue
+    quota: int = 5  # LEADERBOARD_QUOTA: submissions per user per UTC day
+    local_user: str = "local-user"  # LEADERBOARD_LOCAL_USER: identity when not on a Hugging Face Space
+    worker: str = "internal"  # LEADERBOARD_WORKER: "external" = the Space only validates and queues
+    judge_retry_seconds: float = 300.0  # LEADERBOARD_JUDGE_RETRY: idle retry of submissions waiting for a judge
+    hub_results_repo: str | None = None  # LEADERBOARD_HUB_RESULTS_REPO: public results mirror
+    hub_private_repo: str | None = None  # LEADERBOARD_HUB_PRIVATE_REPO: private mirror (uploads, per-item, queue)
+    server_name: str = "127.0.0.1"  # GRADIO_SERVER_NAME
+    server_port: int = 7860  # GRADIO_SERVER_PORT
+    # matching (diagnosis benchmarks)
+    sapbert_path: str | None = None  # SAPBERT_PATH: local SapBERT folder
+    who_base_url: str | None = None  # WHO_ICD_BASE_URL: WHO ICD-API (e.g. a local container)
+    who_client_id: str | None = None  # WHO_ICD_CLIENT_ID: cloud ICD-API credentials
+    who_client_secret: str | None = None  # WHO_ICD_CLIENT_SECRET
+    who_token_url: str | None = None  # WHO_ICD_TOKEN_URL
+    who_release: str | None = None  # WHO_ICD_RELEASE: ICD-11 MMS release id (coder default 2025-01)
+    # LLM judges
+    judge_base_url: str | None = None  # JUDGE_BASE_URL: OpenAI-compatible endpoint
+    judge_model: str | None = None  # JUDGE_MODEL
+    judge_model_2: str | None = None  # JUDGE_MODEL_2: second judge where the protocol has two
+    judge_api_key: str | None = None  # JUDGE_API_KEY
+    # predict
+    predict_api_key: str | None = None  # PREDICT_API_KEY: key for the endpoint `predict` calls
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if environ is None else environ
+        values = {}
+        for f in fields(cls):
+            raw = env.get(ENV_NAMES[f.name])
+            if raw is None or not raw.strip():
+                continue
+            values[f.name] = _convert(f.name, raw.strip(), f.default)
+        return cls(**values)
+
+
+ENV_NAMES = {
+    "data": "LEADERBOARD_DATA", "store": "LEADERBOARD_STORE", "quota": "LEADERBOARD_QUOTA",
+    "local_user": "LEADERBOARD_LOCAL_USER", "worker": "LEADERBOARD_WORKER",
+    "judge_retry_seconds": "LEADERBOARD_JUDGE_RETRY", "hub_results_repo": "LEADERBOARD_HUB_RESULTS_REPO",
+    "hub_private_repo": "LEADERBOARD_HUB_PRIVATE_REPO", "server_name": "GRADIO_SERVER_NAME",
+    "server_port": "GRADIO_SERVER_PORT", "sapbert_path": "SAPBERT_PATH", "who_base_url": "WHO_ICD_BASE_URL",
+    "who_client_id": "WHO_ICD_CLIENT_ID", "who_client_secret": "WHO_ICD_CLIENT_SECRET",
+    "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",
+    "judge_model": "JUDGE_MODEL", "judge_model_2": "JUDGE_MODEL_2", "judge_api_key": "JUDGE_API_KEY",
+    "predict_api_key": "PREDICT_API_KEY",
+}
+
+
+def _convert(name: str, raw: str, default):
+    try:
+        if isinstance(default, bool):
+            return raw.lower() in ("1", "true", "yes", "on")
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+        if isinstance(default, Path):
+            return Path(raw)
+    except ValueError:
+        raise SettingsError(f"{ENV_NAMES[name]}={raw!r} is not a valid {type(default).__name__}") from None
+    return raw
