@@ -26,8 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--num-proc", type=int, default=1, metavar="N",
                        help="build in N processes when the adapter can split its release (default 1)")
     build.add_argument("--prepare", "--extract-facts", dest="prepare", action="store_true",
-                       help="first run the benchmark's one-off preparation step on the release (e.g. ClinMM-Bench "
-                            "extracts and freezes reference facts with the judge: JUDGE_BASE_URL, JUDGE_MODEL)")
+                       help="first run the benchmark's one-off preparation step on the release (e.g. extract and "
+                            "freeze reference facts with the LLM judge: JUDGE_BASE_URL, JUDGE_MODEL)")
     samples = sub.add_parser("samples", help="build every shipped sample release into OUT")
     samples.add_argument("--out", type=Path, default=Path("hub"))
     samples.add_argument("--quiet", action="store_true")

@@ -22,7 +22,7 @@ from .settings import SettingsError
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("benchmark", choices=registry.names())
     parser.add_argument("predictions", type=Path, help="JSONL, JSON array, CSV or Parquet")
-    parser.add_argument("--data", type=Path, required=True, help="the built dataset folder, e.g. hub/medreamm")
+    parser.add_argument("--data", type=Path, required=True, help="the built dataset folder, e.g. hub/NAME")
     parser.add_argument("--answers", type=Path, help="held-out answer key folder (default: DATA-answers if needed)")
 
 

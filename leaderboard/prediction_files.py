@@ -67,7 +67,7 @@ class ValidationReport:
     table: Any = None
     _valid: dict[str, dict] | None = None
     path: str = "line-by-line"  # or "columnar" when the whole file passed the vectorised checks
-    optional_valid: int = 0  # valid predictions for optional items (e.g. X-PCR ablation runs), not in coverage
+    optional_valid: int = 0  # valid predictions for optional items (e.g. modality-ablation runs), not in coverage
 
     @property
     def valid(self) -> dict[str, dict]:

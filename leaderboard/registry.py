@@ -25,6 +25,10 @@ from pathlib import Path
 from typing import Any
 
 PACKAGE = "benchmarks"
+# part -> the base class its module must subclass, by name: the registry never imports a framework's
+# classes (the builder framework imports this module, so importing it back would make a cycle)
+PART_BASES = {"scorer": "leaderboard.benchmark.Benchmark", "adapter": "dataset_builders.adapter.Adapter",
+              "protocol": "leaderboard.predict.base.Protocol"}
 DEFAULT_POSITION = 1000  # folders without a POSITION follow the shipped ones, by name
 
 
@@ -67,38 +71,30 @@ class BenchmarkFolder:
 
     def scorer(self):
         """The benchmark's `Benchmark` instance (one per process)."""
-        from .benchmark import Benchmark
-
-        return self._instance("scorer", Benchmark)
+        return self._instance("scorer")
 
     def adapter(self):
         """A fresh `Adapter` (builders keep per-build state on it)."""
-        from dataset_builders.adapter import Adapter
-
-        return self._class("adapter", Adapter)()
+        return self._class("adapter")()
 
     def protocol(self):
         """The `Protocol` instance for `predict`, or None when the folder has no protocol.py."""
-        if not self.has("protocol"):
-            return None
-        from .predict.base import Protocol
+        return self._instance("protocol") if self.has("protocol") else None
 
-        return self._instance("protocol", Protocol)
-
-    def _instance(self, part: str, base: type) -> Any:
+    def _instance(self, part: str) -> Any:
         if part not in self._parts:
-            self._parts[part] = self._class(part, base)()
+            self._parts[part] = self._class(part)()
         return self._parts[part]
 
-    def _class(self, part: str, base: type) -> type:
+    def _class(self, part: str) -> type:
         if not self.has(part):
             raise BenchmarkPartMissing(f"benchmark {self.name!r} has no {part}.py in {self.path}")
         module = importlib.import_module(f"{self.module}.{part}")
+        base = PART_BASES[part]
         found = [cls for _, cls in inspect.getmembers(module, inspect.isclass)
-                 if issubclass(cls, base) and cls is not base and cls.__module__ == module.__name__
-                 and not inspect.isabstract(cls)]
+                 if cls.__module__ == module.__name__ and not inspect.isabstract(cls) and _derives_from(cls, base)]
         if len(found) != 1:
-            raise BenchmarkPartMissing(f"{self.module}.{part} must define exactly one {base.__name__} subclass, "
+            raise BenchmarkPartMissing(f"{self.module}.{part} must define exactly one {base} subclass, "
                                        f"found {len(found)}")
         cls = found[0]
         if getattr(cls, "name", self.name) != self.name:
@@ -153,6 +149,10 @@ class Registry:
             module = importlib.import_module(f"{PACKAGE}.{path.name}")
             found.append(BenchmarkFolder(path.name, path, int(getattr(module, "POSITION", DEFAULT_POSITION))))
         return {f.name: f for f in sorted(found, key=lambda f: (f.position, f.name))}
+
+
+def _derives_from(cls: type, qualified: str) -> bool:
+    return any(f"{b.__module__}.{b.__qualname__}" == qualified for b in cls.__mro__[1:])
 
 
 def _package_root() -> Path:

@@ -1,6 +1,6 @@
 """Builds the scoring services a benchmark declares in `needs` (ICD-11 coder, embedder, judges) from
-flags and settings. Only the declared ones are built: scoring X-PCR never loads the ICD-11 title index,
-scoring MedReaMM never opens a judge client."""
+flags and settings. Only the declared ones are built: a benchmark without `icd_coder` never loads the ICD-11
+title index, one without `judge` never opens a judge client."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -25,7 +25,8 @@ class SpaceServer:
 
     default_quota = "50"
 
-    def __init__(self, data: Path, store: Path, log: Path, env: dict[str, str] | None = None, wait: float = 90):
+    def __init__(self, data: Path, store: Path, log: Path, env: dict[str, str] | None = None, wait: float = 90,
+                 root: Path = ROOT):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         full = {**os.environ, "GRADIO_SERVER_PORT": str(self.port), "LEADERBOARD_DATA": str(data),
@@ -37,7 +38,7 @@ class SpaceServer:
                 full.pop(name, None)
         self.log_path = log
         self.log = log.open("a")
-        self.process = subprocess.Popen([sys.executable, "-m", "space"], cwd=ROOT, env=full, stdout=self.log,
+        self.process = subprocess.Popen([sys.executable, "-m", "space"], cwd=root, env=full, stdout=self.log,
                                         stderr=subprocess.STDOUT)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:

@@ -236,7 +236,7 @@ SAPBERT_CONFIG = {
 def test_detection_true_cases():
     assert sapbert_comparability(SAPBERT_CONFIG) == (True, "")
     # name only in the directory (config saved from a local training path)
-    cfg = dict(SAPBERT_CONFIG, _name_or_path="/home/someone/checkpoints/run3")
+    cfg = dict(SAPBERT_CONFIG, _name_or_path="/nonexistent/checkpoints/run3")
     assert sapbert_comparability(cfg, "/models/sapbert-pubmedbert")[0] is True
     # Hugging Face cache layout: the name is in the repo folder above snapshots/<hash>
     hf = "/cache/models--cambridgeltl--SapBERT-from-PubMedBERT-fulltext/snapshots/abc123"

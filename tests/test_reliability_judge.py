@@ -5,7 +5,7 @@ judge is called once per distinct criterion (bench/judge_load.py is the same at 
 Faults: the judge answers 500, 429, timeouts and truncated JSON. A short burst is absorbed by retries and
 the result is exact; a long outage leaves the submission `waiting for judge` with every judged metric
 pending (never a guess, never ranked), and once the judge recovers the idle worker's retry completes it
-with the hand-computed numbers of tests/test_medrealmm_scoring.py (EXPECTED)."""
+with the hand-computed numbers of tests/benchmarks/medrealmm/test_medrealmm_scoring.py (EXPECTED)."""
 import json
 import sys
 import time

@@ -16,11 +16,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from benchmarks.xpcr.taxonomy import ABLATION_SEP, CASE_GROUPS, CATEGORIES, LETTERS, MODALITIES, STAGES, TIERS
+from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, LETTERS, MODALITIES, STAGES, TIER_WEIGHTS,
+                                      TIERS)
 
 from leaderboard.answer_key import AnswerKey
 from leaderboard.letters import parse_letter
-from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS, TIER_WEIGHTS,
+from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
 from leaderboard.metrics.cell_bootstrap import cell_bootstrap, group_accuracy, multinomial_draws, percentile_interval

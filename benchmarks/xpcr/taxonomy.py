@@ -18,6 +18,7 @@ STAGE_NAMES = {
 }
 MODALITIES = ("CFP", "OCT", "FFA", "ICGA", "RetCam", "EP")  # Table 3's column order
 TIERS = ("R", "A", "S")
+TIER_WEIGHTS = {"R": 1.0, "A": 1.5, "S": 2.0}  # UAS weight per tier (this project's: the paper's importance weights are unreleased)
 CATEGORIES = ("DR", "GLA", "CAT", "AMD", "HTR", "PM", "RVO", "Rare")
 TASK_FAMILIES = ("Correspondence Identification", "Diagnostic Integration", "Modality Selection")
 # Table 4's hospital case groups: group -> the modality set a case of that group holds.

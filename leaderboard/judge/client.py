@@ -257,7 +257,7 @@ class Judge:
         return verdicts
 
     def with_model(self, model: str) -> "Judge":
-        """A second judge on the same endpoint (ClinMM's two judges) sharing the cache file."""
+        """A second judge on the same endpoint (protocols with two judges) sharing the cache file."""
         return Judge(replace(self.config, model=model))
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ _INJECTION = re.compile(
     r"|\bsystem\s*(?:prompt|message|override)\s*:"
     r"|</?\s*(?:system|candidate_response|instructions?)\s*>"
     r"|\{\s*\"?(?:score|verdict|met|rating)\"?\s*:"
-    # the same in Chinese (MedRealMM replies are Chinese)
+    # the same in Chinese (some benchmarks' replies are Chinese)
     r"|(?:忽略|无视|忘记|忽视)(?:之前|以上|上面|所有|全部|前面)?的?(?:所有)?(?:指令|指示|说明|规则|提示|评分标准)"
     r"|你(?:现在)?(?:是|作为)(?:一名|一个)?(?:评分员|评分者|评委|裁判|评审)"
     r"|(?:给|打)(?:这个|此|该)?(?:回答|回复|答案)?(?:打)?(?:满分|最高分)"

@@ -1,4 +1,4 @@
-"""Text embedders for semantic diagnosis matching (MedReaMM recipe).
+"""Text embedders for semantic diagnosis matching (the SapBERT recipe).
 
 The paper counts a predicted diagnosis as matching a ground-truth term when the
 cosine similarity of their SapBERT embeddings is >= 0.85.  The recipe is:

@@ -1,6 +1,6 @@
 """ICD-11 coding of predicted / reference diagnosis strings.
 
-The MedReaMM evaluation maps every diagnosis string to an ICD-11 MMS code and
+Diagnosis evaluation by code maps every diagnosis string to an ICD-11 MMS code and
 compares full code strings.  Two interchangeable coders implement
 :class:`IcdCoder`:
 

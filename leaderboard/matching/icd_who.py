@@ -1,6 +1,6 @@
 """ICD-11 coding through the WHO ICD-API (cloud or a local WHO container).
 
-This reproduces the MedReaMM matching step: every predicted diagnosis string
+This reproduces the WHO-coded matching step of ranked-diagnosis benchmarks: every predicted diagnosis string
 is auto-coded (``/mms/autocode``); when auto-coding finds nothing, a
 flexisearch (``/mms/search?useFlexisearch=true``) is run, the destination
 entity with the highest ``score`` is taken, its title (with the

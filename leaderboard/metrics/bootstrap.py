@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-DEFAULT_RESAMPLES = 5000  # the MedReaMM paper's figure
+DEFAULT_RESAMPLES = 5000  # the papers' usual figure
 DEFAULT_SEED = 20260825
 
 

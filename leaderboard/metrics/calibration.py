@@ -1,4 +1,4 @@
-"""Confidence metrics over multiple-choice items (X-PCR's ECE and Uncertainty-Aware Score).
+"""Confidence metrics over multiple-choice items (expected calibration error and an uncertainty-aware score).
 
 Pure and vectorised: numpy arrays in, floats out. `confidence` is in [0, 1]; `correct` is 0/1.
 Items without a confidence are the caller's to drop (this project excludes them and reports coverage).
@@ -12,7 +12,6 @@ CONFIDENT_AT = 0.5  # confidence >= this is "confident"
 # Uncertainty categories, in code order 0..3.
 CATEGORIES = ("CC", "CU", "IU", "IC")
 BASE_SCORES = {"CC": 1.0, "CU": 0.5, "IU": 0.25, "IC": 0.0}
-TIER_WEIGHTS = {"R": 1.0, "A": 1.5, "S": 2.0}
 
 
 def bin_index(confidence: np.ndarray, bins: int = ECE_BINS) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Grouped correctness: chain completion (X-PCR's CCR) and modality contribution (MCS).
+"""Grouped correctness: chain completion (CCR) and modality contribution (MCS).
 
 Pure and vectorised. Groups are integer codes 0..G-1 (e.g. one per image), stages codes 0..S-1.
 """

@@ -1,4 +1,4 @@
-"""Ranked-diagnosis metrics over a match tensor (MedReaMM's Top-k recall, Top-1, MRR, NDCG@10).
+"""Ranked-diagnosis metrics over a match tensor (Top-k recall, Top-1, MRR, NDCG@10).
 
 Input: `matches[c, i, g]` is True when prediction i (0-based rank) of case c matches ground-truth
 entity g; `valid_gt[c, g]` marks real entities (padding is False); entity 0 of every case is the

@@ -1,4 +1,4 @@
-"""Rubric scores from per-criterion verdicts (MedRealMM, HealthBench-style signed points), vectorised.
+"""Rubric scores from per-criterion verdicts (HealthBench-style signed points), vectorised.
 
 Criteria of all cases are passed flat: `case_index[j]` names the case of criterion j, `points[j]` its
 signed weight, `met[j]` the judge's verdict (for a negative criterion, met = triggered).

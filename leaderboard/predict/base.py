@@ -35,11 +35,11 @@ class Protocol(ABC):
     version: str = "1"
     temperature: float | None = 0.0  # None: leave it to the server's default
     max_tokens: int | None = None
-    request_defaults: dict = {}  # other request fields the paper fixes (e.g. X-PCR's top_p 1.0)
+    request_defaults: dict = {}  # other request fields the paper fixes (e.g. top_p 1.0)
     description: str = ""
 
     def add_arguments(self, parser) -> None:
-        """Benchmark-specific flags (e.g. MedRealMM's --text-only)."""
+        """Benchmark-specific flags (e.g. --text-only)."""
 
     @abstractmethod
     def tasks(self, data: "DataSource", options) -> Iterator[Task]:
@@ -50,7 +50,7 @@ class Protocol(ABC):
         return {}
 
     def row_fields(self, options) -> dict:
-        """Constant fields written on every prediction line (e.g. MedRealMM's input_modality)."""
+        """Constant fields written on every prediction line (e.g. input_modality)."""
         return {}
 
 

@@ -150,7 +150,7 @@ class Writer:
 
     def __init__(self, out: Path, skip: set[str], extra: dict | None = None):
         out.parent.mkdir(parents=True, exist_ok=True)
-        self._extra = dict(extra or {})  # constant fields on every line (e.g. MedRealMM's input_modality)
+        self._extra = dict(extra or {})  # constant fields on every line (e.g. input_modality)
         self._handle = out.open("a", encoding="utf-8")
         self._seen = set(skip)
         self._lock = threading.Lock()

@@ -20,7 +20,7 @@ from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset
 from leaderboard.scoring import score_file, validate_file
 from test_medcmr_builder import mcq, open_item, write_release
 
-RESULTS = ROOT.parent / "shared" / "benchmarks" / "medcmr" / "results"
+RESULTS = ROOT / "benchmarks" / "medcmr" / "paper_tables"
 
 # id, task, medical intelligence, modality, organ system, gold letter
 ITEMS = [

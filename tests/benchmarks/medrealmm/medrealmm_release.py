@@ -22,7 +22,7 @@ def case(case_id, department, rubric, images=1, turns=None, **extra):
             "rubric": [{"criterion": c, "points": p} for c, p in rubric], **extra}
 
 
-# verdicts the fake judge gives, by tag; see tests/test_medrealmm_scoring.py for the arithmetic
+# verdicts the fake judge gives, by tag; see tests/benchmarks/medrealmm/test_medrealmm_scoring.py for the arithmetic
 VERDICTS = {"A1": True, "A2": False, "A3": True, "B1": True, "B2": True, "B3": False,
             "C1": False, "C2": True, "C3": True, "D1": True, "E1": True}
 CASES = [
