@@ -118,6 +118,18 @@ class Benchmark(ABC):
         """Line-level problems that depend on the answer key (e.g. an item's format); none by default."""
         return []
 
+    def result(self, context: ScoringContext, *, metrics: dict, protocol: dict, n_items: int, n_answered: int,
+               parse_failures: int = 0, ci: dict | None = None, pending: dict | None = None,
+               strata: dict | None = None, notes: list | None = None, per_item: dict | None = None) -> Result:
+        """The one way a scorer hands back its numbers: metrics in declaration order (absent = None),
+        `pending` kept only for metrics that have no value, per-item scores only when the context keeps them."""
+        values = {m.name: metrics.get(m.name) for m in self.metrics}
+        return Result(benchmark=self.name, model=context.model, metrics=values, ci=dict(ci or {}),
+                      n_items=n_items, n_answered=n_answered, parse_failures=parse_failures,
+                      pending={k: v for k, v in (pending or {}).items() if values.get(k) is None},
+                      strata=strata or {}, protocol=protocol, notes=list(notes or []),
+                      per_item=per_item if context.keep_per_item else None)
+
     def base_protocol(self, key: AnswerKey, context: ScoringContext) -> dict:
         return {
             "scorer": f"leaderboard {SCORER_VERSION}",

@@ -132,16 +132,11 @@ class ClinMM(Benchmark):
                          "it was redacted before judging and cannot raise the score")
         metrics, ci, counts = _overall(values, context)
         protocol["n_by_metric"] = counts
-        return Result(
-            benchmark=self.name, model=context.model,
-            metrics={m.name: metrics.get(m.name) for m in self.metrics},
-            ci=ci, n_items=len(cases), n_answered=int(cases.answered.sum()),
-            parse_failures=int((cases.answered & ~cases.has_diagnosis).sum()),
-            pending={m: r for m, r in pending.items() if metrics.get(m) is None},
+        return self.result(
+            context, metrics=metrics, ci=ci, n_items=len(cases), n_answered=int(cases.answered.sum()),
+            parse_failures=int((cases.answered & ~cases.has_diagnosis).sum()), pending=pending,
             strata={"specialty": _strata(values, cases.specialty, context)} if values else {},
-            protocol=protocol, notes=notes,
-            per_item=per_item if context.keep_per_item else None,
-        )
+            protocol=protocol, notes=notes, per_item=per_item)
 
     def _diagnosis(self, cases, judges, values, pending, per_item, flagged, protocol, notes) -> list:
         """Scores every answered case with each judge; returns the (XML-mode judge, made) pairs used."""

@@ -15,7 +15,7 @@ from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_S
 
 from leaderboard.aggregate import SCALE, overall
 from leaderboard.answer_key import AnswerKey
-from leaderboard.letters import parse_letter
+from leaderboard.letters import RULE_SUMMARY, parse_letter
 from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
@@ -64,9 +64,8 @@ class MedCMR(Benchmark):
         "MCQ accuracy is item-weighted (micro) over every MCQ of the split: the only aggregation that reproduces "
         "all 18 Table 2 'All' values. `mcq_macro` (mean of the 7 task accuracies) is an extra, non-paper column.",
         "MCQ letter: an `answer` field (A-E, any case) is used as given; otherwise the letter is parsed from "
-        "`response` with the project rule (explicit 'Answer: X', then a lone leading letter, then a single "
-        "standalone A-E). Several letters or none = wrong, counted as a parse failure. The authors' regex is "
-        "unpublished.",
+        f"`response` with the project rule ({RULE_SUMMARY}; the README's precedence list). Unparseable = wrong, "
+        "counted as a parse failure. The authors' regex is unpublished.",
         "Missing predictions count as wrong; the denominator is every MCQ in the split.",
         "Per medical-intelligence category (mcq_CDS ... mcq_TRE, the paper's Table 3): MCQ accuracy over the "
         "MCQs the dataset labels with that category; pending when the dataset has no such labels (the "
@@ -119,7 +118,7 @@ class MedCMR(Benchmark):
         protocol.update({
             "mcq_items": int(len(mcq)), "open_items": int(len(open_table)),
             "mcq_parse_failures": int(parse_failed.sum()),
-            "letter_rule": "leaderboard.letters.parse_letter (project rule)",
+            "letter_rule": RULE_SUMMARY,
             "judge": None if context.service("judge") is None else context.service("judge").identity,
             "judge_stats": None if context.service("judge") is None else context.service("judge").stats.as_dict(),
             "comparable_to_paper": True,
@@ -142,22 +141,12 @@ class MedCMR(Benchmark):
             shown = ", ".join(letter_only[:SHOWN_IDS]) + (" ..." if len(letter_only) > SHOWN_IDS else "")
             notes.append(f"{len(letter_only)} open-ended item(s) were submitted with only a letter `answer` and no "
                          f"`response`; they count as unanswered: {shown}")
-        return Result(
-            benchmark=self.name,
-            model=context.model,
-            metrics={m.name: metrics.get(m.name) for m in self.metrics},
-            ci=ci,
-            n_items=len(table),
-            n_answered=int(answered.sum()) + open_answered,
-            parse_failures=int(parse_failed.sum()),
-            pending=pending,
-            strata=strata,
-            protocol=protocol,
-            notes=notes,
+        return self.result(
+            context, metrics=metrics, ci=ci, n_items=len(table), n_answered=int(answered.sum()) + open_answered,
+            parse_failures=int(parse_failed.sum()), pending=pending, strata=strata, protocol=protocol, notes=notes,
             per_item=({i: {"mcq_all": float(c), "parse_failure": float(p)}
                        for i, c, p in zip(mcq_ids.to_pylist(), correct, parse_failed)}
-                      if context.keep_per_item else None),
-        )
+                      if context.keep_per_item else None))
 
     def _headline(self, means, replicates, names) -> tuple[dict, dict, dict]:
         """Metric values, CIs and pending reasons for mcq_all, the 7 tasks, the macro mean and the 6 categories."""

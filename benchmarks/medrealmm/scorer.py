@@ -98,8 +98,7 @@ class MedRealMM(Benchmark):
                          "empty_responses": sum(1 for i in ids if i in responses and not responses[i])})
         strata = self._strata_labels(key)
         answered = sum(1 for i in ids if i in predictions)
-        result = Result(benchmark=self.name, model=context.model, metrics={m.name: None for m in self.metrics},
-                        n_items=len(ids), n_answered=answered, parse_failures=0, protocol=protocol)
+        result = self.result(context, metrics={}, n_items=len(ids), n_answered=answered, protocol=protocol)
         if context.service("judge") is None:
             return self._pending(result, context.why_missing("judge"), strata, ["no LLM judge configured"])
         try:

@@ -126,20 +126,11 @@ class MedReaMM(Benchmark):
         strata_labels = self._strata_labels(key)
         protocol["comparable_to_paper"] = comparable
         protocol["not_comparable_because"] = reasons
-        return Result(
-            benchmark=self.name,
-            model=context.model,
-            metrics={m.name: metrics.get(m.name) for m in self.metrics},
-            ci=ci,
-            n_items=len(ids),
-            n_answered=answered,
-            parse_failures=parse_failures,
-            pending=pending,
-            strata=by_stratum(per_item, strata_labels),
-            protocol=protocol,
+        return self.result(
+            context, metrics=metrics, ci=ci, n_items=len(ids), n_answered=answered, parse_failures=parse_failures,
+            pending=pending, strata=by_stratum(per_item, strata_labels), protocol=protocol,
             per_item=({i: {k: float(v[n]) for k, v in per_item.items()} for n, i in enumerate(ids)}
-                      if context.keep_per_item else None),
-        )
+                      if context.keep_per_item else None))
 
     def _icd_matches(self, preds, gts, depth, entities, context) -> tuple[np.ndarray, int]:
         from leaderboard.matching.icd import code_terms

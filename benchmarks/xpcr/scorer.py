@@ -20,7 +20,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, LET
                                       TIERS)
 
 from leaderboard.answer_key import AnswerKey
-from leaderboard.letters import parse_letter
+from leaderboard.letters import RULE_SUMMARY, parse_letter
 from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
@@ -81,7 +81,7 @@ class XPCR(Benchmark):
         "Items: Tables 2-3 metrics are over the progressive chain items only; the hospital cross-modal items are "
         "scored separately (XM_All, All_G*, MCS_*) as in Table 4.",
         "Answer: an `answer` letter is used as given; otherwise `response` is parsed with the project's MCQ rule "
-        "(leaderboard.letters.parse_letter) restricted to the item's option letters. A letter beyond the item's "
+        f"({RULE_SUMMARY}) restricted to the item's option letters. A letter beyond the item's "
         "options, or a response naming no single option, is wrong and counted as a parse failure (an `answer` letter "
         "beyond the options is also a line-level validation error). When a row has both, `answer` wins.",
         "Missing items count as wrong; every accuracy's denominator is all items of its stratum.",
@@ -166,6 +166,7 @@ class XPCR(Benchmark):
                 pending[name] = "no item of this stratum in the dataset build"
         protocol = self.base_protocol(key, context)
         protocol["metric_n"] = metric_n
+        protocol["letter_rule"] = RULE_SUMMARY
         protocol["bootstrap"]["type"] = "percentile over items (chains for CCR), exact via cell-count multinomial"
         protocol["confidence"] = {"items_with_confidence": int(s.has_conf[s.chain].sum()),
                                   "chain_items": int(s.chain.sum()), "threshold": CONFIDENT_AT, "bins": ECE_BINS}
@@ -177,16 +178,10 @@ class XPCR(Benchmark):
             "UAS threshold, base scores and weights, and CCR's chain definition are this project's (unpublished in the paper)",
         ]
         scored = s.chain | s.cross
-        result = Result(
-            benchmark=self.name, model=context.model,
-            metrics={m.name: metrics.get(m.name) for m in self.metrics},
-            ci=ci, n_items=int(scored.sum()), n_answered=int((s.answered & scored).sum()),
-            parse_failures=int(s.parse_failures.sum()),
-            pending={k: v for k, v in pending.items() if metrics.get(k) is None},
-            strata=_strata(s), protocol=protocol, notes=_notes(s),
-            per_item=_per_item(s) if context.keep_per_item else None,
-        )
-        return result
+        return self.result(
+            context, metrics=metrics, ci=ci, n_items=int(scored.sum()), n_answered=int((s.answered & scored).sum()),
+            parse_failures=int(s.parse_failures.sum()), pending=pending, strata=_strata(s), protocol=protocol,
+            notes=_notes(s), per_item=_per_item(s) if context.keep_per_item else None)
 
 
 # ------------------------------------------------------------------ aligning predictions with the key
