@@ -76,9 +76,10 @@ class ClinMM(Benchmark):
         "fact_recall = reference facts in any matched pair / reference facts; hallucination = hallucinated "
         "predicted facts / predicted facts (the I2 prompt's definition: incorrect or contradicting, not merely "
         "uncovered); fact_density = predicted facts in any matched pair / predicted facts. Means over cases.",
-        "No reasoning, or reasoning that yields no atomic fact: recall 0 and density 0; hallucination is "
-        "undefined and left out of its mean (0 would reward silence); the number of cases it covers is in the "
-        "protocol and each stratum (`n_by_metric`).",
+        "No prediction, no reasoning, or reasoning that yields no atomic fact: recall 0 and density 0; "
+        "hallucination (a rate over predicted facts, lower is better) is undefined and left out of its mean: 0 "
+        "would reward silence and 1 would call an unanswered case a fabricating one; the number of cases it "
+        "covers is in the protocol and each stratum (`n_by_metric`).",
         "`turn_responses` (per-turn answers) are accepted and checked but not scored: the paper scores one "
         "final diagnosis and reasoning per case.",
         "CIs: 95% percentile bootstrap over cases (resamples and seed in the protocol; the paper used 100,000); "

@@ -76,7 +76,8 @@ class MedCMR(Benchmark):
         "CIs: 95% percentile bootstrap over MCQ items (5,000 resamples, fixed seed); subset accuracies use the "
         "same resamples (ratio of resampled correct to resampled items in the subset).",
         f"Open-ended: the paper's judge ({JUDGE}) scores Consistency, Coherence, Visual accuracy and Ground-truth "
-        "correctness; item score = (Con + Coh + 4 VA + 4 GT)/10 on 0-100. Until a judge is configured these "
+        "correctness, each 0-10; every criterion is reported x10 (0-100) and the item score is "
+        "(Con + Coh + 4 VA + 4 GT)/10 x10, also on 0-100. Until a judge is configured these "
         "metrics are reported as pending, never estimated. An open-ended item needs a `response`; a letter-only "
         "`answer` leaves it unanswered.",
     )

@@ -61,8 +61,8 @@ class MedRealMM(Benchmark):
         "S = clip(sum_j w_j v_j / sum_j max(w_j, 0), 0, 1); Score = mean S over every case x100. A rubric without "
         "a positive point (refused by the builder) would score 1 if no penalty is triggered, else 0.",
         "positives_met_per_case / negatives_triggered_per_case are counts of criteria (not points), averaged "
-        "over every case; pct_clipped_zero is the share of cases with S = 0 (raw ratio <= 0: the paper's 'spike "
-        "at 0').",
+        "over every case; pct_clipped_zero is the share of all cases whose final S is 0: clipped from a negative "
+        "raw ratio, a raw ratio of exactly 0, and missing or empty replies alike (the paper's 'spike at 0').",
         "Missing predictions and empty replies (after removing <think>...</think> reasoning traces) score S = 0 "
         "with no criterion met or triggered, and cost no judge call; the denominator is every case.",
         "Judge failures (after retries and one repair re-ask) are never scored: every judged metric is then "

@@ -46,9 +46,11 @@ class MedReaMM(Benchmark):
     needs = ("icd_coder", "embedder")  # scoring services it uses; front doors configure only these
     citation = BIBTEX
     decisions = (
-        "Predictions: a `diagnoses` list is used as given; a raw `response` is parsed as the authors do (list after "
-        "'### Output ###', then quoted strings, then a numbered list); an unparseable response scores 0 and counts "
-        "as a parse failure.",
+        "Predictions: a `diagnoses` list is used as given; a raw `response` is parsed like the authors' code (the "
+        "list after the LAST '### Output ###' heading, then quoted strings, then a numbered list; blank items "
+        "dropped). Differences from their code: it crashes when no bracketed list follows the heading (we fall "
+        "back) and takes the FIRST of two headings (we take the last: echoed instructions and drafts come "
+        "first). An unparseable response scores 0 and counts as a parse failure.",
         "At most the first 10 predictions are scored; exact duplicates after normalisation (NFKC, casefold, "
         "whitespace, edge punctuation) are dropped and later items move up.",
         "Each ground-truth entity is credited once, at its first matching rank.",

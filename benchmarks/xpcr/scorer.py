@@ -98,7 +98,9 @@ class XPCR(Benchmark):
         "calibrator applied by the scorer: a submission that calibrated on the validation split says so in metadata.",
         f"UAS: confident means confidence >= {CONFIDENT_AT}; base scores CC {BASE_SCORES['CC']}, CU {BASE_SCORES['CU']}, "
         f"IU {BASE_SCORES['IU']}, IC {BASE_SCORES['IC']}; weights by tier R {TIER_WEIGHTS['R']}, A {TIER_WEIGHTS['A']}, "
-        f"S {TIER_WEIGHTS['S']} (no per-item importance score is released); UAS = 100 x sum(w x b) / sum(w).",
+        f"S {TIER_WEIGHTS['S']} (the paper's per-item importance scores are unreleased); UAS = 100 x sum(w x b) / "
+        "sum(w). The paper's validation-split calibration step is not applied: UAS and ECE use the submitted "
+        "confidence as is and are never comparable with the paper.",
         "Items without a confidence (including missing items) are left out of ECE and UAS; conf_coverage reports "
         "the share of chain items that had one. Compare ECE/UAS only at (near) full coverage.",
         "Modality ablation: the ablated runs are rows whose id is `<item id>/without-<MODALITY>` (optionally with "
