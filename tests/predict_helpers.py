@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -70,7 +71,12 @@ def assert_never_sent(bodies: list[dict], secrets: list[str]) -> None:
 
 
 def reset_server(server, responder=None):
-    """Reuse one fake server across a module's tests (starting and stopping one costs up to 0.5 s)."""
+    """Reuse one fake server across a module's tests (starting and stopping one costs up to 0.5 s). Requests
+    still in flight from the previous test (a timed-out one sleeps on) are drained first, so no counter of
+    the next test sees them."""
+    deadline = time.monotonic() + 10
+    while server.in_flight and time.monotonic() < deadline:
+        time.sleep(0.01)
     with server.lock:
         server.requests.clear()
         server.headers.clear()
