@@ -227,7 +227,9 @@ def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
 
 def export_csv(table: pd.DataFrame) -> str:
     buffer = io.StringIO()
-    spreadsheet_safe(table).to_csv(buffer, index=False)
+    # CRLF rows (RFC 4180): the csv writer then quotes any cell holding a CR, which a bare-LF export left
+    # unquoted, so "\r=cmd" split into a new row that opened with the formula the apostrophe was guarding
+    spreadsheet_safe(table).to_csv(buffer, index=False, lineterminator="\r\n")
     return buffer.getvalue()
 
 

@@ -1,0 +1,47 @@
+"""CSV export escaping at its edges: cells that open with a tab or a carriage return (both start a formula
+in some spreadsheets, OWASP), and formula-like column headers, which strata tables build from dataset values."""
+import csv
+import io
+import json
+
+import pandas as pd
+
+from leaderboard import registry
+from leaderboard.result import ModelInfo, Result
+from leaderboard.tables import FORMULA_PREFIXES, Entry, export_csv, export_json, strata_table
+
+BENCH = registry.scorer("medreamm")
+
+
+def rows_of(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+def test_cells_opening_with_tab_or_carriage_return_get_an_apostrophe():
+    table = pd.DataFrame({"model": ["\t=1+1", "\r=2+2", "mid\tcell", "ok"], "score": [1.5, -2.0, 3.0, 4.0]})
+    rows = rows_of(export_csv(table))
+    assert rows[0] == ["model", "score"]
+    assert [r[0] for r in rows[1:]] == ["'\t=1+1", "'\r=2+2", "mid\tcell", "ok"]  # only a leading one counts
+    assert [r[1] for r in rows[1:]] == ["1.5", "-2.0", "3.0", "4.0"]  # numbers stay numbers, even negative
+    assert json.loads(export_json(table))[1]["model"] == "\r=2+2"  # JSON is not a spreadsheet: values as they are
+
+
+def test_every_formula_prefix_is_escaped_in_cells_and_headers():
+    assert FORMULA_PREFIXES == ("=", "+", "-", "@", "\t", "\r")
+    table = pd.DataFrame({f"{p}head": [f"{p}cell"] for p in FORMULA_PREFIXES})
+    rows = rows_of(export_csv(table))
+    assert rows == [[f"'{p}head" for p in FORMULA_PREFIXES], [f"'{p}cell" for p in FORMULA_PREFIXES]]
+
+
+def test_formula_like_stratum_labels_become_safe_column_headers():
+    """Strata labels are dataset values; a value like '=HYPERLINK(...)' becomes a column header."""
+    cells = {"=HYPERLINK(\"http://x\",\"y\")": {"n": 12, "metrics": {"top5_primary_icd": 50.0}},
+             "-Cardio": {"n": 15, "metrics": {"top5_primary_icd": 40.0}},
+             "Neuro": {"n": 11, "metrics": {"top5_primary_icd": 30.0}}}
+    result = Result(benchmark="medreamm", model=ModelInfo(name="@Model"), metrics={"top5_primary_icd": 41.0},
+                    source="submission", n_items=38, n_answered=38, strata={"classification": cells})
+    table = strata_table(BENCH, [Entry(result, "sub-1")], "classification")
+    header, row = rows_of(export_csv(table))
+    assert header == ["model", "source", "'=HYPERLINK(\"http://x\",\"y\") (n=12)", "'-Cardio (n=15)", "Neuro (n=11)"]
+    assert row[0] == "'@Model" and row[2:] == ["50.0", "40.0", "30.0"]
+    assert list(json.loads(export_json(table))[0])[2] == "=HYPERLINK(\"http://x\",\"y\") (n=12)"

@@ -1,0 +1,103 @@
+"""Boundaries of the pure metric functions that a one-character slip would move, each pinned with a
+hand-computed value: a primary match exactly at the last counted rank, a ClinMM consensus of exactly 0.5,
+two models with identical resamples, and the exact percentile positions of every bootstrap interval."""
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks.clinmm.metrics import categories, consensus
+from leaderboard.metrics.bootstrap import bootstrap_means, percentile_ci
+from leaderboard.metrics.cell_bootstrap import cell_bootstrap, cell_draws, group_accuracy, percentile_interval
+from leaderboard.metrics.ranked_lists import NO_MATCH, first_match_ranks, ranked_metrics, reciprocal_rank
+from leaderboard.metrics.subgroup import percentile_bounds
+from leaderboard.tie_groups import TIE_RESAMPLES, neighbour_ties, tie_groups, tied
+
+
+# ------------------------------------------------------------------ ranked lists: the last counted rank
+def one_case(primary_rank: int | None, secondary_rank: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    matches = np.zeros((1, 10, 2), dtype=bool)
+    if primary_rank:
+        matches[0, primary_rank - 1, 0] = True
+    if secondary_rank:
+        matches[0, secondary_rank - 1, 1] = True
+    return matches, np.array([[True, secondary_rank is not None]])
+
+
+def test_primary_exactly_at_rank_ten_counts_for_top10_and_mrr_one_tenth():
+    m = {k: float(v[0]) for k, v in ranked_metrics(*one_case(10)).items()}
+    assert m["mrr"] == pytest.approx(0.1)
+    assert (m["top10_primary"], m["top10_complete"], m["top5_primary"], m["top1"]) == (1.0, 1.0, 0.0, 0.0)
+    assert m["ndcg10"] == pytest.approx((2 / math.log2(11)) / 2)  # gain 2 at rank 10 over IDCG 2: 0.289065
+    # rank 5 is the last one in the top 5; rank 6 is not (and rank 9 still earns 1/9, rank 10 1/10)
+    assert float(ranked_metrics(*one_case(5))["top5_primary"][0]) == 1.0
+    assert float(ranked_metrics(*one_case(6))["top5_primary"][0]) == 0.0
+    assert reciprocal_rank(np.array([[9], [10], [NO_MATCH], [11]])).tolist() == pytest.approx([1 / 9, 0.1, 0.0, 0.0])
+
+
+def test_secondary_exactly_at_rank_ten_completes_the_top10_not_the_top5():
+    m = {k: float(v[0]) for k, v in ranked_metrics(*one_case(1, 10)).items()}
+    assert (m["top10_complete"], m["top5_complete"], m["mrr"]) == (1.0, 0.0, 1.0)
+    idcg = 2 + 1 / math.log2(3)
+    assert m["ndcg10"] == pytest.approx((2 + 1 / math.log2(11)) / idcg)  # 0.911... not (2 + 1/log2(3)) / idcg
+    assert first_match_ranks(*one_case(3, 10)).tolist() == [[3, 10]]
+
+
+# ------------------------------------------------------------------ ClinMM: a consensus of exactly 0.5
+def test_one_judge_zero_one_judge_one_is_partially_correct_never_a_complete_error():
+    c = consensus(np.array([[0, 1], [1, 0], [0, 0], [2, 1], [2, 2]], dtype=float), np.ones(5, dtype=bool))
+    assert c.tolist() == [0.5, 0.5, 0.0, 1.5, 2.0]
+    cats = categories(c)
+    assert cats["partially_correct"].tolist() == [1, 1, 0, 1, 0]
+    assert cats["complete_error"].tolist() == [0, 0, 1, 0, 0]
+    assert cats["completely_correct"].tolist() == [0, 0, 0, 0, 1]
+    # the three categories partition the cases
+    assert (cats["partially_correct"] + cats["complete_error"] + cats["completely_correct"]).tolist() == [1] * 5
+
+
+# ------------------------------------------------------------------ tie groups: identical resamples tie
+def test_two_models_with_identical_resamples_tie():
+    rng = np.random.default_rng(7)
+    same = rng.normal(60, 2, TIE_RESAMPLES)
+    assert tied(same, same.copy())  # difference 0 in every resample: the interval is [0, 0] and contains 0
+    assert neighbour_ties([same, same.copy()]) == [True]
+    assert tie_groups([same + 5, same, same.copy(), same - 5]) == [1, 2, 2, 3]
+    # a paired difference that never reaches 0 is separated, one that touches it at the 2.5% bound is not
+    assert not tied(same + 1e-9, same)
+    # numpy's linear quantile puts the 2.5% bound of 1000 sorted differences at position 0.025 x 999 = 24.975
+    shifted = np.where(np.arange(TIE_RESAMPLES) < 26, 0.0, 1.0)  # positions 0..25 are 0: the bound is 0
+    assert tied(shifted, np.zeros(TIE_RESAMPLES)) and neighbour_ties([shifted, np.zeros(TIE_RESAMPLES)]) == [True]
+    shifted[25] = 1.0  # positions 0..24 are 0: the bound is 0.975 x 1 = 0.975 > 0
+    assert not tied(shifted, np.zeros(TIE_RESAMPLES)) and neighbour_ties([shifted, np.zeros(TIE_RESAMPLES)]) == [False]
+
+
+# ------------------------------------------------------------------ percentile positions: 2.5% and 97.5%
+def test_cell_bootstrap_percentiles_are_exactly_2_5_and_97_5():
+    # 0..200 in a shuffled order: the 2.5% quantile is element 5 (0.025 x 200), the 97.5% one element 195
+    draws = np.random.default_rng(3).permutation(np.arange(201, dtype=float))[:, None]
+    lo, hi = percentile_interval(draws)
+    assert (lo[0], hi[0]) == pytest.approx((5.0, 195.0))
+    lo, hi = percentile_interval(draws, level=0.9)
+    assert (lo[0], hi[0]) == pytest.approx((10.0, 190.0))
+    with_nan = np.vstack([draws, [[np.nan]]])  # the NaN-aware branch gives the same positions
+    lo, hi = percentile_interval(with_nan)
+    assert (lo[0], hi[0]) == pytest.approx((5.0, 195.0))
+
+
+def test_cell_bootstrap_interval_is_the_2_5_and_97_5_quantile_of_its_own_draws():
+    counts = np.array([3, 9, 6, 2])  # group 0: 3 wrong 9 right; group 1: 6 wrong 2 right (asymmetric)
+    lo, hi = cell_bootstrap(counts, lambda d: group_accuracy(d, 2), resamples=400, seed=11)
+    accuracy = group_accuracy(cell_draws(counts, 400, 11), 2)
+    assert lo.tolist() == pytest.approx(np.quantile(accuracy, 0.025, axis=0).tolist())
+    assert hi.tolist() == pytest.approx(np.quantile(accuracy, 0.975, axis=0).tolist())
+    assert lo[0] < 0.75 < hi[0] and lo[1] < 0.25 < hi[1]  # and brackets 9/12 and 2/8
+
+
+def test_item_and_subgroup_bootstraps_use_the_same_percentile_positions():
+    values = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    lo, hi = percentile_ci(values, resamples=300, seed=5)
+    means = bootstrap_means(values, 300, 5)[:, 0]
+    assert (lo[0], hi[0]) == pytest.approx((np.quantile(means, 0.025), np.quantile(means, 0.975)))
+    replicates = np.column_stack([np.arange(201, dtype=float), np.r_[np.arange(200, dtype=float), np.nan]])
+    lo, hi = percentile_bounds(replicates)
+    assert lo.tolist() == pytest.approx([5.0, 0.025 * 199]) and hi.tolist() == pytest.approx([195.0, 0.975 * 199])
