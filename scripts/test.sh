@@ -9,4 +9,13 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
-exec .venv/bin/python -m pytest -q "$@"
+# Random test order (pytest-randomly) on every run, with the seed printed (-q hides pytest's own header).
+# Replay an order: RANDOMLY_SEED=N bash scripts/test.sh; file order: bash scripts/test.sh -p no:randomly
+order=()
+case " $* " in
+  *" no:randomly "*|*" -pno:randomly "*) ;;
+  *) seed=${RANDOMLY_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+     echo "test order: random, seed $seed (replay: RANDOMLY_SEED=$seed bash scripts/test.sh)"
+     order=("--randomly-seed=$seed") ;;
+esac
+exec .venv/bin/python -m pytest -q "${order[@]}" "$@"
