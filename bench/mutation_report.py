@@ -1,0 +1,167 @@
+"""Mutation score of the scoring core: killed / survived / timeout per module, from mutmut's results.
+
+mutmut (pinned in requirements-dev.txt, configured in setup.cfg's [mutmut] section) copies the project
+into mutants/, plants one small bug at a time in the core modules (an operator, a constant, a
+comparison, a string...) and runs the tests that reach the mutated function. A mutant the tests
+catch is killed; one they don't is a surviving bug the suite would let through. Survivors that cannot
+change behaviour (an equivalent mutant) are listed with the reason in bench/mutation_equivalents.md and
+counted apart.
+
+    .venv/bin/python bench/mutation_report.py                  # read mutants/ and print the table
+    .venv/bin/python bench/mutation_report.py --run            # run mutmut first (nice, 2 children)
+    .venv/bin/python bench/mutation_report.py --run "leaderboard.metrics.*"   # one part of the core
+    .venv/bin/python bench/mutation_report.py --survivors      # also list the surviving mutants
+
+Score = (killed + timeout) / (checked - equivalent), the share of the plantable bugs the suite catches.
+The goal is >= 90% on the whole core. Runs are incremental: mutmut re-tests only changed functions.
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EQUIVALENTS = ROOT / "bench" / "mutation_equivalents.md"
+GOAL = 90.0
+
+# The core, as modules mutmut mutates (setup.cfg only_mutate) and, for modules that hold more than
+# core code, the functions that belong to the core (glob on the mutant's function name).
+CORE: dict[str, tuple[str, ...]] = {
+    "leaderboard/metrics/*.py": ("*",),
+    "leaderboard/letters.py": ("*",),
+    "leaderboard/tie_groups.py": ("*",),
+    "benchmarks/*/parsing.py": ("*",),
+    "benchmarks/clinmm/metrics.py": ("*",),
+    "leaderboard/prediction_files.py": ("*",),
+    "leaderboard/prediction_files_columnar.py": ("*",),
+    "leaderboard/store.py": ("atomic_write", "LocalStore._write", "LocalStore.write_json", "LocalStore.write_bytes",
+                             "LocalStore.save_result"),
+    "leaderboard/tables.py": ("spreadsheet_safe", "export_csv", "export_json"),
+}
+
+# mutmut's exit-code meanings (mutmut.stats.status_by_exit_code), repeated so that reading the results
+# needs no mutmut import.
+STATUS = {1: "killed", 3: "killed", 0: "survived", 36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout",
+          255: "timeout", None: "not checked", 5: "no tests", 33: "no tests", 34: "skipped", 37: "killed"}
+COLUMNS = ("killed", "timeout", "survived", "equivalent", "no tests", "not checked", "other")
+
+
+def function_of(key: str) -> str:
+    """'leaderboard.store.xǁLocalStoreǁ_write__mutmut_3' -> 'LocalStore._write'; 'pkg.mod.x_f__mutmut_1' -> 'f'."""
+    name = key.rsplit(".", 1)[-1]
+    name = re.sub(r"__mutmut_\d+$", "", name)
+    if name.startswith("xǁ"):
+        return ".".join(part for part in name[2:].split("ǁ") if part)
+    return name[2:] if name.startswith("x_") else name
+
+
+def equivalents() -> dict[str, str]:
+    """Mutant name -> reason, from the table rows '| `name` | reason |' of bench/mutation_equivalents.md."""
+    if not EQUIVALENTS.exists():
+        return {}
+    found = {}
+    for line in EQUIVALENTS.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\|\s*`([^`]+__mutmut_\d+)`\s*\|\s*(.+?)\s*\|\s*$", line)
+        if m:
+            found[m.group(1)] = m.group(2)
+    return found
+
+
+def core_module(path: str) -> str | None:
+    return next((pattern for pattern in CORE if fnmatch.fnmatch(path, pattern)), None)
+
+
+def collect(mutants: Path) -> tuple[dict[str, Counter], list[tuple[str, str]]]:
+    """Per module: counts by status; and the list of (module, mutant) survivors not marked equivalent."""
+    marked = equivalents()
+    table: dict[str, Counter] = {}
+    survivors = []
+    for meta in sorted(mutants.rglob("*.py.meta")):
+        path = meta.relative_to(mutants).as_posix()[: -len(".meta")]
+        pattern = core_module(path)
+        if pattern is None:
+            continue
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        for key, code in data.get("exit_code_by_key", {}).items():
+            if not any(fnmatch.fnmatch(function_of(key), f) for f in CORE[pattern]):
+                continue
+            status = STATUS.get(code, "other")
+            if status == "survived" and key in marked:
+                status = "equivalent"
+            table.setdefault(path, Counter())[status] += 1
+            if status == "survived":
+                survivors.append((path, key))
+    return table, survivors
+
+
+def score(counts: Counter) -> float | None:
+    caught = counts["killed"] + counts["timeout"]
+    judged = caught + counts["survived"]
+    return None if judged == 0 else 100.0 * caught / judged
+
+
+def print_table(table: dict[str, Counter]) -> Counter:
+    width = max([len(p) for p in table] + [len("module"), len("core total")])
+    print(f"{'module':<{width}}  " + "  ".join(f"{c:>11}" for c in COLUMNS) + "  score")
+    total = Counter()
+    for path, counts in sorted(table.items()):
+        total.update(counts)
+        s = score(counts)
+        print(f"{path:<{width}}  " + "  ".join(f"{counts[c]:>11}" for c in COLUMNS) + f"  {'-' if s is None else f'{s:5.1f}%'}")
+    s = score(total)
+    print(f"{'core total':<{width}}  " + "  ".join(f"{total[c]:>11}" for c in COLUMNS) + f"  {'-' if s is None else f'{s:5.1f}%'}")
+    return total
+
+
+def run_mutmut(names: list[str], children: int) -> float:
+    """`mutmut run` at low priority; returns its wall time in seconds."""
+    mutmut = Path(sys.executable).with_name("mutmut")
+    if not mutmut.exists():
+        sys.exit("mutmut is not installed: .venv/bin/python -m pip install -r requirements-dev.txt")
+    start = time.monotonic()
+    subprocess.run(["nice", "-n", "10", str(mutmut), "run", "--max-children", str(children), *names], cwd=ROOT,
+                   check=False, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    return time.monotonic() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help="mutant name globs passed to `mutmut run` (default: the whole core)")
+    parser.add_argument("--run", action="store_true", help="run mutmut before reading its results")
+    parser.add_argument("--children", type=int, default=2, help="mutmut --max-children (default 2)")
+    parser.add_argument("--survivors", action="store_true", help="list the surviving mutants (mutmut show NAME)")
+    args = parser.parse_args(argv)
+    if args.run:
+        seconds = run_mutmut(args.names, args.children)
+        print(f"mutmut run: {seconds:.0f} s wall, {args.children} children, load {os.getloadavg()[0]:.1f}")
+    mutants = ROOT / "mutants"
+    if not mutants.is_dir():
+        print("no mutants/ folder: run with --run first")
+        return 1
+    table, survivors = collect(mutants)
+    if not table:
+        print("no mutation results for the core yet: run with --run")
+        return 1
+    total = print_table(table)
+    marked = equivalents()
+    if marked:
+        print(f"{len(marked)} mutants listed as equivalent in {EQUIVALENTS.relative_to(ROOT)}")
+    if args.survivors:
+        for path, key in survivors:
+            print(f"survived: {key}")
+    s = score(total)
+    print(f"goal >= {GOAL:.0f}% killed: {'met' if s is not None and s >= GOAL else 'NOT met'}"
+          f"{'' if not total['not checked'] else ' (some mutants not checked yet)'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
