@@ -36,6 +36,12 @@ RULE_SUMMARY = ("letters-v2: explicit answer statement (final ones decide) > lon
                 "standalone capital letter; think blocks dropped; first 4,000 + last 2,000 chars read; "
                 "several letters, a letter beyond the options, or none = unparseable")
 
+# Digits never decide: every rule treats 0-9 as one class (a word character, as in "A 45-year-old") and
+# none reads a digit's value, so two texts that differ only in which ASCII digits they hold parse alike.
+# Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
+# ... (B)" and "Finding 18 ... (B)" are one parse). tests/test_letters_batch.py pins this on the corpus.
+DIGITS = "[1-9]"
+
 HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
 _CONFLICT = "?"  # a step found several different letters: the response does not commit
 

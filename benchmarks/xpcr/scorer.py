@@ -20,7 +20,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, LET
                                       TIERS)
 
 from leaderboard.answer_key import AnswerKey
-from leaderboard.letters import RULE_SUMMARY, parse_letter
+from leaderboard.letters import DIGITS, RULE_SUMMARY, parse_letter
 from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
@@ -226,10 +226,16 @@ class _KeyIndex:
 _LAST_KEY: list[tuple[pa.Table, _KeyIndex]] = []
 
 
+# The alignment of the last prediction table with the key: the key-aware validation checks and the score
+# that follows read the same (key, table) pair, so the ids are matched once per submission.
+_LAST_ALIGNED: list[tuple[_KeyIndex, pa.Table, tuple]] = []
+
+
 def key_index(table: pa.Table) -> _KeyIndex:
     """The index of this key table, reused while the same table object is scored against."""
     if not (_LAST_KEY and _LAST_KEY[0][0] is table):
         _LAST_KEY[:] = [(table, _KeyIndex(table))]
+        _LAST_ALIGNED.clear()
     return _LAST_KEY[0][1]
 
 
@@ -245,7 +251,12 @@ class _Scored:
 
     def __init__(self, key: pa.Table, preds: pa.Table, parse: bool = True):
         self.k = key_index(key)
-        self._align(preds, self.k.size)
+        aligned = next(iter(_LAST_ALIGNED), None)  # a snapshot: another thread may replace it
+        if aligned is not None and aligned[0] is self.k and aligned[1] is preds:
+            self.given, self.conflict, self.answered, self._taken = aligned[2]  # validation aligned this table
+        else:
+            self._align(preds, self.k.size)
+            _LAST_ALIGNED[:] = [(self.k, preds, (self.given, self.conflict, self.answered, self._taken))]
         if parse:  # the key-aware validation checks need only the alignment
             self._letters()
             self.correct = self.answered & (self.pred >= 0) & (self.pred == self.k.gold)
@@ -295,7 +306,7 @@ def _codes(column, values: tuple) -> np.ndarray:
 
 def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarray) -> np.ndarray:
     """Letter codes of free-text responses (rows in `need`): a bare capital letter directly, anything else
-    through parse_letter once per distinct (text, option count)."""
+    through parse_letter once per distinct (text with its digits zeroed, option count)."""
     out = np.full(len(need), -1, dtype=np.int64)
     rows = np.flatnonzero(need)
     if len(rows) == 0:
@@ -305,7 +316,8 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
     out[rows] = np.where(bare < n_options[rows], bare, -1)
     rest = rows[bare < 0]
     if len(rest):
-        encoded = responses.take(pa.array(rest)).dictionary_encode()
+        # one parse per distinct (text up to its digits, option count): digits never decide (letters.DIGITS)
+        encoded = pc.replace_substring_regex(responses.take(pa.array(rest)), DIGITS, "0").dictionary_encode()
         text_index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         pairs, inverse = np.unique(text_index * 64 + n_options[rest], return_inverse=True)
         dictionary = encoded.dictionary.to_pylist()

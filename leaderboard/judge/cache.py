@@ -1,6 +1,11 @@
-"""Disk cache of judge answers, keyed by the full request (model, messages, parameters, prompt version).
-Only answers that parsed are stored, so a rescore after a crash or a config change of nothing costs
-no call, and a failure is always retried."""
+"""Disk cache of judge answers, keyed by the request (model, parameters, prompt version, its variables and
+images; see Judge._key). Only answers that parsed are stored, so a rescore after a crash or a config change
+of nothing costs no call, and a failure is always retried.
+
+Writes are batched: a verdict is in memory at once and reaches the sqlite file (WAL) with up to
+WRITE_BATCH - 1 others in one transaction, and at every `flush` (the judge flushes at the end of each
+run and on close). A crash loses at most the verdicts of one unflushed batch; they are simply asked again.
+"""
 from __future__ import annotations
 
 import hashlib
@@ -8,6 +13,9 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
+
+WRITE_BATCH = 256
+KEY_SCHEME = "k2"  # keep in step with leaderboard.judge.client.KEY_VERSION
 
 
 def request_key(request: dict) -> str:
@@ -17,22 +25,38 @@ def request_key(request: dict) -> str:
 class JudgeCache:
     def __init__(self, path: Path | None):
         self.path = Path(path) if path else None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the in-memory map and the pending batch (held for microseconds)
+        self._db_lock = threading.Lock()  # the sqlite connection (a write holds it for one batch)
         self._memory: dict[str, tuple[str, dict]] = {}
+        self._pending: list[tuple[str, str, str]] = []
         self._db = None
+        self._legacy = False
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a process crash, cheap commits
+            existed = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'verdicts'").fetchone() is not None
             self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, raw TEXT, parsed TEXT)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+            scheme = self._db.execute("SELECT value FROM meta WHERE name = 'key_scheme'").fetchone()
+            # a file written before the current key scheme may hold verdicts under the old keys
+            self._legacy = existed and scheme is None
+            if scheme is None and not existed:
+                self._db.execute("INSERT INTO meta VALUES ('key_scheme', ?)", (KEY_SCHEME,))
             self._db.commit()
 
-    def get(self, key: str) -> tuple[str, dict] | None:
+    def has_legacy_rows(self) -> bool:
+        """True when the file predates the current key scheme (misses are then also looked up the old way)."""
+        return self._legacy
+
+    def get(self, key: str, memory_only: bool = False) -> tuple[str, dict] | None:
         with self._lock:
             if key in self._memory:
                 return self._memory[key]
-            if self._db is None:
-                return None
+        if self._db is None or memory_only:
+            return None
+        with self._db_lock:
             row = self._db.execute("SELECT raw, parsed FROM verdicts WHERE key = ?", (key,)).fetchone()
         return (row[0], json.loads(row[1])) if row else None
 
@@ -43,9 +67,10 @@ class JudgeCache:
             for key in keys:
                 if key in self._memory:
                     found[key] = self._memory[key]
-            if self._db is None:
-                return found
-            missing = [k for k in dict.fromkeys(keys) if k not in found]
+        if self._db is None:
+            return found
+        missing = [k for k in dict.fromkeys(keys) if k not in found]
+        with self._db_lock:
             for start in range(0, len(missing), 900):
                 chunk = missing[start:start + 900]
                 marks = ",".join("?" * len(chunk))
@@ -57,12 +82,27 @@ class JudgeCache:
     def put(self, key: str, raw: str, parsed: dict) -> None:
         with self._lock:
             self._memory[key] = (raw, parsed)
+            if self._db is None:
+                return
+            self._pending.append((key, raw, json.dumps(parsed)))
+            full = len(self._pending) >= WRITE_BATCH
+        if full:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending verdicts in one transaction (the network waits never hold this lock)."""
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if not batch or self._db is None:
+            return
+        with self._db_lock:
             if self._db is not None:
-                self._db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?)", (key, raw, json.dumps(parsed)))
-                self._db.commit()
+                with self._db:  # one transaction: commit on success, rollback on error
+                    self._db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?)", batch)
 
     def close(self) -> None:
-        with self._lock:
+        self.flush()
+        with self._db_lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None

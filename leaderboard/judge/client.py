@@ -25,6 +25,7 @@ from .prompts import Prompt
 from .safety import quote_candidate
 
 RESPONSE_FORMATS = ("json_object", "json_schema", "text")
+KEY_VERSION = "k2"  # cache-key scheme; bump when the request a JudgeCall renders to changes shape
 REPAIR = ("Your previous answer could not be parsed ({error}). Answer again with only the requested format, "
           "nothing else.")
 
@@ -120,6 +121,7 @@ class Judge:
         self._lock = threading.Lock()
         self.prompts_used: dict[str, str] = {}
         self._inflight: dict[str, threading.Event] = {}
+        self._settings_digests: dict[int, tuple[dict | None, str]] = {}
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -171,11 +173,45 @@ class Judge:
         return payload["choices"][0]["message"].get("content") or ""
 
     def _key(self, call: JudgeCall, schema: dict | None) -> tuple[str, bool]:
-        key_messages, flagged = self._messages(call, inline_images=False)
-        return request_key({**self._body(key_messages, schema), "prompt": call.prompt.id,
-                            "prompt_sha": call.prompt.sha}), flagged
+        """The cache key, from stable parts hashed once each: the request settings (once per judge and
+        schema), the prompt's id and text hash, every variable's text (the candidate as quoted, so a
+        redaction change is a new key) and every image's SHA-256. The criteria of one case share all
+        but one part, and those digests are memoised, so a key costs one small hash, not a rendered
+        prompt + json.dumps + a hash of the whole request (a 50,000-call rescore spent most of its time there)."""
+        variables = call.variables
+        flagged = False
+        if call.candidate_field in variables:
+            quoted, flagged = quote_candidate(variables[call.candidate_field])
+            variables = {**variables, call.candidate_field: quoted}
+        parts = [KEY_VERSION, self._settings_digest(schema), call.prompt.id, call.prompt.sha]
+        parts += [f"{name}={_text_sha(value)}" for name, value in sorted(variables.items())]
+        parts += ["image=" + _image_sha(b) for b in call.images]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
 
-    def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None) -> JudgeVerdict:
+    def _settings_digest(self, schema: dict | None) -> str:
+        """Hash of everything in the request body but the messages (model, temperature, max_tokens, seed,
+        response_format with its schema); one per schema object for the judge's lifetime."""
+        found = self._settings_digests.get(id(schema))
+        if found is None or found[0] is not schema:
+            found = (schema, request_key(self._body([], schema)))
+            self._settings_digests[id(schema)] = found
+        return found[1]
+
+    def _legacy_key(self, call: JudgeCall, schema: dict | None) -> str:
+        """The key of caches written before KEY_VERSION "k2" (a hash of the whole rendered request):
+        looked up only on a miss, so verdicts paid for under the old key are not paid for again."""
+        key_messages, _ = self._messages(call, inline_images=False)
+        return request_key({**self._body(key_messages, schema), "prompt": call.prompt.id,
+                            "prompt_sha": call.prompt.sha})
+
+    def _legacy_hit(self, call: JudgeCall, schema: dict | None, key: str) -> tuple[str, dict] | None:
+        hit = self.cache.get(self._legacy_key(call, schema))
+        if hit is not None:
+            self.cache.put(key, *hit)  # migrated: the next lookup finds it under the current key
+        return hit
+
+    def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None,
+                  _looked_up: bool = False) -> JudgeVerdict:
         key, flagged = self._key(call, schema)
         with self._lock:
             self.prompts_used[call.prompt.id] = call.prompt.sha
@@ -186,15 +222,22 @@ class Judge:
         if not leader:
             event.wait()
         try:
-            return self._judge_uncached(call, parse, key, schema, flagged)
+            return self._judge_uncached(call, parse, key, schema, flagged, looked_up=_looked_up)
         finally:
+            if not _looked_up:
+                self.cache.flush()  # a call on its own is written at once; `run` flushes per batch
             if leader:
                 with self._lock:
                     self._inflight.pop(key, None)
                 event.set()
 
-    def _judge_uncached(self, call: JudgeCall, parse, key: str, schema: dict | None, flagged: bool) -> JudgeVerdict:
-        hit = self.cache.get(key)
+    def _judge_uncached(self, call: JudgeCall, parse, key: str, schema: dict | None, flagged: bool,
+                        looked_up: bool = False) -> JudgeVerdict:
+        # `run` has looked every key up on disk already: then only a verdict obtained since (by an identical
+        # request in flight at the same time) can be cached, and it is in memory
+        hit = self.cache.get(key, memory_only=looked_up)
+        if hit is None and not looked_up:
+            hit = self._legacy_hit(call, schema, key)
         if hit is not None:
             with self._lock:
                 self.stats.cache_hits += 1
@@ -233,6 +276,8 @@ class Judge:
             return []
         keyed = [self._key(call, schema) for call in calls]
         hits = self.cache.get_many([key for key, _ in keyed])
+        if len(hits) < len(keyed) and self.cache.has_legacy_rows():
+            self._migrate_legacy(calls, keyed, hits, schema)
         verdicts: list[JudgeVerdict | None] = [None] * len(calls)
         misses = []
         for index, (call, (key, flagged)) in enumerate(zip(calls, keyed)):
@@ -249,12 +294,25 @@ class Judge:
         bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call", disable=not progress)
         if misses:
             with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
-                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema) for index in misses}
+                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema, True) for index in misses}
                 for index in misses:
                     verdicts[index] = futures[index].result()
                     bar.update(1)
+            self.cache.flush()  # the last partial batch of verdicts
         bar.close()
         return verdicts
+
+    def _migrate_legacy(self, calls: list[JudgeCall], keyed: list, hits: dict, schema: dict | None) -> None:
+        """Misses looked up under the pre-"k2" key; found ones are re-stored under the current key."""
+        legacy = {index: self._legacy_key(calls[index], schema) for index, (key, _) in enumerate(keyed)
+                  if key not in hits}
+        found = self.cache.get_many(list(legacy.values()))
+        for index, old in legacy.items():
+            if old in found:
+                key = keyed[index][0]
+                hits[key] = found[old]
+                self.cache.put(key, *found[old])
+        self.cache.flush()
 
     def with_model(self, model: str) -> "Judge":
         """A second judge on the same endpoint (protocols with two judges) sharing the cache file."""
@@ -270,6 +328,12 @@ def _image_sha(data: bytes) -> str:
     """Memoised: the same image object is named in many calls (one per rubric criterion); bytes cache
     their own hash, so a hit costs a comparison, not a rehash."""
     return hashlib.sha256(data).hexdigest()
+
+
+@lru_cache(maxsize=65536)
+def _text_sha(text: str) -> str:
+    """Memoised like _image_sha: the dialogue of a case is the same string object in each of its calls."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _image_url(data: bytes) -> str:
