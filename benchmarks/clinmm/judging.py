@@ -29,10 +29,39 @@ DIAGNOSIS_PROMPT = "clinmm_diagnosis"
 EXTRACTION_PROMPT = "clinmm_fact_extraction"
 MATCHING_PROMPT = "clinmm_fact_matching"
 
-_RESULT = re.compile(r"<result\s*>(.*?)</result\s*>", re.S)
-_FENCE = re.compile(r"^\s*```(?:xml)?\s*|\s*```\s*$")
 _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
-_REASONING = re.compile(r"(<reasoning\s*>)(.*?)(</reasoning\s*>)", re.S)
+
+
+# The judge's reply can echo the candidate's text, so these parsers stay linear: `<tag\s*>(.*?)</tag\s*>` and
+# `\s*```\s*$` as regexes rescan to the end of the text from every unclosed tag / whitespace run.
+def _elements(text: str, tag: str) -> list[tuple[int, int, int, int]]:
+    r"""(start, inner start, inner end, end) of each `<tag\s*>...</tag\s*>`, non-overlapping, the nearest
+    closing tag each: what `re.finditer(r"<tag\s*>(.*?)</tag\s*>", text, re.S)` finds."""
+    opens = [(m.start(), m.end()) for m in re.finditer(rf"<{tag}\s*>", text)]
+    closes = [(m.start(), m.end()) for m in re.finditer(rf"</{tag}\s*>", text)]
+    found, j, pos = [], 0, 0
+    for start, inner in opens:
+        if start < pos:
+            continue
+        while j < len(closes) and closes[j][0] < inner:
+            j += 1
+        if j == len(closes):
+            break
+        found.append((start, inner, closes[j][0], closes[j][1]))
+        pos = closes[j][1]
+        j += 1
+    return found
+
+
+def _unfenced(text: str) -> str:
+    r"""`re.sub(r"^\s*```(?:xml)?\s*|\s*```\s*$", "", text)` followed by strip(), without backtracking."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = text[3:]
+        text = (text[3:] if text.startswith("xml") else text).lstrip()
+    if text.endswith("```"):
+        text = text[:-3].rstrip()
+    return text
 
 
 # ----------------------------------------------------------------------------- diagnosis (XML)
@@ -42,13 +71,14 @@ def parse_accuracy_xml(raw: str) -> dict:
     Strict: exactly one <result> element and no other text (a code fence or an XML declaration around
     it is tolerated); inside it exactly one <reasoning> and one <accuracy>, nothing else; accuracy
     0, 1 or 2. Unescaped `<`/`&` inside the reasoning (e.g. "CRP < 5") are escaped before parsing."""
-    text = _DECLARATION.sub("", _FENCE.sub("", raw or "")).strip()
-    blocks = _RESULT.findall(text)
+    text = _DECLARATION.sub("", _unfenced(raw or "")).strip()
+    blocks = _elements(text, "result")
     if len(blocks) != 1:
         raise JudgeParseError(f"expected exactly one <result>...</result> element, found {len(blocks)}")
-    if _RESULT.sub("", text).strip():
+    start, inner, inner_end, end = blocks[0]
+    if (text[:start] + text[end:]).strip():
         raise JudgeParseError("text outside the <result> element; output only the XML")
-    root = _xml_element(f"<result>{blocks[0]}</result>")
+    root = _xml_element(f"<result>{text[inner:inner_end]}</result>")
     if (root.text or "").strip():
         raise JudgeParseError("text directly inside <result>; only <reasoning> and <accuracy> are allowed")
     tags = [child.tag for child in root]
@@ -67,8 +97,11 @@ def _xml_element(text: str) -> ET.Element:
         return ET.fromstring(text)
     except ET.ParseError:
         pass
-    escaped = _REASONING.sub(lambda m: m.group(1) + html.escape(html.unescape(m.group(2)), quote=False) + m.group(3),
-                             text)
+    parts, kept_from = [], 0
+    for _, inner, inner_end, _ in _elements(text, "reasoning"):
+        parts += [text[kept_from:inner], html.escape(html.unescape(text[inner:inner_end]), quote=False)]
+        kept_from = inner_end
+    escaped = "".join(parts) + text[kept_from:]
     try:
         return ET.fromstring(escaped)
     except ET.ParseError as exc:

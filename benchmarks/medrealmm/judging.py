@@ -5,6 +5,7 @@ Kept apart from the benchmark module so the bench and tests can reuse the exact 
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ VERDICT_SCHEMA = {
     "additionalProperties": False,
 }
 
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
 # The shared detector knows English phrasings only; these are the common Chinese ones.
 _ZH_INJECTION = re.compile(
     r"(忽略|无视|忘记|忽视)(掉)?(之前|以上|上面|前面|所有|全部)?的?(所有|全部)?(指令|指示|提示词?|规则|评分标准|要求)"
@@ -44,8 +45,26 @@ REDACTED_ZH = "[已删除：针对评分员的内容]"  # must not itself trip t
 
 
 def clean_response(text: str | None) -> str:
-    """The reply without reasoning traces (<think>...</think>), stripped."""
-    return _THINK.sub("", text or "").strip()
+    r"""The reply without reasoning traces (<think>...</think>), stripped.
+
+    Same result as `re.sub(r"<(think|thinking|reasoning)>.*?</\1>", "", text, flags=re.S | re.I)`, but each
+    opening tag finds its closing tag by bisection in a precomputed list: the regex scanned to the end of
+    the text for every unclosed "<think>" (quadratic; "<think>" x 14,000 froze the server)."""
+    text = text or ""
+    closes: dict[str, list[int]] = {}
+    out, kept_from, pos = [], 0, 0
+    while (opening := _THINK_OPEN.search(text, pos)) is not None:
+        name = opening.group(1).lower()
+        if name not in closes:
+            closes[name] = [m.start() for m in re.finditer(f"</{name}>", text, re.I)]
+        k = bisect.bisect_left(closes[name], opening.end())
+        if k == len(closes[name]):
+            pos = opening.start() + 1  # unclosed: the regex moves on by one character
+            continue
+        out.append(text[kept_from:opening.start()])
+        kept_from = pos = closes[name][k] + len(name) + 3
+    out.append(text[kept_from:])
+    return "".join(out).strip()
 
 
 def redact_chinese_injection(text: str) -> tuple[str, bool]:

@@ -1,6 +1,11 @@
-"""Raw MedReaMM model output -> ranked diagnosis list, the way the authors' code parses it:
+r"""Raw MedReaMM model output -> ranked diagnosis list, the way the authors' code parses it:
 the text after the last `### Output ###` heading (the whole text if absent), read as a JSON / Python
-list, else the quoted strings in it, else a numbered or bulleted list. Nothing parsed -> []."""
+list, else the quoted strings in it, else a numbered or bulleted list. Nothing parsed -> [].
+
+Every step runs in linear time (a response is submitted text, up to 100,000 characters): the heading
+split, the list literal and the numbered-list pattern were written as regexes that backtrack
+quadratically on crafted text ("#" x 10^5, "[" x 10^5, " \n" x 10^5) and froze the server; they are
+now explicit scans with the same results."""
 from __future__ import annotations
 
 import ast
@@ -8,22 +13,50 @@ import json
 import re
 import unicodedata
 
-HEADING = re.compile(r"#+\s*Output\s*#*", re.I)
+OUTPUT_WORD = re.compile(r"output", re.I)  # the word of the `#+\s*Output\s*#*` heading
 QUOTED = re.compile(r'"([^"\n]{1,300})"')
-NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+(.+?)\s*$", re.M)
-LIST_LITERAL = re.compile(r"\[.*\]", re.S)
+# `^\s*marker\s+(.+?)\s*$` (the authors' pattern) backtracks quadratically over whitespace runs; the same
+# items come from horizontal whitespace only and a greedy line, stripped afterwards.
+NUMBERED = re.compile(r"^[^\S\n]*(?:\d{1,2}[.)]|[-*•])\s+(.+)$", re.M)
 MAX_DIAGNOSES = 10
 
 
+def after_last_heading(text: str) -> str:
+    r"""`re.split(r"#+\s*Output\s*#*", text, flags=re.I)[-1]` (the whole text when there is no heading),
+    found by scanning back from each "output" over whitespace to a run of "#": linear time."""
+    consumed, tail_start = 0, None
+    for word in OUTPUT_WORD.finditer(text):
+        if word.start() < consumed:
+            continue
+        i = word.start()
+        while i > consumed and text[i - 1].isspace():
+            i -= 1
+        if i == consumed or text[i - 1] != "#":
+            continue
+        end = word.end()
+        while end < len(text) and text[end].isspace():
+            end += 1
+        while end < len(text) and text[end] == "#":
+            end += 1
+        consumed = tail_start = end
+    return text if tail_start is None else text[tail_start:]
+
+
+def _list_literal(text: str) -> str | None:
+    r"""`re.search(r"\[.*\]", text, re.S)`: from the first "[" to the last "]" after it."""
+    start = text.find("[")
+    end = text.rfind("]")
+    return text[start:end + 1] if start >= 0 and end > start else None
+
+
 def parse_response(text: str) -> list[str]:
-    parts = HEADING.split(text)
-    tail = parts[-1] if len(parts) > 1 else text
+    tail = after_last_heading(text)
     tail = re.sub(r"```(?:json|python)?", "", tail)
-    literal = LIST_LITERAL.search(tail)
+    literal = _list_literal(tail)
     if literal:
         for loader in (json.loads, ast.literal_eval):
             try:
-                value = loader(literal.group(0))
+                value = loader(literal)
             except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
                 continue
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -31,8 +64,8 @@ def parse_response(text: str) -> list[str]:
     quoted = QUOTED.findall(tail)
     if quoted:
         return [q.strip() for q in quoted if q.strip()]
-    numbered = NUMBERED.findall(tail)
-    return [re.sub(r"\*\*|__", "", n).strip() for n in numbered if n.strip()]
+    numbered = [n.strip() for n in NUMBERED.findall(tail)]
+    return [re.sub(r"\*\*|__", "", n).strip() for n in numbered if n]
 
 
 def normalise(term: str) -> str:

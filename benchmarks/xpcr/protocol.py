@@ -48,12 +48,15 @@ CROSS_SYSTEM = (
 )
 CROSS_QUESTION = "Question:\n{question}\n\nOptions:\n{options}\n\n" + FORMAT
 
-_CONFIDENCE = re.compile(r"confidence\s*(?:level|score)?\s*(?:is|:|=|-)?\s*\(?\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)", re.I)
+# Whitespace runs are collapsed to one space first: the pattern's five `\s*` in a row backtracked
+# polynomially on "confidence" followed by 10^5 spaces.
+_CONFIDENCE = re.compile(r"confidence ?(?:(?:level|score) ?)?(?:(?:is|:|=|-) ?)?\(? ?(\d+(?:\.\d+)?|\.\d+) ?(%?)", re.I)
 
 
 def parse_confidence(text: str) -> float | None:
     """The stated confidence in [0, 1]; '85%' or '85' -> 0.85; None when absent or out of range."""
-    match = _CONFIDENCE.search(re.sub(r"[*_`]+", "", text or ""))  # markdown: **Confidence:** 0.8
+    plain = re.sub(r"\s+", " ", re.sub(r"[*_`]+", "", text or ""))  # markdown: **Confidence:** 0.8
+    match = _CONFIDENCE.search(plain)
     if not match:
         return None
     value = float(match.group(1))

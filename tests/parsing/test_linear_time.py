@@ -1,0 +1,146 @@
+"""Every parser of submitted (or judge-echoed) text runs in linear time (issue 13: one crafted line froze the
+Space for minutes because Python's regex engine backtracked quadratically while holding the GIL).
+
+Two kinds of test: crafted strings of 10^5-10^6 characters parse within a generous bound (a guard against
+catastrophic backtracking, not a speed target: the quadratic versions took minutes to hours), and the
+rewritten scans give exactly what the original regexes gave (property-based, on a small alphabet that
+hits every branch)."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.clinmm.judging import _elements, _unfenced, parse_accuracy_xml
+from benchmarks.medrealmm.judging import clean_response
+from benchmarks.medreamm.parsing import after_last_heading, parse_response
+from benchmarks.xpcr.protocol import parse_confidence
+from leaderboard.judge import JudgeParseError
+from leaderboard.letters import parse_letter
+
+BOUND_S = 1.0
+N = 100_000
+
+CRAFTED = {  # each of these took from seconds to hours with the original patterns
+    "answer_spaces_digit": "answer" + " " * N + "1",  # the issue's freeze line (letter parser)
+    "hashes": "#" * N,  # MedReaMM heading `#+\s*Output`
+    "hash_spaces": "#" + " " * N + "x",
+    "space_newlines": " \n" * (N // 2),  # MedReaMM numbered list `^\s*...`
+    "numbered_spaces": "1. a" + " " * N + "b",  # `(.+?)\s*$`
+    "brackets": "[" * N,  # MedReaMM list literal `\[.*\]`
+    "bracket_words": "[a" * (N // 2),
+    "think_tags": "<think>" * (N // 7),  # MedRealMM reasoning trace `<think>.*?</\1>`
+    "result_tags": "<result>" * (N // 8),  # ClinMM judge XML `<result\s*>(.*?)</result\s*>`
+    "confidence_spaces": "confidence" + " " * N + "level" + " " * 10,  # X-PCR confidence
+    "spaces": " " * N + "x",
+    "option_or": "option A or " * (N // 12),
+    "answer_colons": "answer: " * (N // 8),
+}
+PARSERS = {
+    "letters": lambda t: parse_letter(t, "ABCDE"),
+    "medreamm": parse_response,
+    "medrealmm": clean_response,
+    "xpcr_confidence": parse_confidence,
+    "clinmm_judge_xml": lambda t: _safe(parse_accuracy_xml, t),
+}
+
+
+def _safe(parse, text):
+    try:
+        return parse(text)
+    except JudgeParseError:
+        return None
+
+
+@pytest.mark.parametrize("parser", sorted(PARSERS))
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_crafted_text_parses_in_bounded_time(parser, case):
+    text = CRAFTED[case]
+    start = time.perf_counter()
+    PARSERS[parser](text)
+    assert time.perf_counter() - start < BOUND_S, (parser, case)
+
+
+@pytest.mark.parametrize("parser", sorted(PARSERS))
+def test_a_million_characters_stay_bounded(parser):
+    """Ten times longer than any accepted field: still linear (a quadratic parser would need ~100x longer)."""
+    for text in ("answer" + " " * 1_000_000 + "1", "#" * 1_000_000, " \n" * 500_000, "<think>" * 140_000):
+        start = time.perf_counter()
+        PARSERS[parser](text)
+        assert time.perf_counter() - start < 3 * BOUND_S, (parser, text[:10])
+
+
+# ---------------------------------------------------------------- same results as the original regexes
+def pieces(*tokens: str, max_size: int = 25):
+    """Text made of whole tokens (hypothesis' text() takes single characters only)."""
+    return st.lists(st.sampled_from(tokens), max_size=max_size).map("".join)
+
+
+ALPHABET = pieces(*"#Oo utpU\n\t[]\"1.)-*•ab,'", "Output", "output", "### ", "1. ", "- ", max_size=40)
+TAGS = pieces("<think>", "</think>", "<THINK>", "</Think>", "<thinking>", "</thinking>", "<reasoning>",
+              "</reasoning>", "a", " ", "\n", "<", ">", "/")
+XML = pieces("<result>", "</result>", "<result >", "</result\n>", "<reasoning>", "</reasoning>", "x", " ", "\n", "```",
+             "xml", "<", ">")
+FUZZ = settings(max_examples=400, deadline=None, database=None)
+
+
+@FUZZ
+@given(text=ALPHABET)
+def test_heading_split_matches_the_original_regex(text):
+    parts = re.split(r"#+\s*Output\s*#*", text, flags=re.I)
+    assert after_last_heading(text) == (parts[-1] if len(parts) > 1 else text)
+
+
+def _original_medreamm(text: str) -> list[str]:
+    import ast
+    import json
+
+    parts = re.split(r"#+\s*Output\s*#*", text, flags=re.I)
+    tail = parts[-1] if len(parts) > 1 else text
+    tail = re.sub(r"```(?:json|python)?", "", tail)
+    literal = re.search(r"\[.*\]", tail, re.S)
+    if literal:
+        for loader in (json.loads, ast.literal_eval):
+            try:
+                value = loader(literal.group(0))
+            except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
+                continue
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                return [v.strip() for v in value if v.strip()]
+    quoted = re.findall(r'"([^"\n]{1,300})"', tail)
+    if quoted:
+        return [q.strip() for q in quoted if q.strip()]
+    numbered = re.findall(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+(.+?)\s*$", tail, re.M)
+    return [re.sub(r"\*\*|__", "", n).strip() for n in numbered if n.strip()]
+
+
+@FUZZ
+@given(text=ALPHABET)
+def test_medreamm_parse_matches_the_original(text):
+    assert parse_response(text) == _original_medreamm(text)
+
+
+@FUZZ
+@given(text=TAGS)
+def test_think_stripping_matches_the_original_regex(text):
+    expected = re.sub(r"<(think|thinking|reasoning)>.*?</\1>", "", text, flags=re.S | re.I).strip()
+    assert clean_response(text) == expected
+
+
+@FUZZ
+@given(text=XML)
+def test_xml_elements_and_fence_match_the_original_regexes(text):
+    found = [text[i:j] for _, i, j, _ in _elements(text, "result")]
+    assert found == re.findall(r"<result\s*>(.*?)</result\s*>", text, re.S)
+    assert _unfenced(text) == re.sub(r"^\s*```(?:xml)?\s*|\s*```\s*$", "", text).strip()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Confidence: 85%", 0.85), ("**Confidence level:** 0.7", 0.7), ("confidence   score  is ( 90 )", 0.9),
+    ("Confidence\n\n-\t.5", 0.5), ("no confidence here", None), ("confidence" + " " * 50 + "level 3 %", 0.03),
+])
+def test_confidence_after_whitespace_collapse(text, expected):
+    assert parse_confidence(text) == expected
