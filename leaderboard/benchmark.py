@@ -26,6 +26,7 @@ class MetricSpec:
     higher_is_better: bool = True
     group: str = ""  # e.g. the matching mode; the Space groups columns by it
     item_span: float = 100.0  # the most one item can move n x value (x100 item means: 100); scales public noise
+    bounds: tuple[float | None, float | None] = (0.0, 100.0)  # the value's range; noisy public values stay in it
 
 
 # The scoring services a benchmark may declare in `needs`, and why each is missing when not configured.
@@ -141,7 +142,8 @@ class Benchmark(ABC):
                       metric_n={k: int(v) for k, v in (metric_n or {}).items() if k in values},
                       disclosure=Disclosure(cells=list(cells or []), derived=dict(derived or {}),
                                             sources=dict(sources or {}),
-                                            item_span={m.name: m.item_span for m in self.metrics}))
+                                            item_span={m.name: m.item_span for m in self.metrics},
+                                            bounds={m.name: m.bounds for m in self.metrics}))
 
     def base_protocol(self, key: AnswerKey, context: ScoringContext) -> dict:
         return {

@@ -93,6 +93,7 @@ class Disclosure:
     derived: dict[str, list[str]] = field(default_factory=dict)  # metric -> metrics it is computed from
     sources: dict[str, str] = field(default_factory=dict)  # metric -> answer-key column it is built from
     item_span: dict[str, float] = field(default_factory=dict)  # metric -> most one item can move n*value
+    bounds: dict[str, tuple] = field(default_factory=dict)  # metric -> (low, high) of its values; None = open
     exact_fingerprint: str | None = None
 
 
@@ -204,7 +205,7 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
             for key in derivable_suppression(cells, k, hidden):
                 if key[0] == "metric":
                     suppressed_metrics.add(key[1])
-                elif key[1] in suppressed_cells:
+                elif key[0] == "stratum" and key[1] in suppressed_cells:
                     suppressed_cells[key[1]].add(key[2])
         for cells in disclosure.cells:  # metric n from the sets, where known
             for j, key in enumerate(cells.keys):
@@ -283,7 +284,12 @@ def _add_noise(metrics, ci, strata, metric_n, disclosure, policy, salt, n_items)
         return NormalDist().inv_cdf(u) * policy.noise_items * span / max(n, 1)
 
     def shifted(value, label, n, span):
-        return None if value is None else round(float(value) + noise(label, n, span), 4)
+        if value is None:
+            return None
+        low, high = disclosure.bounds.get(label.rsplit(":", 1)[-1], (0.0, 100.0))  # undeclared: a percentage
+        value = float(value) + noise(label, n, span)
+        value = value if low is None else max(low, value)
+        return round(value if high is None else min(high, value), 4)
 
     metrics = {m: shifted(v, f"m:{m}", metric_n.get(m, n_items), disclosure.item_span.get(m, 100.0))
                for m, v in metrics.items()}

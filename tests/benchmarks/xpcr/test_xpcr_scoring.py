@@ -90,7 +90,7 @@ def test_stage_tier_modality_and_category_accuracy(scored):
     assert (m["category_DR"], m["category_Rare"]) == (100.0, pytest.approx(100 / 3, abs=1e-4))
     assert m["category_AMD"] == pytest.approx(600 / 7, abs=1e-4)
     assert result.n_items == 20 and result.n_answered == 19 and result.parse_failures == 0
-    assert result.protocol["metric_n"]["AL"] == 4 and result.protocol["metric_n"]["CCR"] == 2
+    assert result.metric_n["AL"] == 4 and result.metric_n["CCR"] == 2
 
 
 def test_chain_completion_counts_only_six_stage_images(scored):
