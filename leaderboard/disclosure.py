@@ -9,9 +9,9 @@ every submitted result when it is made public (`Result.to_public_dict`):
 2. Complementary suppression: no suppressed number (nor any group of fewer than k items) may be
    derivable from the public ones by adding and subtracting (e.g. total minus the other cells of a
    partition). When a benchmark hands over the item sets behind its numbers (`Cells`), this is
-   checked exactly with linear algebra over the "atoms" (items with the same memberships); public
-   cells overlapping a derivable group are suppressed, smallest first, until nothing small is
-   derivable. Without `Cells`, each stratum is treated as a partition of all items and its
+   checked exactly with linear algebra over the "atoms" (items with the same memberships): while a
+   small group is a linear combination of public cells, the smallest cell taking part in that
+   combination is suppressed too. Without `Cells`, each stratum is treated as a partition of all items and its
    suppressed cells are topped up, smallest first, until together they hold at least k items.
    A metric computed from others (a macro mean) is suppressed when any of its inputs is.
 3. Held-out keys (`protocol.answers_held_out`): no stratum or metric built from a held-out column;
@@ -133,10 +133,12 @@ def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozen
         leak = _first_leak(incidence, basis, sizes, covered, sorted(suppressed), k, n)
         if leak is None:
             return {keys[j] for j in suppressed}
-        overlapping = [j for j in public if (incidence[:, j] * leak).any()]
-        if not overlapping:  # cannot happen: a derivable vector lies in the span of public cells
+        # the public cells that take part in deriving it; hiding the smallest breaks the derivation
+        coefficients = np.linalg.lstsq(incidence[:, public], leak, rcond=None)[0]
+        involved = [j for j, c in zip(public, coefficients) if abs(c) > 1e-7]
+        if not involved:  # cannot happen: a derivable vector is a combination of public cells
             return {keys[j] for j in range(len(keys))}
-        suppressed.add(min(overlapping, key=lambda j: (n[j], -j)))
+        suppressed.add(min(involved, key=lambda j: (n[j], -j)))
 
 
 def _row_space(matrix: np.ndarray) -> np.ndarray:
