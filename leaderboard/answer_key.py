@@ -82,6 +82,12 @@ class AnswerKey:
     table: pa.Table
     source: str
     fingerprint: str
+    held_out_columns: tuple[str, ...] = ()  # columns read from the held-out `-answers` folder
+
+    @property
+    def public_fingerprint(self) -> str:
+        """A fingerprint of the ids only: what may be published when the answers are held out."""
+        return _fingerprint(self.table, [self.id_column])
 
     @property
     def ids(self) -> list[str]:
@@ -97,10 +103,13 @@ def load_answer_key(data: Path, configs: str | list[str], id_column: str, answer
     with a `config` column naming each row's config."""
     if isinstance(configs, str):
         configs = [configs]
-    parts, present_configs = [], []
+    parts, present_configs, held = [], [], []
     for config in configs:
         try:
-            parts.append(_load_config(Path(data), config, id_column, answer_columns, extra_columns, answers, split))
+            table, source, held_here = _load_config(Path(data), config, id_column, answer_columns, extra_columns,
+                                                    answers, split)
+            parts.append((table, source))
+            held += [c for c in held_here if c not in held]
             present_configs.append(config)
         except MissingConfig:
             if len(configs) == 1:
@@ -115,15 +124,15 @@ def load_answer_key(data: Path, configs: str | list[str], id_column: str, answer
         table = pa.concat_tables(tables, promote_options="default")
         source = parts[0][1]
     present = [c for c in answer_columns if c in table.column_names]
-    return AnswerKey(id_column, table, source, _fingerprint(table, [id_column, *present]))
+    return AnswerKey(id_column, table, source, _fingerprint(table, [id_column, *present]), tuple(held))
 
 
 def _load_config(data: Path, config: str, id_column: str, answer_columns: list[str], extra_columns: list[str],
-                 answers: Path | None, split: str) -> tuple[pa.Table, str]:
+                 answers: Path | None, split: str) -> tuple[pa.Table, str, list[str]]:
     public = read_columns(data, config, [id_column, *answer_columns, *extra_columns], split)
     missing = [c for c in [*answer_columns, *extra_columns] if c not in public.column_names]
     needs_key = not any(c in public.column_names for c in answer_columns)
-    source = str(data)
+    source, held_columns = str(data), []
     answers = Path(answers) if answers else data.with_name(data.name + ANSWERS_SUFFIX)
     if needs_key and not answers.is_dir():
         raise AnswerKeyError(f"{data} has no answer fields and no answer key was found at {answers}; "
@@ -133,9 +142,10 @@ def _load_config(data: Path, config: str, id_column: str, answer_columns: list[s
         if held.num_columns > 1:
             public = _join(public, held, id_column)
             source = f"{data} + {answers}"
+            held_columns = [c for c in held.column_names if c != id_column]
     if id_column not in public.column_names or not any(c in public.column_names for c in answer_columns):
         raise AnswerKeyError(f"config {config!r} of {data} lacks the id or answer columns")
-    return public, source
+    return public, source, held_columns
 
 
 def _join(left: pa.Table, right: pa.Table, key: str) -> pa.Table:

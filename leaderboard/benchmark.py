@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .answer_key import AnswerKey
+from .disclosure import Disclosure
 from .metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .prediction_files import PredictionSchema, ValidationReport
 from .result import ModelInfo, Result
@@ -24,6 +25,8 @@ class MetricSpec:
     label: str
     higher_is_better: bool = True
     group: str = ""  # e.g. the matching mode; the Space groups columns by it
+    item_span: float = 100.0  # the most one item can move n x value (x100 item means: 100); scales public noise
+    bounds: tuple[float | None, float | None] = (0.0, 100.0)  # the value's range; noisy public values stay in it
 
 
 # The scoring services a benchmark may declare in `needs`, and why each is missing when not configured.
@@ -120,21 +123,37 @@ class Benchmark(ABC):
 
     def result(self, context: ScoringContext, *, metrics: dict, protocol: dict, n_items: int, n_answered: int,
                parse_failures: int = 0, ci: dict | None = None, pending: dict | None = None,
-               strata: dict | None = None, notes: list | None = None, per_item: dict | None = None) -> Result:
+               strata: dict | None = None, notes: list | None = None, per_item: dict | None = None,
+               metric_n: dict | None = None, cells: list | None = None, derived: dict | None = None,
+               sources: dict | None = None) -> Result:
         """The one way a scorer hands back its numbers: metrics in declaration order (absent = None),
-        `pending` kept only for metrics that have no value, per-item scores only when the context keeps them."""
+        `pending` kept only for metrics that have no value, per-item scores only when the context keeps them.
+
+        Disclosure control (`leaderboard.disclosure`) needs to know what stands behind each number:
+        `metric_n` (items per metric; undeclared = every item), `cells` (the item sets behind metrics
+        and stratum cells, for exact complementary suppression), `derived` (metric -> the metrics it
+        averages) and `sources` (metric -> the answer-key column it is built from)."""
         values = {m.name: metrics.get(m.name) for m in self.metrics}
         return Result(benchmark=self.name, model=context.model, metrics=values, ci=dict(ci or {}),
                       n_items=n_items, n_answered=n_answered, parse_failures=parse_failures,
                       pending={k: v for k, v in (pending or {}).items() if values.get(k) is None},
                       strata=strata or {}, protocol=protocol, notes=list(notes or []),
-                      per_item=per_item if context.keep_per_item else None)
+                      per_item=per_item if context.keep_per_item else None,
+                      metric_n={k: int(v) for k, v in (metric_n or {}).items() if k in values},
+                      disclosure=Disclosure(cells=list(cells or []), derived=dict(derived or {}),
+                                            sources=dict(sources or {}),
+                                            item_span={m.name: m.item_span for m in self.metrics},
+                                            bounds={m.name: m.bounds for m in self.metrics}))
 
     def base_protocol(self, key: AnswerKey, context: ScoringContext) -> dict:
         return {
             "scorer": f"leaderboard {SCORER_VERSION}",
             "benchmark": self.name,
             "dataset_fingerprint": key.fingerprint,
+            # held-out keys: the fingerprint is keyed or replaced by this one when published (disclosure)
+            "public_fingerprint": key.public_fingerprint if key.held_out_columns else None,
+            "answers_held_out": bool(key.held_out_columns),
+            "held_out_columns": list(key.held_out_columns),
             "items": len(key),
             "bootstrap": {"resamples": context.resamples, "seed": context.seed, "type": "percentile, over items"},
             "decisions": list(self.decisions),

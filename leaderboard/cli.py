@@ -16,7 +16,8 @@ from .result import ModelInfo
 from .run_settings import RunSettingsError, read_run_settings
 from .scoring import load_key, score_file, validate_file
 from .scoring_services import CODER_CHOICES, ServiceConfigError, ServiceOptions, configure_services
-from .settings import SettingsError
+from .disclosure import Policy
+from .settings import Settings, SettingsError
 from .startup import skip_pyarrow_pandas_probe
 
 
@@ -149,7 +150,7 @@ def _score(args) -> int:
         print(file=sys.stderr)
     print(render_result(benchmark, result))
     if args.json:
-        result.write(args.json)
+        result.write(args.json, Policy.from_settings(Settings.from_env()))
         print(f"\nresult written to {args.json}")
     if args.per_item:
         with args.per_item.open("w", encoding="utf-8") as handle:

@@ -12,8 +12,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .disclosure import DEFAULT_MIN_CELL, Disclosure, Policy, publish
+
 SCHEMA_VERSION = 1
-MIN_PUBLIC_CELL = 5  # a stratum cell smaller than this would reveal individual items' scores
+MIN_PUBLIC_CELL = DEFAULT_MIN_CELL  # a number from fewer items would reveal individual items' scores
 
 
 @dataclass
@@ -44,7 +46,10 @@ class Result:
     notes: list[str] = field(default_factory=list)
     cell_flags: dict[str, str] = field(default_factory=dict)  # metric -> irregularity note (paper rows)
     created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    metric_n: dict[str, int] = field(default_factory=dict)  # metric -> items it is computed from
     per_item: dict[str, dict[str, float]] | None = None  # private
+    # private: the item sets behind the public numbers, for disclosure control (never serialised)
+    disclosure: Disclosure | None = field(default=None, repr=False, compare=False)
 
     @property
     def coverage(self) -> float | None:
@@ -52,20 +57,31 @@ class Result:
             return None
         return self.n_answered / self.n_items if self.n_items else 0.0
 
-    def to_public_dict(self) -> dict:
-        data = asdict(self)
+    def to_public_dict(self, policy: Policy | None = None, salt: str = "") -> dict:
+        """The record anyone may see. A submission passes disclosure control (`leaderboard.disclosure`:
+        k-rule, complementary suppression, held-out labels, keyed fingerprint and noise); paper rows
+        are published numbers already and only get the small-cell rule on strata."""
+        disclosure, self.disclosure = self.disclosure, None
+        try:
+            data = asdict(self)
+        finally:
+            self.disclosure = disclosure
         data.pop("per_item")
-        data["strata"] = suppress_small_cells(data["strata"])
+        data.pop("disclosure")
+        if self.source == "submission":
+            data = publish(data, disclosure, policy or Policy(), salt)
+        else:
+            data["strata"] = suppress_small_cells(data["strata"])
         data["schema_version"] = SCHEMA_VERSION
         data["coverage"] = None if self.coverage is None else round(self.coverage, 6)
         return _finite(data)
 
-    def write(self, path: Path) -> None:
-        Path(path).write_text(json.dumps(self.to_public_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    def write(self, path: Path, policy: Policy | None = None) -> None:
+        Path(path).write_text(json.dumps(self.to_public_dict(policy), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
     @classmethod
     def from_dict(cls, data: dict) -> "Result":
-        data = {k: v for k, v in data.items() if k not in {"schema_version", "coverage"}}
+        data = {k: v for k, v in data.items() if k not in {"schema_version", "coverage", "disclosure"}}
         data["model"] = ModelInfo(**data["model"])
         return cls(**data)
 

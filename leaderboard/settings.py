@@ -27,6 +27,10 @@ class Settings:
     judge_retry_seconds: float = 300.0  # LEADERBOARD_JUDGE_RETRY: idle retry of submissions waiting for a judge
     hub_results_repo: str | None = None  # LEADERBOARD_HUB_RESULTS_REPO: public results mirror
     hub_private_repo: str | None = None  # LEADERBOARD_HUB_PRIVATE_REPO: private mirror (uploads, per-item, queue)
+    # disclosure control of public records (leaderboard.disclosure)
+    min_public_cell: int = 5  # LEADERBOARD_MIN_CELL: no public number from fewer items
+    secret: str | None = None  # LEADERBOARD_SECRET: keys the public fingerprint and noise of held-out keys
+    public_noise_items: float = 2.0  # LEADERBOARD_PUBLIC_NOISE: noise on held-out public values, in items
     server_name: str = "127.0.0.1"  # GRADIO_SERVER_NAME
     server_port: int = 7860  # GRADIO_SERVER_PORT
     # matching (diagnosis benchmarks)
@@ -60,7 +64,8 @@ ENV_NAMES = {
     "data": "LEADERBOARD_DATA", "store": "LEADERBOARD_STORE", "quota": "LEADERBOARD_QUOTA",
     "local_user": "LEADERBOARD_LOCAL_USER", "worker": "LEADERBOARD_WORKER",
     "judge_retry_seconds": "LEADERBOARD_JUDGE_RETRY", "hub_results_repo": "LEADERBOARD_HUB_RESULTS_REPO",
-    "hub_private_repo": "LEADERBOARD_HUB_PRIVATE_REPO", "server_name": "GRADIO_SERVER_NAME",
+    "hub_private_repo": "LEADERBOARD_HUB_PRIVATE_REPO", "min_public_cell": "LEADERBOARD_MIN_CELL",
+    "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE", "server_name": "GRADIO_SERVER_NAME",
     "server_port": "GRADIO_SERVER_PORT", "sapbert_path": "SAPBERT_PATH", "who_base_url": "WHO_ICD_BASE_URL",
     "who_client_id": "WHO_ICD_CLIENT_ID", "who_client_secret": "WHO_ICD_CLIENT_SECRET",
     "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",

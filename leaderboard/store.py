@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .disclosure import Policy
 from .result import Result
 
 SUBMISSIONS_DIR = Path(__file__).resolve().parent.parent / "submissions"
@@ -62,11 +63,24 @@ def load_records(benchmark: str, roots: list[Path] | None = None) -> list[Result
 
 
 class LocalStore:
-    def __init__(self, root: Path, mirror: "HubMirror | None" = None):
+    def __init__(self, root: Path, mirror: "HubMirror | None" = None, policy: Policy | None = None):
         self.root = Path(root)
         self.mirror = mirror
         self._lock = threading.RLock()
         self._version = 0
+        self._policy = policy or Policy()
+
+    @property
+    def policy(self) -> Policy:
+        """Disclosure policy of public records. Without a configured LEADERBOARD_SECRET the store keeps
+        its own random one in private/ (so held-out results are always keyed), made on first use."""
+        if self._policy.secret is None:
+            with self._lock:
+                path = self.private("disclosure.key")
+                if not path.is_file():
+                    self.write_bytes(path, os.urandom(32).hex().encode("ascii"))
+                self._policy = Policy(self._policy.min_cell, path.read_bytes().strip(), self._policy.noise_items)
+        return self._policy
 
     # --- paths
     def result_path(self, benchmark: str, sub_id: str) -> Path:
@@ -94,7 +108,7 @@ class LocalStore:
         self._write(path, data, public=False)
 
     def save_result(self, sub_id: str, result: Result) -> None:
-        record = result.to_public_dict()
+        record = result.to_public_dict(self.policy, salt=sub_id)
         record["submission_id"] = sub_id
         self.write_json(self.result_path(result.benchmark, sub_id), record, public=True)
         with self._lock:

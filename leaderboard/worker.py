@@ -15,6 +15,7 @@ from . import registry
 from .scoring_services import CODER_CHOICES, ServiceOptions, context_factory
 from .service import Service
 from .settings import Settings
+from .disclosure import Policy
 from .store import HubMirror, LocalStore
 
 
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     mirror = HubMirror(args.hub_results_repo, args.hub_private_repo) if args.hub_results_repo and args.hub_private_repo else None
 
     options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=args.store / "private" / "cache")
-    service = Service(store=LocalStore(args.store, mirror), data_dirs={n: args.data / n for n in registry.names()},
+    service = Service(store=LocalStore(args.store, mirror, Policy.from_settings(settings)), data_dirs={n: args.data / n for n in registry.names()},
                       context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
                       judge_retry_seconds=settings.judge_retry_seconds)
     while True:

@@ -26,6 +26,7 @@ from leaderboard import registry  # noqa: E402
 from leaderboard.scoring_services import ServiceOptions, context_factory  # noqa: E402
 from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
+from leaderboard.disclosure import Policy  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
 from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, export_csv, export_json, overview_table,  # noqa: E402
                                 radar_series, ranked_table, reported_baselines, strata_names, strata_table,
@@ -46,7 +47,7 @@ def default_service(settings: Settings | None = None) -> Service:
     if settings.hub_results_repo and settings.hub_private_repo:
         mirror = HubMirror(settings.hub_results_repo, settings.hub_private_repo)
     options = ServiceOptions(cache_dir=store_root / "private" / "cache")
-    return Service(store=LocalStore(store_root, mirror), data_dirs={n: data_root / n for n in registry.names()},
+    return Service(store=LocalStore(store_root, mirror, Policy.from_settings(settings)), data_dirs={n: data_root / n for n in registry.names()},
                    context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
                    quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds)
 

@@ -170,7 +170,9 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
     def ctx(benchmark=None):
         return configure_judges(ScoringContext(resamples=0), cache_dir=tmp_path / "cache")
 
-    store = LocalStore(tmp_path / "store")
+    from leaderboard.disclosure import Policy
+    small = Policy(min_cell=1)  # the sample has 4 open items; disclosure control is tested in test_disclosure.py
+    store = LocalStore(tmp_path / "store", policy=small)
     svc = Service(store=store, data_dirs={"medcmr": tmp_path / "hub" / "medcmr"}, context_factory=ctx)
     example = ROOT / "submissions" / "medcmr" / "example_predictions.jsonl"
     sub = svc.submit("alice", SubmissionForm(benchmark="medcmr", model_name="M"), example).submission_id
@@ -180,7 +182,8 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
     with FakeOpenAIServer(lambda body: scores) as server:
         monkeypatch.setenv("JUDGE_BASE_URL", server.base_url)
         monkeypatch.setenv("JUDGE_MODEL", "fake-judge")
-        restarted = Service(store=LocalStore(tmp_path / "store"), data_dirs=svc.data_dirs, context_factory=ctx)
+        restarted = Service(store=LocalStore(tmp_path / "store", policy=small), data_dirs=svc.data_dirs,
+                            context_factory=ctx)
         restarted.start()
         assert restarted.drain(30)
         restarted.stop()

@@ -42,7 +42,7 @@ class ClinMM(Benchmark):
     )
     metrics = (
         MetricSpec("diagnostic_accuracy_score", "Diagnostic accuracy score (0-2, mean dual-judge consensus)",
-                   group="diagnosis"),
+                   group="diagnosis", item_span=2.0, bounds=(0.0, 2.0)),
         MetricSpec("pct_completely_correct", "% completely correct (both judges 2)", group="diagnosis"),
         MetricSpec("pct_partially_correct", "% partially correct (0 < consensus < 2)", group="diagnosis"),
         MetricSpec("pct_complete_error", "% complete error (both judges 0)", higher_is_better=False,

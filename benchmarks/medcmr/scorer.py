@@ -15,6 +15,7 @@ from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_S
 
 from leaderboard.aggregate import SCALE, overall
 from leaderboard.answer_key import AnswerKey
+from leaderboard.disclosure import Cells, cell_key, metric_key
 from leaderboard.letters import RULE_SUMMARY, parse_letter
 from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
@@ -142,9 +143,13 @@ class MedCMR(Benchmark):
             shown = ", ".join(letter_only[:SHOWN_IDS]) + (" ..." if len(letter_only) > SHOWN_IDS else "")
             notes.append(f"{len(letter_only)} open-ended item(s) were submitted with only a letter `answer` and no "
                          f"`response`; they count as unanswered: {shown}")
+        open_n = {f"open_{a}": len(open_table)
+                  for a in (*OPEN_CRITERIA, "all")}
         return self.result(
             context, metrics=metrics, ci=ci, n_items=len(table), n_answered=int(answered.sum()) + open_answered,
             parse_failures=int(parse_failed.sum()), pending=pending, strata=strata, protocol=protocol, notes=notes,
+            metric_n=open_n, cells=[disclosure_cells(columns, names)],
+            derived={"mcq_macro": [f"mcq_{t}" for t in TASKS]},
             per_item=({i: {"mcq_all": float(c), "parse_failure": float(p)}
                        for i, c, p in zip(mcq_ids.to_pylist(), correct, parse_failed)}
                       if context.keep_per_item else None))
@@ -213,6 +218,24 @@ def _metric_name(stratum: str, value: str) -> str | None:
     if stratum in ("task", "medical_intelligence") and value in (*TASKS, *MEDICAL_INTELLIGENCE):
         return f"mcq_{value}"
     return None
+
+
+def disclosure_cells(columns: np.ndarray, names: list[tuple[str, str]]) -> Cells:
+    """The MCQ item sets behind every public MCQ number: metric columns (all, tasks, categories) and
+    stratum cells (a task is both a metric column and a stratum cell, over the same items)."""
+    masks, keys, sources = [], [], {}
+    for j, (stratum, value) in enumerate(names):
+        metric = _metric_name(stratum, value)
+        if metric is not None:
+            masks.append(columns[:, j])
+            keys.append(metric_key(metric))
+            if stratum != "all":
+                sources[keys[-1]] = stratum
+        if stratum != "all":
+            masks.append(columns[:, j])
+            keys.append(cell_key(stratum, value))
+            sources[keys[-1]] = stratum
+    return Cells(np.column_stack(masks) if masks else np.zeros((len(columns), 0), dtype=bool), keys, sources)
 
 
 def _is_mcq(table: pa.Table) -> np.ndarray:

@@ -43,8 +43,10 @@ class MedRealMM(Benchmark):
     )
     metrics = (
         MetricSpec("score_pct", "Score (%)"),
-        MetricSpec("positives_met_per_case", "Positive criteria met per case"),
-        MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False),
+        # one case moves n x these by at most its criteria count; 20 is a generous typical bound
+        MetricSpec("positives_met_per_case", "Positive criteria met per case", item_span=20.0, bounds=(0.0, None)),
+        MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False,
+                   item_span=20.0, bounds=(0.0, None)),
         MetricSpec("pct_clipped_zero", "Cases scored 0 (%)", higher_is_better=False),
     )
     primary_metric = "score_pct"

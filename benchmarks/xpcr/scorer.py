@@ -20,6 +20,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, LET
                                       TIERS)
 
 from leaderboard.answer_key import AnswerKey
+from leaderboard.disclosure import Cells, cell_key, metric_key
 from leaderboard.letters import DIGITS, RULE_SUMMARY, parse_letter
 from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
@@ -42,7 +43,7 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     specs.append(MetricSpec("ESA_Avg", "Expertise-stratified accuracy, mean of R/A/S", group="tier"))
     specs.append(MetricSpec("CCR", "Chain completion rate", group="chain"))
     specs.append(MetricSpec("ECE", "Expected calibration error (fraction, 10 bins)", higher_is_better=False,
-                            group="calibration"))
+                            group="calibration", item_span=1.0, bounds=(0.0, 1.0)))
     specs.append(MetricSpec("UAS", "Uncertainty-aware score", group="calibration"))
     specs.append(MetricSpec("conf_coverage", "Chain items with a confidence (%)", group="calibration"))
     specs += [MetricSpec(f"modality_{m}", f"{m} accuracy", group="modality") for m in MODALITIES]
@@ -51,7 +52,8 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     specs.append(MetricSpec("XM_All", "Cross-modal accuracy, all cases, all modalities", group="cross_modal"))
     for g, mods in CASE_GROUPS.items():
         specs.append(MetricSpec(f"All_G{g}", f"Group {g} ({'/'.join(mods)}) accuracy, all modalities", group="cross_modal"))
-        specs += [MetricSpec(f"MCS_{m}_G{g}", f"Group {g} MCS, {m} removed (pp)", group="cross_modal") for m in mods]
+        specs += [MetricSpec(f"MCS_{m}_G{g}", f"Group {g} MCS, {m} removed (pp)", group="cross_modal",
+                             bounds=(-100.0, 100.0)) for m in mods]
     return tuple(specs)
 
 
@@ -167,7 +169,6 @@ class XPCR(Benchmark):
             if metrics[name] is None and name not in pending:
                 pending[name] = "no item of this stratum in the dataset build"
         protocol = self.base_protocol(key, context)
-        protocol["metric_n"] = metric_n
         protocol["letter_rule"] = RULE_SUMMARY
         protocol["bootstrap"]["type"] = "percentile over items (chains for CCR), exact via cell-count multinomial"
         protocol["confidence"] = {"items_with_confidence": int(s.has_conf[s.chain].sum()),
@@ -183,7 +184,8 @@ class XPCR(Benchmark):
         return self.result(
             context, metrics=metrics, ci=ci, n_items=int(scored.sum()), n_answered=int((s.answered & scored).sum()),
             parse_failures=int(s.parse_failures.sum()), pending=pending, strata=_strata(s), protocol=protocol,
-            notes=_notes(s), per_item=_per_item(s) if context.keep_per_item else None)
+            notes=_notes(s), per_item=_per_item(s) if context.keep_per_item else None, metric_n=metric_n,
+            cells=_disclosure_cells(s), derived=DERIVED, sources={f"category_{c}": "disease_category" for c in CATEGORIES})
 
 
 # ------------------------------------------------------------------ aligning predictions with the key
@@ -476,6 +478,72 @@ def _binomial_accuracy(name: str, correct: np.ndarray, metrics: dict, ci: dict, 
         draws = np.random.default_rng(seed).binomial(n, correct.mean(), size=resamples) / n
         lo, hi = percentile_interval(draws[:, None])
         ci[name] = [round(100.0 * float(lo[0]), 4), round(100.0 * float(hi[0]), 4)]
+
+
+# ------------------------------------------------------------------ disclosure control
+DERIVED = {"SWA_Avg": list(STAGES), "ESA_Avg": [f"{t}_level" for t in TIERS],
+           "modality_Avg": [f"modality_{m}" for m in MODALITIES]}
+
+
+def _coded_masks(codes: np.ndarray, labels, key, source: str | None = None, missing: bool = True):
+    """One mask per present code (and '(missing)' for -1) as disclosure cells: (masks, keys, sources)."""
+    masks, keys, sources = [], [], {}
+    for i, label in [*enumerate(labels), *([(-1, "(missing)")] if missing else [])]:
+        mask = codes == i
+        if mask.any() and key(label) is not None:
+            masks.append(mask)
+            keys.append(key(label))
+            if source:
+                sources[keys[-1]] = source
+    return masks, keys, sources
+
+
+def _disclosure_cells(s: _Scored) -> list[Cells]:
+    """The item sets behind the chain-item numbers (stage/tier/modality/category metrics and their
+    strata) and the cross-modal numbers (groups, task families), for complementary suppression."""
+    out = []
+    for universe, parts in (
+        (s.chain, [
+            (s.stage, list(STAGES), lambda v: metric_key(v) if v in STAGES else None, "stage", False),
+            (s.tier, list(TIERS), lambda v: metric_key(f"{v}_level") if v in TIERS else None, "tier", False),
+            (s.modality, list(MODALITIES), lambda v: metric_key(f"modality_{v}") if v in MODALITIES else None,
+             "modality", False),
+            (s.category, list(CATEGORIES), lambda v: metric_key(f"category_{v}") if v in CATEGORIES else None,
+             "disease_category", False),
+            (s.stage, list(STAGES), lambda v: cell_key("stage", v), "stage", True),
+            (s.tier, list(TIERS), lambda v: cell_key("tier", v), "tier", True),
+            (s.modality, list(MODALITIES), lambda v: cell_key("modality", v), "modality", True),
+            (s.category, list(CATEGORIES), lambda v: cell_key("disease_category", v), "disease_category", True),
+            (np.where((s.stage >= 0) & (s.tier >= 0), s.stage * len(TIERS) + s.tier, -1),
+             [f"{a}/{b}" for a in STAGES for b in TIERS], lambda v: cell_key("stage_tier", v), "stage", True),
+        ]),
+        (s.cross, [
+            (np.where(s.group > 0, s.group - 1, -1), [str(g) for g in CASE_GROUPS],
+             lambda v: metric_key(f"All_G{v}"), "case_group", False),
+            (np.where(s.group > 0, s.group - 1, -1), [str(g) for g in CASE_GROUPS],
+             lambda v: cell_key("case_group", v), "case_group", True),
+            (s.tier, list(TIERS), lambda v: cell_key("cross_modal_tier", v), "tier", True),
+        ]),
+    ):
+        if not universe.any():
+            continue
+        masks, keys, sources = [], [], {}
+        if universe is s.cross:
+            masks, keys = [np.ones(int(universe.sum()), dtype=bool)], [metric_key("XM_All")]
+        for codes, labels, key, source, missing in parts:
+            m, k, src = _coded_masks(codes[universe], labels, key, source, missing)
+            masks += m
+            keys += k
+            sources.update(src)
+        free = [("source_dataset", s.free_strata["source_dataset"]), ("disease", s.free_strata["disease"])] \
+            if universe is s.chain else [("task_family", s.task_family)]
+        for column, (codes, labels) in free:  # already restricted to the universe's rows
+            m, k, src = _coded_masks(codes, labels, lambda v, c=column: cell_key(c, v), column)
+            masks += m
+            keys += k
+            sources.update(src)
+        out.append(Cells(np.column_stack(masks), keys, sources))
+    return out
 
 
 # ------------------------------------------------------------------ strata, notes, per-item
