@@ -124,6 +124,11 @@ class Service:
                 self._keys[benchmark] = load_key(registry.scorer(benchmark), self.data_dirs[benchmark])
             return self._keys[benchmark]
 
+    def forget_keys(self) -> None:
+        """The datasets moved to a new revision (a Space refreshing from the Hub): reload keys on next use."""
+        with self._lock:
+            self._keys.clear()
+
     def submit(self, user: str, form: SubmissionForm, upload: Path, settings: Path | None = None) -> Outcome:
         if not user:
             return Outcome(False, "Sign in to submit.")
