@@ -1,6 +1,6 @@
 """Benchmark datasets and the results store, read from the Hugging Face Hub (on a Space, or a worker).
 
-`LEADERBOARD_DATASETS` names the public dataset repos, either one by one (`org/medreamm,org/xpcr`: the
+`LEADERBOARD_DATASETS` names the public dataset repos, either one by one (`org/<name>,org/<name2>`: the
 benchmark is the repo's name) or as one namespace (`org`: every registered benchmark as `org/<name>`,
 absent repos skipped). Each is mirrored with `snapshot_download` into `<cache>/<name>`, the layout the
 local `hub/` folder has, so everything downstream is unchanged. A worker that holds the keys also

@@ -28,7 +28,7 @@ class Settings:
     hub_results_repo: str | None = None  # LEADERBOARD_HUB_RESULTS_REPO: public results mirror
     hub_private_repo: str | None = None  # LEADERBOARD_HUB_PRIVATE_REPO: private mirror (uploads, per-item, queue)
     # on a Hugging Face Space (see README "Deploying to the Hub")
-    datasets: str | None = None  # LEADERBOARD_DATASETS: Hub dataset repos ("org/medreamm,org/xpcr") or one org ("org")
+    datasets: str | None = None  # LEADERBOARD_DATASETS: Hub dataset repos ("org/<name>,org/<name2>") or one org ("org")
     hub_cache: Path | None = None  # LEADERBOARD_HUB_CACHE: where Hub data is kept (default /data/... when mounted)
     refresh_seconds: float = 300.0  # LEADERBOARD_REFRESH: how often a Space re-reads the datasets and the store
     lease_seconds: float = 600.0  # LEADERBOARD_LEASE: a claimed submission whose worker went silent this long is re-queued
