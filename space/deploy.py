@@ -82,7 +82,7 @@ def card(plan: DeployPlan, revision: str) -> str:
         "title": "Medical Multimodal Benchmark Hub", "emoji": "🩺", "colorFrom": "blue", "colorTo": "green",
         "sdk": "gradio", "sdk_version": version("gradio"), "python_version": f"{sys.version_info[0]}.{sys.version_info[1]}",
         "app_file": "app.py", "pinned": False, "license": "apache-2.0",
-        "short_description": "Medical multimodal benchmarks: leaderboard + scoring"  # <= 60 chars,
+        "short_description": "Medical multimodal benchmarks: leaderboard + scoring",  # <= 60 chars
         # "Sign in with Hugging Face": the Space gets OAUTH_CLIENT_ID/SECRET; the default scopes (openid
         # profile) give the user name, all a submission needs, so no extra hf_oauth_scopes are requested
         "hf_oauth": True, "hf_oauth_expiration_minutes": 480,
