@@ -33,6 +33,8 @@ from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
 from .run_settings import RunSettingsError, read_run_settings
+from .answer_key import AnswerKeyError
+from .public_index import has_answer_key, validate_public
 from .scoring import load_key, score_file, validate_file
 from .store import LocalStore, StoreError
 from .tables import Entry
@@ -122,6 +124,11 @@ class Service:
                 self._keys[benchmark] = load_key(registry.scorer(benchmark), self.data_dirs[benchmark])
             return self._keys[benchmark]
 
+    def forget_keys(self) -> None:
+        """The datasets moved to a new revision (a Space refreshing from the Hub): reload keys on next use."""
+        with self._lock:
+            self._keys.clear()
+
     def submit(self, user: str, form: SubmissionForm, upload: Path, settings: Path | None = None) -> Outcome:
         if not user:
             return Outcome(False, "Sign in to submit.")
@@ -162,7 +169,12 @@ class Service:
         if used >= self.quota_per_day:
             return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
                                   "excluded). Try again tomorrow (UTC).")
-        report, _ = validate_file(form.benchmark, upload, self.data_dirs[form.benchmark], key=self.key(form.benchmark))
+        try:
+            report = self._validate(form.benchmark, upload)
+        except AnswerKeyError as exc:
+            log.error("benchmark data for %s unusable: %s", form.benchmark, exc)
+            return Outcome(False, f"{form.benchmark} cannot take submissions right now (its dataset is not "
+                                  "available here); nothing was queued. Please try again later.")
         rendered = report.render()
         if not report.ok:
             return Outcome(False, "The file has errors; nothing was queued. Fix the lines below and upload again.", rendered)
@@ -186,6 +198,14 @@ class Service:
             return Outcome(False, str(exc), rendered)
         self._queue.put(sub_id)
         return Outcome(True, f"Queued as {sub_id}. Scoring runs in the background; follow it below.", rendered, sub_id)
+
+    def _validate(self, benchmark: str, upload: Path):
+        """With the answer key at hand: the full check. Without it (LEADERBOARD_WORKER=external, keys only where
+        the worker runs): the public rows' ids, shapes and option letters; the worker re-checks with the key."""
+        data = self.data_dirs[benchmark]
+        if not has_answer_key(registry.scorer(benchmark), data):
+            return validate_public(registry.scorer(benchmark), upload, data, max_bytes=self.max_bytes)
+        return validate_file(benchmark, upload, data, key=self.key(benchmark))[0]
 
     # ---------------------------------------------------------------- queue
     def queue_path(self, sub_id: str) -> Path:

@@ -31,6 +31,13 @@ class Settings:
     min_public_cell: int = 5  # LEADERBOARD_MIN_CELL: no public number from fewer items
     secret: str | None = None  # LEADERBOARD_SECRET: keys the public fingerprint and noise of held-out keys
     public_noise_items: float = 2.0  # LEADERBOARD_PUBLIC_NOISE: noise on held-out public values, in items
+    # on a Hugging Face Space (see README "Deploying to the Hub")
+    datasets: str | None = None  # LEADERBOARD_DATASETS: Hub dataset repos ("org/<name>,org/<name2>") or one org ("org")
+    hub_cache: Path | None = None  # LEADERBOARD_HUB_CACHE: where Hub data is kept (default /data/... when mounted)
+    refresh_seconds: float = 300.0  # LEADERBOARD_REFRESH: how often a Space re-reads the datasets and the store
+    lease_seconds: float = 600.0  # LEADERBOARD_LEASE: a claimed submission whose worker went silent this long is re-queued
+    worker_id: str | None = None  # LEADERBOARD_WORKER_ID: name shown as "scoring (worker X)" (default host-pid)
+    space_token: str | None = None  # LEADERBOARD_SPACE_TOKEN: token `space deploy` stores as the Space's HF_TOKEN secret
     server_name: str = "127.0.0.1"  # GRADIO_SERVER_NAME
     server_port: int = 7860  # GRADIO_SERVER_PORT
     # matching (diagnosis benchmarks)
@@ -65,13 +72,18 @@ ENV_NAMES = {
     "local_user": "LEADERBOARD_LOCAL_USER", "worker": "LEADERBOARD_WORKER",
     "judge_retry_seconds": "LEADERBOARD_JUDGE_RETRY", "hub_results_repo": "LEADERBOARD_HUB_RESULTS_REPO",
     "hub_private_repo": "LEADERBOARD_HUB_PRIVATE_REPO", "min_public_cell": "LEADERBOARD_MIN_CELL",
-    "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE", "server_name": "GRADIO_SERVER_NAME",
+    "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE", "datasets": "LEADERBOARD_DATASETS",
+    "hub_cache": "LEADERBOARD_HUB_CACHE", "refresh_seconds": "LEADERBOARD_REFRESH", "lease_seconds": "LEADERBOARD_LEASE",
+    "worker_id": "LEADERBOARD_WORKER_ID", "space_token": "LEADERBOARD_SPACE_TOKEN", "server_name": "GRADIO_SERVER_NAME",
     "server_port": "GRADIO_SERVER_PORT", "sapbert_path": "SAPBERT_PATH", "who_base_url": "WHO_ICD_BASE_URL",
     "who_client_id": "WHO_ICD_CLIENT_ID", "who_client_secret": "WHO_ICD_CLIENT_SECRET",
     "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",
     "judge_model": "JUDGE_MODEL", "judge_model_2": "JUDGE_MODEL_2", "judge_api_key": "JUDGE_API_KEY",
     "predict_api_key": "PREDICT_API_KEY",
 }
+
+
+OPTIONAL_PATHS = ("hub_cache",)
 
 
 def _convert(name: str, raw: str, default):
@@ -82,7 +94,7 @@ def _convert(name: str, raw: str, default):
             return int(raw)
         if isinstance(default, float):
             return float(raw)
-        if isinstance(default, Path):
+        if isinstance(default, Path) or name in OPTIONAL_PATHS:
             return Path(raw)
     except ValueError:
         raise SettingsError(f"{ENV_NAMES[name]}={raw!r} is not a valid {type(default).__name__}") from None

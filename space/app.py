@@ -32,6 +32,7 @@ from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, export_csv, export_j
                                 radar_series, ranked_table, reported_baselines, strata_names, strata_table,
                                 top_entries)
 from space.charts import radar  # noqa: E402
+from space.hub_setup import attach_hub  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
@@ -185,8 +186,8 @@ def _submit_tab(service: Service) -> None:
     status = gr.Dataframe(value=pd.DataFrame(columns=STATUS_COLUMNS), interactive=False, label="Your submissions",
                           elem_id="status")
 
-    def my_status(request: gr.Request):
-        user = current_user(request)
+    def my_status(request: gr.Request, profile: gr.OAuthProfile | None = None):
+        user = current_user(request, profile)
         rows = [{**{k: r.get(k) for k in STATUS_COLUMNS}, "model": r["model"]["name"],
                  "progress": f"{100 * float(r.get('progress') or 0):.0f}%"} for r in service.status_for(user or "")]
         used = service.used_today(user) if user else 0
@@ -195,17 +196,18 @@ def _submit_tab(service: Service) -> None:
     quota = gr.Markdown()
 
     def do_submit(benchmark, model_name, link, organisation, access, domain, reasoning, modality, params,
-                  contamination, contact, upload, settings, request: gr.Request):
-        user = current_user(request)
+                  contamination, contact, upload, settings, request: gr.Request,
+                  profile: gr.OAuthProfile | None = None):  # injected by Gradio after "Sign in with Hugging Face"
+        user = current_user(request, profile)
         if upload is None:
-            return "Choose a prediction file first.", "", *my_status(request)
+            return "Choose a prediction file first.", "", *my_status(request, profile)
         form = SubmissionForm(benchmark=benchmark or "", model_name=model_name or "", link=link, organisation=organisation,
                               access=access, domain=domain, reasoning={"yes": True, "no": False}.get(reasoning),
                               input_modality=modality, params_b=params, contamination=contamination or "",
                               contact=contact or "")
         outcome = service.submit(user or "", form, Path(upload), Path(settings) if settings else None)
         verdict = "**Accepted.**" if outcome.accepted else "**Not accepted.**"
-        return f"{verdict} {outcome.message}", outcome.report, *my_status(request)
+        return f"{verdict} {outcome.message}", outcome.report, *my_status(request, profile)
 
     submit.click(do_submit, [benchmark, model_name, link, organisation, access, domain, reasoning, modality, params,
                              contamination, contact, upload, settings], [message, report, status, quota],
@@ -255,7 +257,9 @@ def build_app(service: Service | None = None) -> gr.Blocks:
 
 def main() -> None:
     settings = Settings.from_env()
-    app = build_app(default_service(settings))
+    service = default_service(settings)
+    attach_hub(service, settings)  # on a Space: datasets and results from the Hub (no-op without LEADERBOARD_DATASETS)
+    app = build_app(service)
     if settings.worker != "external":  # external: `python -m leaderboard worker`
         app.service.start()
     app.queue(default_concurrency_limit=4).launch(server_name=settings.server_name, server_port=settings.server_port,
