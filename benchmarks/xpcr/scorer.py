@@ -42,7 +42,7 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     specs.append(MetricSpec("ESA_Avg", "Expertise-stratified accuracy, mean of R/A/S", group="tier"))
     specs.append(MetricSpec("CCR", "Chain completion rate", group="chain"))
     specs.append(MetricSpec("ECE", "Expected calibration error (fraction, 10 bins)", higher_is_better=False,
-                            group="calibration"))
+                            group="calibration", decimals=3))
     specs.append(MetricSpec("UAS", "Uncertainty-aware score", group="calibration"))
     specs.append(MetricSpec("conf_coverage", "Chain items with a confidence (%)", group="calibration"))
     specs += [MetricSpec(f"modality_{m}", f"{m} accuracy", group="modality") for m in MODALITIES]
@@ -74,7 +74,8 @@ class XPCR(Benchmark):
         optional_metadata=("model", "notes", "metadata"),
     )
     metrics = _metric_specs()
-    primary_metric = "SWA_Avg"
+    primary_metric = "SWA_Avg"  # a mean of six stage accuracies, not one proportion: paper rows get no CI
+    release_items = 177_868  # items in the paper's release
     needs = ()  # scoring services it uses; front doors configure only these
     stratum_metric = "accuracy"  # strata cells hold item accuracy
     decisions = (
