@@ -80,9 +80,9 @@ def ci_note(bench: Benchmark) -> str:
     """One sentence on how paper rows get (or do not get) a CI, for the page."""
     spec = bench.metric(bench.primary_metric)
     if spec.proportion:
-        n = f"n={spec.published_n:,}" if spec.published_n else "each row's n"
-        return (f"Paper rows: 95% Wilson score interval from the published {n} ({spec.label} is a proportion of "
-                "items).")
+        n = f"n = {spec.published_n:,}" if spec.published_n else "n of each row"
+        return (f"CIs of paper rows: 95% Wilson score interval from the published {n} ({spec.label} is a "
+                "proportion of items).")
     return (f"Paper rows have no CI: {spec.label} is not a proportion of items, so no interval follows from the "
             "published n; they rank by their point value.")
 
@@ -261,7 +261,7 @@ def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | No
         add(m.label, [_clean(v) for v in column], [_fmt(v, m.decimals) for v in column], "number")
     reasons = [part.badge_reasons[i] for i in rows]
     add("Protocol", frame["protocol"].tolist(),
-        [f'<span class="badge" title="{html.escape(why)}">{html.escape(badge)} ⓘ</span>'
+        [f'<span class="badge" title="{html.escape(why)}">{html.escape(badge)}</span>'
          for badge, why in zip(frame["protocol"].tolist(), reasons)], "html")
     for column, header, decimals in META:
         values = frame[column].tolist()
@@ -278,6 +278,23 @@ def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | No
 
 def _clean(value):
     return None if isinstance(value, float) and np.isnan(value) else value
+
+
+def overview_payload(benches: list[Benchmark], table: pd.DataFrame) -> tuple[dict, list[str]]:
+    """The overview (tables.overview_table) with readable headers and each metric's own number format."""
+    headers, types, formats = ["Model", "Benchmarks"], ["str", "number"], [None, None]
+    for column in table.columns[2:]:
+        bench = next(b for b in benches if column == f"{b.pretty_name} ({b.primary_metric})")
+        spec = bench.metric(bench.primary_metric)
+        headers.append(f"{bench.pretty_name}: {spec.label}"), types.append("number"), formats.append(spec.decimals)
+    data, display = [], []
+    for row in table.itertuples(index=False):
+        values = [_clean(v) if isinstance(v, float) else v for v in row]
+        data.append(values)
+        display.append([str(v) if d is None else _fmt(v, d) for v, d in zip(row, formats)])
+    payload = {"headers": headers, "data": data,
+               "metadata": {"display_value": display, "styling": [[""] * len(headers)] * len(data)}}
+    return payload, types
 
 
 # --------------------------------------------------------------------------- one board per store version

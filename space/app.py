@@ -26,7 +26,7 @@ from leaderboard.scoring_services import ServiceOptions, context_factory  # noqa
 from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
-from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note  # noqa: E402
+from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, overview_payload  # noqa: E402
 from leaderboard.exports import Exports  # noqa: E402
 from leaderboard.release import build_status  # noqa: E402
 from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, overview_table,  # noqa: E402
@@ -38,6 +38,14 @@ from space.identity import current_user, local_user, on_space  # noqa: E402
 SOURCES = ["paper", "submission", "human"]
 SHOWN_ROWS = 500  # rows drawn per table; the downloads always hold the whole filtered view
 LIVE_SECONDS = 5.0  # how often an open page checks for new results
+# headers break between words only (the table scrolls sideways behind the pinned rank and model columns);
+# protocol badges show their reasons on hover
+CSS = """
+.leaderboard-table th, .leaderboard-table th * { word-break: normal !important; overflow-wrap: normal !important; }
+.leaderboard-table th { min-width: 4.5em; }
+.leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; white-space: nowrap; }
+#sample-banner { background: #fff4e5; border-left: 4px solid #f59e0b; padding: 0.5em 1em; }
+"""
 STATUS_COLUMNS = ["id", "benchmark", "model", "state", "progress", "message", "created_at", "updated_at"]
 
 
@@ -102,7 +110,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     first = board.view(MAIN, Filters(columns=default_columns), SHOWN_ROWS)
     table = gr.Dataframe(value=first.payload(), datatype=first.datatypes, interactive=False, wrap=True,
                          max_height=600, pinned_columns=2, label=f"{bench.pretty_name} leaderboard",
-                         elem_id=f"table-{bench.name}")
+                         elem_id=f"table-{bench.name}", elem_classes=["leaderboard-table"])
     csv_file, json_file = EXPORTS.files(bench.name, id(board), _view_key(MAIN, Filters(columns=default_columns)),
                                         lambda: first.download)
     with gr.Row():
@@ -112,6 +120,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (their own board, not comparable "
                               "with the paper)", elem_id=f"show-sample-{bench.name}")
     sample_table = gr.Dataframe(visible=False, interactive=False, wrap=True, max_height=400, pinned_columns=2,
+                                elem_classes=["leaderboard-table"],
                                 label=f"{bench.pretty_name}: submissions scored on sample data (ranked among "
                                       "themselves)", elem_id=f"sample-table-{bench.name}")
     inputs = [access, domain, reasoning, modality, size, sources, comparable, search, columns]
@@ -275,22 +284,27 @@ def _about_tab() -> None:
 
 def _sample_banner(service: Service) -> str:
     """A warning whenever a benchmark is served from a sample build (its numbers mean nothing clinically)."""
-    samples = []
+    reasons: dict[str, list[str]] = {}
     for name, folder in service.data_dirs.items():
         if Path(folder).is_dir():
             status = build_status(registry.scorer(name), folder)
             if status.sample:
-                samples.append(f"{registry.scorer(name).pretty_name} ({status.reason})")
-    if not samples:
+                reasons.setdefault(status.reason, []).append(registry.scorer(name).pretty_name)
+    if not reasons:
         return ""
-    return ("⚠️ **This Space serves sample data, not the benchmarks.** " + "; ".join(samples) + ". Submissions "
-            "scored here are never labelled *paper protocol* and are kept off the paper rankings (each tab's "
-            "\"Show submissions scored on sample data\" box shows them).")
+    why = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
+    return ("⚠️ **This Space serves sample data, not the benchmarks** (" + why + "). Cases are synthetic stand-ins: "
+            "submissions scored here are never labelled *paper protocol* and stay off the paper rankings "
+            "(tick *Show submissions scored on sample data* under a table to see them).")
 
 
-def _overview(service: Service) -> pd.DataFrame:
+def _overview(service: Service) -> gr.Dataframe:
     benches = list(registry.scorers().values())
-    return overview_table(benches, {b.name: service.entries(b.name) for b in benches}).head(SHOWN_ROWS)
+    table = overview_table(benches, {b.name: service.entries(b.name) for b in benches}).head(SHOWN_ROWS)
+    if table.empty:
+        return gr.Dataframe(value=None)
+    payload, types = overview_payload(benches, table)
+    return gr.Dataframe(value=payload, datatype=types)
 
 
 def build_app(service: Service | None = None) -> gr.Blocks:
@@ -308,8 +322,8 @@ def build_app(service: Service | None = None) -> gr.Blocks:
             with gr.Tab("Overview", id="tab-overview"):
                 gr.Markdown("Each model's best row per benchmark (primary metric). Different benchmarks measure "
                             "different things: compare within a column. Updated as results arrive.")
-                overview = gr.Dataframe(value=_overview(service), interactive=False, datatype="auto",
-                                        pinned_columns=1, elem_id="overview")
+                overview = gr.Dataframe(interactive=False, pinned_columns=1, wrap=True, elem_id="overview",
+                                        elem_classes=["leaderboard-table"])
                 app.load(lambda: _overview(service), None, overview, api_name=False, show_progress="hidden")
                 gr.Timer(LIVE_SECONDS).tick(lambda: _overview(service), None, overview, api_name="overview",
                                             show_progress="hidden")
@@ -327,7 +341,7 @@ def main() -> None:
     if settings.worker != "external":  # external: `python -m leaderboard worker`
         app.service.start()
     app.queue(default_concurrency_limit=4).launch(server_name=settings.server_name, server_port=settings.server_port,
-                                                  show_error=False)
+                                                  show_error=False, css=CSS)
 
 
 if __name__ == "__main__":

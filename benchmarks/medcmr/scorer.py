@@ -7,6 +7,8 @@ category, per stratum value) and its bootstrap CI comes from one matrix product 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,7 +43,7 @@ def _metrics() -> tuple[MetricSpec, ...]:
               for abbr, name in MEDICAL_INTELLIGENCE.items()]
     specs += [MetricSpec(f"open_{abbr}", f"Open-ended {name} (judge, 0-100)", group=abbr) for abbr, name in OPEN_CRITERIA.items()]
     specs.append(MetricSpec("open_all", "Open-ended score (Con+Coh+4VA+4GT)/10", group="all"))
-    return tuple(specs)
+    return tuple(replace(s, decimals=2) for s in specs)  # the paper prints two decimals
 
 
 class MedCMR(Benchmark):
