@@ -31,10 +31,10 @@ def build_status(bench: Benchmark, folder: Path) -> BuildStatus:
 
 
 def _items(folder: Path) -> int | None:
-    """Rows in the public Parquet shards (footers only, no data read)."""
+    """Rows in the public Parquet shards (footers only, no data read; every config counts)."""
     import pyarrow.parquet as pq
 
-    shards = sorted((folder / "data").rglob("*.parquet")) if (folder / "data").is_dir() else []
+    shards = sorted(folder.rglob("*.parquet"))  # data/ for one config, <config>/ for several
     if not shards:
         return None
     return sum(pq.read_metadata(path).num_rows for path in shards)

@@ -109,6 +109,7 @@ class Service:
     _resample_cache: dict = field(default_factory=dict)
     _entries_cache: dict = field(default_factory=dict)
     _record_cache: dict = field(default_factory=dict)  # result path -> ((mtime_ns, size), (Result, id))
+    _public_ids: dict = field(default_factory=dict)  # benchmark -> its public ids (wrong-benchmark hints)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _submit_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -158,14 +159,20 @@ class Service:
                                           "predictions are not ranked twice.")
                 return Outcome(False, f"You already submitted this exact file as {record['id']} "
                                       f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
+        # validate first: the report helps whatever the quota; only queueing counts against it
+        report, _ = validate_file(form.benchmark, upload, self.data_dirs[form.benchmark], key=self.key(form.benchmark),
+                                  other_ids=self.other_ids(form.benchmark))
+        rendered = report.render()
+        if not report.ok:
+            wrong = next((i.message for i in report.issues if i.message.startswith("this looks like")), "")
+            return Outcome(False, "The file has errors; nothing was queued. "
+                           + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
+                           + "Fix the lines below and upload again.", rendered)
         used = self.used_today(user)
         if used >= self.quota_per_day:
             return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
-                                  "excluded). Try again tomorrow (UTC).")
-        report, _ = validate_file(form.benchmark, upload, self.data_dirs[form.benchmark], key=self.key(form.benchmark))
-        rendered = report.render()
-        if not report.ok:
-            return Outcome(False, "The file has errors; nothing was queued. Fix the lines below and upload again.", rendered)
+                                  "excluded): the file is valid, but nothing was queued. Try again tomorrow (UTC).",
+                           rendered)
         sub_id = f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
         model = form.model()
         record = {
@@ -186,6 +193,19 @@ class Service:
             return Outcome(False, str(exc), rendered)
         self._queue.put(sub_id)
         return Outcome(True, f"Queued as {sub_id}. Scoring runs in the background; follow it below.", rendered, sub_id)
+
+    def other_ids(self, benchmark: str) -> dict[str, frozenset[str]]:
+        """Pretty name -> public ids of every other open benchmark (read once), for "wrong benchmark?" hints."""
+        from .file_hints import dataset_ids
+
+        found = {}
+        for name in self.available():
+            if name != benchmark:
+                with self._lock:
+                    if name not in self._public_ids:
+                        self._public_ids[name] = dataset_ids(self.data_dirs[name], registry.scorer(name).id_column)
+                found[registry.scorer(name).pretty_name] = self._public_ids[name]
+        return found
 
     # ---------------------------------------------------------------- queue
     def queue_path(self, sub_id: str) -> Path:
