@@ -27,6 +27,10 @@ class MetricSpec:
     group: str = ""  # e.g. the matching mode; the Space groups columns by it
     item_span: float = 100.0  # the most one item can move n x value (x100 item means: 100); scales public noise
     bounds: tuple[float | None, float | None] = (0.0, 100.0)  # the value's range; noisy public values stay in it
+    decimals: int = 1  # shown with this many decimals (downloads keep full precision)
+    # a percentage of items scored 0/1 (accuracy, hit rate): a paper row's CI then follows from its n (Wilson)
+    proportion: bool = False
+    published_n: int | None = None  # items behind this metric in the paper, when not the row's n_items
 
 
 # The scoring services a benchmark may declare in `needs`, and why each is missing when not configured.
@@ -98,6 +102,9 @@ class Benchmark(ABC):
     needs: tuple[str, ...] = ()  # scoring services this benchmark uses (keys of SERVICES)
     decisions: tuple[str, ...] = ()
     citation: str = ""
+    # items in the paper's full release: a submission scored on fewer (a sample build) is never "paper protocol"
+    # and is not ranked among paper rows; None = unknown (only the data card's SAMPLE mark then tells)
+    release_items: int | None = None
 
     def __init__(self):
         if not self.stratum_metric:

@@ -22,10 +22,19 @@ def load_key(benchmark: Benchmark, data: Path, answers: Path | None = None) -> A
 
 
 def validate_file(benchmark: Benchmark | str, predictions: Path, data: Path, answers: Path | None = None,
-                  max_bytes: int = MAX_FILE_BYTES, key: AnswerKey | None = None) -> tuple[ValidationReport, AnswerKey]:
+                  max_bytes: int = MAX_FILE_BYTES, key: AnswerKey | None = None,
+                  other_ids: dict[str, frozenset[str]] | None = None) -> tuple[ValidationReport, AnswerKey]:
+    """`other_ids` (benchmark name -> its ids) lets the report say "this looks like a <benchmark> file"."""
+    from .file_hints import IdHints, add_format_hints
+
     benchmark = resolve(benchmark)
     key = key or load_key(benchmark, data, answers)
-    report = validate(Path(predictions), benchmark.schema, key.table.column(key.id_column), max_bytes=max_bytes)
+    ids = key.table.column(key.id_column)
+    hints = IdHints(ids, other_ids)
+    report = validate(Path(predictions), benchmark.schema, ids, max_bytes=max_bytes, foreign_id_hint=hints)
+    add_format_hints(report, Path(predictions))
+    if (wrong := hints.file_issue(report.rows_read)) is not None:
+        report.issues.insert(0, wrong)
     if not any(i.line is None and i.severity == "error" for i in report.issues):  # the file was readable
         report.issues.extend(benchmark.extra_issues(Path(predictions), key, report))
     optional = benchmark.optional_ids(key)

@@ -111,6 +111,7 @@ class Service:
     _resample_cache: dict = field(default_factory=dict)
     _entries_cache: dict = field(default_factory=dict)
     _record_cache: dict = field(default_factory=dict)  # result path -> ((mtime_ns, size), (Result, id))
+    _public_ids: dict = field(default_factory=dict)  # benchmark -> its public ids (wrong-benchmark hints)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _submit_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -165,10 +166,7 @@ class Service:
                                           "predictions are not ranked twice.")
                 return Outcome(False, f"You already submitted this exact file as {record['id']} "
                                       f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
-        used = self.used_today(user)
-        if used >= self.quota_per_day:
-            return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
-                                  "excluded). Try again tomorrow (UTC).")
+        # validate first: the report helps whatever the quota; only queueing counts against it
         try:
             report = self._validate(form.benchmark, upload)
         except AnswerKeyError as exc:
@@ -177,7 +175,15 @@ class Service:
                                   "available here); nothing was queued. Please try again later.")
         rendered = report.render()
         if not report.ok:
-            return Outcome(False, "The file has errors; nothing was queued. Fix the lines below and upload again.", rendered)
+            wrong = next((i.message for i in report.issues if i.message.startswith("this looks like")), "")
+            return Outcome(False, "The file has errors; nothing was queued. "
+                           + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
+                           + "Fix the lines below and upload again.", rendered)
+        used = self.used_today(user)
+        if used >= self.quota_per_day:
+            return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
+                                  "excluded): the file is valid, but nothing was queued. Try again tomorrow (UTC).",
+                           rendered)
         sub_id = f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
         model = form.model()
         record = {
@@ -205,7 +211,20 @@ class Service:
         data = self.data_dirs[benchmark]
         if not has_answer_key(registry.scorer(benchmark), data):
             return validate_public(registry.scorer(benchmark), upload, data, max_bytes=self.max_bytes)
-        return validate_file(benchmark, upload, data, key=self.key(benchmark))[0]
+        return validate_file(benchmark, upload, data, key=self.key(benchmark), other_ids=self.other_ids(benchmark))[0]
+
+    def other_ids(self, benchmark: str) -> dict[str, frozenset[str]]:
+        """Pretty name -> public ids of every other open benchmark (read once), for "wrong benchmark?" hints."""
+        from .file_hints import dataset_ids
+
+        found = {}
+        for name in self.available():
+            if name != benchmark:
+                with self._lock:
+                    if name not in self._public_ids:
+                        self._public_ids[name] = dataset_ids(self.data_dirs[name], registry.scorer(name).id_column)
+                found[registry.scorer(name).pretty_name] = self._public_ids[name]
+        return found
 
     # ---------------------------------------------------------------- queue
     def queue_path(self, sub_id: str) -> Path:

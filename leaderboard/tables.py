@@ -10,106 +10,41 @@ import numpy as np
 import pandas as pd
 
 from .benchmark import Benchmark
-from .tie_groups import rank_labels, tie_groups
+from .board import ANY, BOARDS, MAIN, SAMPLE, SIZE_BUCKETS, SOURCE_BADGES, Board, Filters, size_bucket  # noqa: F401
 from .result import Result
-from .run_settings import describe
 
-SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
 ALWAYS_SHOWN = ("rank", "model", "source")
-SIZE_BUCKETS = ("<10B", "10-70B", ">70B", "unknown")
-ANY = "any"
 
 
 @dataclass
 class Entry:
     """A result as the leaderboard sees it: the public record, its id and (server-side only) the
-    resampled primary-metric means used for paired tie tests."""
+    resampled primary-metric means used for paired rank tests."""
 
     result: Result
     entry_id: str
     resamples: np.ndarray | None = None
 
 
-@dataclass
-class Filters:
-    access: str = ANY  # open | proprietary
-    domain: str = ANY  # general | medical
-    reasoning: str = ANY  # yes | no
-    input_modality: str = ANY  # multimodal | text-only
-    size: str = ANY  # one of SIZE_BUCKETS
-    sources: tuple[str, ...] = ("paper", "submission", "human")
-    search: str = ""
-    comparable_only: bool = False
-    columns: list[str] | None = None  # metric columns to show (default: all)
-
-
-def size_bucket(params_b: float | None) -> str:
-    if params_b is None:
-        return "unknown"
-    return "<10B" if params_b < 10 else ("10-70B" if params_b <= 70 else ">70B")
-
-
-def protocol_badge(result: Result) -> str:
-    if result.protocol.get("comparable_to_paper"):
-        return "paper protocol"
-    reasons = result.protocol.get("not_comparable_because") or ["protocol differs"]
-    return "DIFFERS: " + "; ".join(dict.fromkeys(reasons))
-
-
-def _matches(result: Result, f: Filters) -> bool:
-    m = result.model
-    checks = [
-        f.access == ANY or m.access == f.access,
-        f.domain == ANY or m.domain == f.domain,
-        f.reasoning == ANY or (m.reasoning is True and f.reasoning == "yes") or (m.reasoning is False and f.reasoning == "no"),
-        f.input_modality == ANY or m.input_modality == f.input_modality,
-        f.size == ANY or size_bucket(m.params_b) == f.size,
-        result.source in f.sources,
-        not f.search or f.search.casefold() in (m.name + " " + (m.organisation or "")).casefold(),
-        not f.comparable_only or bool(result.protocol.get("comparable_to_paper")),
-    ]
-    return all(checks)
-
-
-def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filters: Filters | None = None) -> pd.DataFrame:
-    """Rows with the primary metric, best first, after filters; `rank` shows tie groups ('2-4')."""
+def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filters: Filters | None = None,
+                 limit: int | None = None) -> pd.DataFrame:
+    """The filtered rows of the requested boards in download shape (ids as headers, full precision): main board
+    first, then the sample board, each ranked on its whole board (filters never renumber)."""
     filters = filters or Filters()
-    entries = [e if isinstance(e, Entry) else Entry(e, f"row{i}") for i, e in enumerate(entries)]
-    primary = benchmark.primary_metric
-    spec = benchmark.metric(primary)
-    kept = [e for e in entries if e.result.metrics.get(primary) is not None and _matches(e.result, filters)]
-    kept.sort(key=lambda e: (-e.result.metrics[primary] if spec.higher_is_better else e.result.metrics[primary],
-                             e.result.created_at))
-    metric_names = filters.columns or [m.name for m in benchmark.metrics]
-    rows = []
-    for e in kept:
-        r = e.result
-        ci = r.ci.get(primary)
-        row = {
-            "model": r.model.name,
-            "source": SOURCE_BADGES.get(r.source, r.source),
-            primary: r.metrics[primary],
-            f"{primary} 95% CI": f"[{ci[0]:.1f}, {ci[1]:.1f}]" if ci else "",
-            "coverage %": None if r.coverage is None else round(100 * r.coverage, 1),
-            "date": r.created_at[:10],
-            "organisation": r.model.organisation or "",
-            "access": r.model.access or "",
-            "domain": r.model.domain or "",
-            "reasoning": {True: "yes", False: "no"}.get(r.model.reasoning, ""),
-            "input": r.model.input_modality or "",
-            "params (B)": r.model.params_b,
-            "protocol": protocol_badge(r),
-            "run settings": describe(r.protocol.get("run_settings")),
-            "flagged cells": ", ".join(sorted(r.cell_flags)) or "",
-            "id": "" if r.source != "submission" else e.entry_id,  # paper rows have no submission id
-        }
-        row.update({name: r.metrics.get(name) for name in metric_names if name != primary})
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    if table.empty:
-        return pd.DataFrame(columns=["rank", "model", "source", primary])
-    table.insert(0, "rank", rank_labels(tie_groups([e.resamples for e in kept])))
-    return drop_empty_columns(table, keep=(*ALWAYS_SHOWN, primary))
+    if not all(isinstance(e, Entry) for e in entries):  # the same list object keeps its cached board
+        entries = [e if isinstance(e, Entry) else Entry(e, f"row{i}") for i, e in enumerate(entries)]
+    board = BOARDS.get(benchmark, entries)
+    frames = []
+    for name in filters.boards:
+        view = board.parts[name].frame.iloc[np.flatnonzero(board.mask(name, filters))]
+        if limit is not None:
+            view = view.head(limit)
+        frames.append(view.assign(board=name))
+    table = pd.concat(frames, ignore_index=True).drop(columns=["source_kind", "size"])
+    keep = [m.name for m in benchmark.metrics if filters.columns is None or m.name in filters.columns
+            or m.name == benchmark.primary_metric]
+    table = table.drop(columns=[m.name for m in benchmark.metrics if m.name not in keep])
+    return drop_empty_columns(table, keep=(*ALWAYS_SHOWN, benchmark.primary_metric))
 
 
 def drop_empty_columns(table: pd.DataFrame, keep: tuple[str, ...]) -> pd.DataFrame:

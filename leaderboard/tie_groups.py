@@ -1,64 +1,140 @@
-"""Ranks with honest uncertainty: neighbours whose difference a paired bootstrap cannot separate
-share a tie group.
+"""One ranking rule for every row: a rank range from confidence intervals, as LMArena does.
 
-Every scored submission keeps the resampled means of the primary metric (same seed, same item order,
-so resample b of one model and resample b of another used the same items: the test is paired). Two
-neighbours are tied when the 95% percentile interval of their per-resample difference contains 0.
-Rows without resamples (paper rows) are never tied by this test: their rank is their position.
+Row j is *ahead* of row i when the data separate them:
+- both rows carry paired bootstrap resamples of the primary metric (submissions scored on the same items: same
+  dataset fingerprint, same seed, same resample count, so resample b of one used the same items as resample b
+  of the other) and j leads i in more than 97.5% of the paired resamples (the lower end of the 95% percentile
+  interval of the paired difference lies above 0);
+- otherwise (a paper row, or a submission without resamples): j's 95% CI lies entirely above i's (lower bound
+  of j above the upper bound of i). A paper row's CI comes from its published n when the metric is a
+  proportion (Wilson score interval); a row without a CI is a point, so it is ahead of, or behind, every
+  row whose interval does not contain it.
+
+rank (best) = 1 + number of rows ahead of this one; rank (worst) = number of rows - number of rows behind it.
+Rows with equal scores (at the precision shown) always share one rank range: the best of their bests and the
+worst of their worsts. Ranks are computed on the whole board, before any filter or search.
+
+Paired tests are run only for pairs whose intervals overlap (non-overlapping intervals already separate a
+pair) and only while the number of such pairs stays below MAX_PAIRED_PAIRS; beyond that (thousands of
+near-identical submissions) every pair is decided by the interval rule and the board says so.
 """
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
 TIE_RESAMPLES = 1000
 TIE_SEED = 4242
+Z95 = 1.959963984540054  # two-sided 95%
+PAIRED_SHARE = 0.975  # j is ahead of i when it leads in more than this share of paired resamples
+MAX_PAIRED_PAIRS = 200_000  # overlapping pairs tested with resamples; x 1,000 resamples ~ 0.2 s
+
+
+def wilson(percent: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion given in percent, in percent."""
+    p = min(max(percent / 100.0, 0.0), 1.0)
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return 100 * (centre - half), 100 * (centre + half)
 
 
 def tied(a: np.ndarray | None, b: np.ndarray | None, level: float = 0.95) -> bool:
+    """Neither of two paired resample vectors leads in more than `level`-and-a-half of the resamples."""
     if a is None or b is None or len(a) != len(b) or len(a) == 0:
         return False
-    diff = np.asarray(a) - np.asarray(b)
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(diff, [alpha, 1 - alpha])
-    return bool(lo <= 0 <= hi)
+    share = (1 + level) / 2
+    lead = float(np.mean(np.asarray(a) > np.asarray(b)))
+    trail = float(np.mean(np.asarray(b) > np.asarray(a)))
+    return lead <= share and trail <= share
 
 
-def tie_groups(resamples: list[np.ndarray | None]) -> list[int]:
-    """Group number (1-based) per row of a list already sorted best first; a row joins the previous
-    row's group when the two are tied."""
-    ties = neighbour_ties(resamples)
-    groups: list[int] = []
-    for i in range(len(resamples)):
-        if i > 0 and ties[i - 1]:
-            groups.append(groups[-1])
-        else:
-            groups.append((groups[-1] + 1) if groups else 1)
-    return groups
+@dataclass
+class Ranks:
+    best: np.ndarray  # 1-based best rank per row
+    worst: np.ndarray  # 1-based worst rank per row
+    paired: bool  # False when the board was too large for paired tests (interval rule everywhere)
+
+    def labels(self) -> list[str]:
+        return [str(b) if b == w else f"{b}–{w}" for b, w in zip(self.best.tolist(), self.worst.tolist())]
 
 
-def neighbour_ties(resamples: list[np.ndarray | None], level: float = 0.95, chunk: int = 1024) -> list[bool]:
-    """`tied(resamples[i], resamples[i + 1])` for every i, with one quantile call per chunk of pairs
-    instead of one per pair (10,000 rows: ~1.3 s -> ~0.1 s); the same numbers, row by row."""
-    ties = [False] * max(0, len(resamples) - 1)
-    by_length: dict[int, list[int]] = {}
-    for i in range(len(ties)):
-        a, b = resamples[i], resamples[i + 1]
-        if a is not None and b is not None and len(a) == len(b) and len(a):
-            by_length.setdefault(len(a), []).append(i)
-    alpha = (1 - level) / 2
-    for pairs in by_length.values():
-        for start in range(0, len(pairs), chunk):  # bounded memory: chunk x resamples floats at a time
-            part = pairs[start:start + chunk]
-            diff = np.stack([np.asarray(resamples[i]) - np.asarray(resamples[i + 1]) for i in part])
-            lo, hi = np.quantile(diff, [alpha, 1 - alpha], axis=1)
-            for i, low, high in zip(part, lo, hi):
-                ties[i] = bool(low <= 0 <= high)
-    return ties
+def rank_ranges(scores: np.ndarray, lows: np.ndarray, highs: np.ndarray, higher_is_better: bool = True,
+                resamples: list[np.ndarray | None] | None = None, pair_keys: list | None = None,
+                decimals: int = 1, max_paired_pairs: int = MAX_PAIRED_PAIRS) -> Ranks:
+    """Best and worst rank of every row (any order). `lows`/`highs` are the 95% CI (equal to the score when a row
+    has none); `resamples[i]` the row's paired bootstrap means, `pair_keys[i]` what must match for pairing."""
+    scores = np.asarray(scores, dtype=float)
+    n = len(scores)
+    if n == 0:
+        return Ranks(np.zeros(0, int), np.zeros(0, int), True)
+    lo, hi = np.asarray(lows, dtype=float), np.asarray(highs, dtype=float)
+    if not higher_is_better:  # rank on the negated scale: "ahead" always means "larger"
+        scores, lo, hi = -scores, -hi, -lo
+    sorted_lo, sorted_hi = np.sort(lo), np.sort(hi)
+    ahead = n - np.searchsorted(sorted_lo, hi, side="right")  # rows whose lower bound is above my upper bound
+    behind = np.searchsorted(sorted_hi, lo, side="left")  # rows whose upper bound is below my lower bound
+    paired = _paired_counts(lo, hi, resamples, pair_keys, max_paired_pairs, higher_is_better)
+    if paired is not None:
+        ahead, behind = ahead + paired[0], behind + paired[1]
+    best, worst = 1 + ahead, n - behind
+    # equal scores (as shown) share one range
+    shown = np.round(scores, decimals)
+    order = np.argsort(shown, kind="stable")
+    values = shown[order]
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    best_sorted = np.minimum.reduceat(best[order], starts)
+    worst_sorted = np.maximum.reduceat(worst[order], starts)
+    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
+    best[order], worst[order] = best_sorted[group], worst_sorted[group]
+    return Ranks(best.astype(int), worst.astype(int), paired is not None or not _has_pairs(resamples))
 
 
-def rank_labels(positions_by_group: list[int]) -> list[str]:
-    """'3' for a row alone in its group, '2-4' for a member of a group spanning positions 2..4."""
-    spans: dict[int, list[int]] = {}
-    for position, group in enumerate(positions_by_group, start=1):
-        spans.setdefault(group, []).append(position)
-    return [str(spans[g][0]) if len(spans[g]) == 1 else f"{spans[g][0]}-{spans[g][-1]}" for g in positions_by_group]
+def _has_pairs(resamples) -> bool:
+    return bool(resamples) and sum(r is not None for r in resamples) > 1
+
+
+def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better):
+    """(extra rows ahead, extra rows behind) from paired tests on overlapping pairs; None when over budget."""
+    if not _has_pairs(resamples):
+        return np.zeros(len(lo), int), np.zeros(len(lo), int)
+    keys = pair_keys or [None] * len(lo)
+    groups: dict = {}
+    for i, r in enumerate(resamples):
+        if r is not None and len(r):
+            groups.setdefault((keys[i], len(r)), []).append(i)
+    candidates = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        idx = np.asarray(members)
+        order = idx[np.argsort(lo[idx], kind="stable")]
+        l, h = lo[order], hi[order]
+        # j after i in lo-order overlaps i while lo_j <= hi_i (and hi_j >= lo_i holds as lo_j >= lo_i)
+        ends = np.searchsorted(l, h, side="right")
+        counts = ends - np.arange(len(order)) - 1
+        if counts.sum() + sum(len(c) for c in candidates) > budget:
+            return None
+        for a in np.flatnonzero(counts > 0):
+            partners = order[a + 1:ends[a]]
+            candidates.append(np.column_stack([np.full(len(partners), order[a]), partners]))
+    ahead, behind = np.zeros(len(lo), int), np.zeros(len(lo), int)
+    if not candidates:
+        return ahead, behind
+    pairs = np.concatenate(candidates)
+    sign = 1.0 if higher_is_better else -1.0
+    for start in range(0, len(pairs), 2048):  # bounded memory: 2,048 x resamples at a time
+        part = pairs[start:start + 2048]
+        a = np.stack([resamples[i] for i in part[:, 0]]) * sign
+        b = np.stack([resamples[j] for j in part[:, 1]]) * sign
+        a_leads, b_leads = (a > b).mean(axis=1), (b > a).mean(axis=1)
+        for (i, j), x, y in zip(part.tolist(), a_leads, b_leads):
+            if x > PAIRED_SHARE:  # i ahead of j
+                ahead[j] += 1
+                behind[i] += 1
+            elif y > PAIRED_SHARE:
+                ahead[i] += 1
+                behind[j] += 1
+    return ahead, behind

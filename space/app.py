@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,8 +27,11 @@ from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.disclosure import Policy  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
-from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, export_csv, export_json, overview_table,  # noqa: E402
-                                radar_series, ranked_table, reported_baselines, strata_names, strata_table,
+from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, overview_payload  # noqa: E402
+from leaderboard.exports import Exports  # noqa: E402
+from leaderboard.release import build_status  # noqa: E402
+from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, overview_table,  # noqa: E402
+                                radar_series, reported_baselines, strata_names, strata_table,
                                 top_entries)
 from space.charts import radar  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402
@@ -37,6 +39,15 @@ from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
 SHOWN_ROWS = 500  # rows drawn per table; the downloads always hold the whole filtered view
+LIVE_SECONDS = 5.0  # how often an open page checks for new results
+# headers break between words only (the table scrolls sideways behind the pinned rank and model columns);
+# protocol badges show their reasons on hover
+CSS = """
+.leaderboard-table th, .leaderboard-table th * { word-break: normal !important; overflow-wrap: normal !important; }
+.leaderboard-table th { min-width: 4.5em; }
+.leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; white-space: nowrap; }
+#sample-banner { background: #fff4e5; border-left: 4px solid #f59e0b; padding: 0.5em 1em; }
+"""
 STATUS_COLUMNS = ["id", "benchmark", "model", "state", "progress", "message", "created_at", "updated_at"]
 
 
@@ -53,12 +64,11 @@ def default_service(settings: Settings | None = None) -> Service:
                    quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds)
 
 
-def _download_files(table: pd.DataFrame, name: str) -> tuple[str, str]:
-    folder = Path(tempfile.mkdtemp(prefix="leaderboard-export-"))
-    csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
-    csv_path.write_text(export_csv(table), encoding="utf-8")
-    json_path.write_text(export_json(table), encoding="utf-8")
-    return str(csv_path), str(json_path)
+EXPORTS = Exports()  # one folder per process; a view's files are written once per board and reused
+
+
+def _view_key(board: str, filters: Filters) -> str:
+    return repr((board, filters))
 
 
 def _model_choices(bench, entries) -> list[str]:
@@ -66,15 +76,23 @@ def _model_choices(bench, entries) -> list[str]:
     return sorted({e.result.model.name for e in top_entries(bench, entries, SHOWN_ROWS)})
 
 
+def _table_update(view) -> gr.Dataframe:
+    """The drawn rows: numbers stay numbers (the headers sort them), the display strings carry the format."""
+    return gr.Dataframe(value=view.payload(), datatype=view.datatypes)
+
+
 def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     primary = bench.primary_metric
+    spec = bench.metric(primary)
     metric_names = [m.name for m in bench.metrics]
     entries = service.entries(bench.name)
-    gr.Markdown(f"Ranked by **{bench.metric(primary).label}** (`{primary}`), values ×100 unless stated; the top "
-                f"{SHOWN_ROWS} rows are drawn (search and filters reach the rest; downloads hold the whole view). "
-                "Rows sharing a rank range (e.g. `2-4`) cannot be separated by a paired bootstrap. "
-                "Source `paper` = reported in the paper, `submitted` = scored here, `human` = human baseline; "
-                "a protocol marked DIFFERS is not comparable with the paper's rows.")
+    gr.Markdown(f"Ranked by **{spec.label}**, best first; the top {SHOWN_ROWS} rows are drawn (search and filters "
+                "reach the rest; downloads hold every filtered row with metric ids and full precision). "
+                "**Rank** is a range from 95% confidence intervals, as LMArena does: best = 1 + the number of rows "
+                "ahead beyond doubt (paired bootstrap between submissions scored on the same items, otherwise CI "
+                "above CI), worst = the rows not clearly behind; equal scores share a rank, and filters never "
+                f"renumber. {ci_note(bench)} **Protocol**: `paper protocol` = comparable with the paper's rows; "
+                "`differs` and `sample data` are not (hover for why).", elem_id=f"about-table-{bench.name}")
     with gr.Row():
         access = gr.Dropdown([ANY, "open", "proprietary"], value=ANY, label="Access", min_width=120)
         domain = gr.Dropdown([ANY, "general", "medical"], value=ANY, label="Domain", min_width=120)
@@ -85,32 +103,68 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
         sources = gr.CheckboxGroup([("paper", "paper"), ("submitted", "submission"), ("human", "human")],
                                    value=SOURCES, label="Rows")
         comparable = gr.Checkbox(False, label="Paper protocol only")
-        search = gr.Textbox(label="Search model or organisation", placeholder="e.g. Gemini")
-    default_columns = [m.name for m in bench.metrics if m.group == bench.metric(primary).group]
+        search = gr.Textbox(label="Search model or organisation", placeholder="e.g. Gemini", elem_id=f"search-{bench.name}")
+    default_columns = [m.name for m in bench.metrics if m.group == spec.group]
     with gr.Accordion("Metric columns", open=False):
-        columns = gr.Dropdown(metric_names, value=default_columns, multiselect=True, label="Metric columns",
-                              elem_id=f"columns-{bench.name}")
-    initial = ranked_table(bench, entries, Filters(columns=default_columns))
-    table = gr.Dataframe(value=initial.head(SHOWN_ROWS), interactive=False, wrap=True, datatype="auto", max_height=600,
-                         label=f"{bench.pretty_name} leaderboard", elem_id=f"table-{bench.name}")
-    csv_file, json_file = _download_files(initial, bench.name)
+        columns = gr.Dropdown([(m.label, m.name) for m in bench.metrics], value=default_columns, multiselect=True,
+                              label="Metric columns", elem_id=f"columns-{bench.name}")
+    board = BOARDS.get(bench, entries)
+    first = board.view(MAIN, Filters(columns=default_columns), SHOWN_ROWS)
+    table = gr.Dataframe(value=first.payload(), datatype=first.datatypes, interactive=False, wrap=True,
+                         max_height=600, pinned_columns=2, label=f"{bench.pretty_name} leaderboard",
+                         elem_id=f"table-{bench.name}", elem_classes=["leaderboard-table"])
+    csv_file, json_file = EXPORTS.files(bench.name, id(board), _view_key(MAIN, Filters(columns=default_columns)),
+                                        lambda: first.download)
     with gr.Row():
         csv_button = gr.DownloadButton("Download CSV", value=csv_file, size="sm", elem_id=f"csv-{bench.name}")
         json_button = gr.DownloadButton("Download JSON", value=json_file, size="sm", elem_id=f"json-{bench.name}")
-        refresh = gr.Button("Refresh", size="sm")
+        refresh = gr.Button("Refresh", size="sm", elem_id=f"refresh-{bench.name}")
+    show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (their own board, not comparable "
+                              "with the paper)", elem_id=f"show-sample-{bench.name}")
+    sample_table = gr.Dataframe(visible=False, interactive=False, wrap=True, max_height=400, pinned_columns=2,
+                                elem_classes=["leaderboard-table"],
+                                label=f"{bench.pretty_name}: submissions scored on sample data (ranked among "
+                                      "themselves)", elem_id=f"sample-table-{bench.name}")
     inputs = [access, domain, reasoning, modality, size, sources, comparable, search, columns]
+    seen = gr.State(id(board))  # the board this page shows; the timer redraws only when it changed
 
-    def update(access, domain, reasoning, modality, size, sources, comparable, search, columns):
-        filters = Filters(access=access, domain=domain, reasoning=reasoning, input_modality=modality, size=size,
-                          sources=tuple(sources or ()), search=(search or "")[:100], comparable_only=bool(comparable),
-                          columns=list(columns or []) or None)
-        view = ranked_table(bench, service.entries(bench.name), filters)
-        csv_path, json_path = _download_files(view, bench.name)
-        return view.head(SHOWN_ROWS), csv_path, json_path
+    def filters_of(access, domain, reasoning, modality, size, sources, comparable, search, columns):
+        return Filters(access=access, domain=domain, reasoning=reasoning, input_modality=modality, size=size,
+                       sources=tuple(sources or ()), search=(search or "")[:100], comparable_only=bool(comparable),
+                       columns=list(columns or []) or None)
 
+    def update(*values):
+        filters = filters_of(*values)
+        current = BOARDS.get(bench, service.entries(bench.name))
+        view = current.view(MAIN, filters, SHOWN_ROWS)
+        csv_path, json_path = EXPORTS.files(bench.name, id(current), _view_key(MAIN, filters), lambda: view.download)
+        return _table_update(view), csv_path, json_path
+
+    def update_sample(show, *values):
+        if not show:
+            return gr.Dataframe(visible=False)
+        view = BOARDS.get(bench, service.entries(bench.name)).view(SAMPLE, filters_of(*values), SHOWN_ROWS)
+        if not view.data:
+            return gr.Dataframe(value=None, visible=True, label="No submission was scored on sample data.")
+        return gr.Dataframe(value=view.payload(), datatype=view.datatypes, visible=True)
+
+    def tick(last, show, *values):
+        """Redraw when a result landed since this page last drew (new rows appear without a reload)."""
+        current = BOARDS.get(bench, service.entries(bench.name))
+        if id(current) == last:
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), last
+        return *update(*values), update_sample(show, *values), id(current)
+
+    outputs = [table, csv_button, json_button]
     for control in inputs:
-        control.input(update, inputs, [table, csv_button, json_button], api_name=False, show_progress="hidden")
-    refresh.click(update, inputs, [table, csv_button, json_button], api_name=f"table_{bench.name}")
+        control.input(update, inputs, outputs, api_name=False, show_progress="hidden")
+        control.input(update_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
+    show_sample.input(update_sample, [show_sample, *inputs], sample_table, api_name=f"sample_table_{bench.name}",
+                      show_progress="hidden")
+    refresh.click(update, inputs, outputs, api_name=f"table_{bench.name}")
+    refresh.click(update_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
+    gr.Timer(LIVE_SECONDS).tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
+                                show_progress="hidden")
 
     strata = strata_names(entries) or ["(none yet)"]
     with gr.Accordion("Stratified view and radar", open=False):
@@ -231,22 +285,51 @@ def _about_tab() -> None:
     gr.Markdown("\n".join(parts))
 
 
+def _sample_banner(service: Service) -> str:
+    """A warning whenever a benchmark is served from a sample build (its numbers mean nothing clinically)."""
+    reasons: dict[str, list[str]] = {}
+    for name, folder in service.data_dirs.items():
+        if Path(folder).is_dir():
+            status = build_status(registry.scorer(name), folder)
+            if status.sample:
+                reasons.setdefault(status.reason, []).append(registry.scorer(name).pretty_name)
+    if not reasons:
+        return ""
+    why = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
+    return ("⚠️ **This Space serves sample data, not the benchmarks** (" + why + "). Cases are synthetic stand-ins: "
+            "submissions scored here are never labelled *paper protocol* and stay off the paper rankings "
+            "(tick *Show submissions scored on sample data* under a table to see them).")
+
+
+def _overview(service: Service) -> gr.Dataframe:
+    benches = list(registry.scorers().values())
+    table = overview_table(benches, {b.name: service.entries(b.name) for b in benches}).head(SHOWN_ROWS)
+    if table.empty:
+        return gr.Dataframe(value=None)
+    payload, types = overview_payload(benches, table)
+    return gr.Dataframe(value=payload, datatype=types)
+
+
 def build_app(service: Service | None = None) -> gr.Blocks:
     service = service or default_service()
     with gr.Blocks(title="Medical multimodal benchmark hub") as app:
         gr.Markdown("# Medical multimodal benchmark hub\nHard clinical cases, five benchmarks, one scorer: "
                     "paper-reported rows beside submissions scored server-side with each benchmark's own metrics.")
+        banner = _sample_banner(service)
+        if banner:
+            gr.Markdown(banner, elem_id="sample-banner", elem_classes=["sample-banner"])
         with gr.Tabs():
-            entries_by = {}
             for bench in registry.scorers().values():
                 with gr.Tab(bench.pretty_name, id=f"tab-{bench.name}"):
                     _benchmark_tab(app, service, bench)
-                entries_by[bench.name] = service.entries(bench.name)
             with gr.Tab("Overview", id="tab-overview"):
                 gr.Markdown("Each model's best row per benchmark (primary metric). Different benchmarks measure "
-                            "different things: compare within a column.")
-                gr.Dataframe(value=overview_table(list(registry.scorers().values()), entries_by).head(SHOWN_ROWS),
-                             interactive=False, datatype="auto")
+                            "different things: compare within a column. Updated as results arrive.")
+                overview = gr.Dataframe(interactive=False, pinned_columns=1, wrap=True, elem_id="overview",
+                                        elem_classes=["leaderboard-table"])
+                app.load(lambda: _overview(service), None, overview, api_name=False, show_progress="hidden")
+                gr.Timer(LIVE_SECONDS).tick(lambda: _overview(service), None, overview, api_name="overview",
+                                            show_progress="hidden")
             with gr.Tab("Submit", id="tab-submit"):
                 _submit_tab(service)
             with gr.Tab("About", id="tab-about"):
@@ -263,7 +346,7 @@ def main() -> None:
     if settings.worker != "external":  # external: `python -m leaderboard worker`
         app.service.start()
     app.queue(default_concurrency_limit=4).launch(server_name=settings.server_name, server_port=settings.server_port,
-                                                  show_error=False)
+                                                  show_error=False, css=CSS)
 
 
 if __name__ == "__main__":

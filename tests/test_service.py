@@ -208,7 +208,7 @@ def test_run_settings_from_predict_are_kept_and_shown(tmp_path, service):
     assert record["protocol"]["run_settings"]["tasks_failed"] == 2 and record["protocol"]["run_settings"]["runs"] == 2
     assert "10.0.0.5" not in json.dumps(record)  # endpoints are never published
     table = ranked_table(registry.scorer("medreamm"), service.entries("medreamm"))
-    assert table.loc[table["id"] == sub, "run settings"].item() == "medreamm v1, T=0.0, prompt 8137f4bbb6dd"
+    assert table.loc[table["id"] == sub, "run_settings"].item() == "medreamm v1, T=0.0, prompt 8137f4bbb6dd"
     bad = tmp_path / "bad.meta.json"
     bad.write_text("[1, 2]")
     refused = service.submit("alice", form(model_name="B"), upload(tmp_path, PREDICTIONS[:1], "b.jsonl"), settings=bad)

@@ -7,6 +7,8 @@ category, per stratum value) and its bootstrap CI comes from one matrix product 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -34,13 +36,15 @@ SHOWN_IDS = 10
 
 def _metrics() -> tuple[MetricSpec, ...]:
     # group = the name's suffix, so `<stem>_<group>` rendering (leaderboard.report) finds every cell.
-    specs = [MetricSpec("mcq_all", "MCQ accuracy (all)", group="all")]
-    specs += [MetricSpec(f"mcq_{abbr}", f"MCQ accuracy, {name}", group=abbr) for abbr, (name, _) in TASKS.items()]
+    specs = [MetricSpec("mcq_all", "MCQ accuracy (all)", group="all", proportion=True, published_n=16_655)]
+    specs += [MetricSpec(f"mcq_{abbr}", f"MCQ accuracy, {name}", group=abbr, proportion=True)
+              for abbr, (name, _) in TASKS.items()]
     specs.append(MetricSpec("mcq_macro", "MCQ accuracy, mean over the 7 tasks (non-paper)", group="macro"))
-    specs += [MetricSpec(f"mcq_{abbr}", f"MCQ accuracy, {name}", group=abbr) for abbr, name in MEDICAL_INTELLIGENCE.items()]
+    specs += [MetricSpec(f"mcq_{abbr}", f"MCQ accuracy, {name}", group=abbr, proportion=True)
+              for abbr, name in MEDICAL_INTELLIGENCE.items()]
     specs += [MetricSpec(f"open_{abbr}", f"Open-ended {name} (judge, 0-100)", group=abbr) for abbr, name in OPEN_CRITERIA.items()]
     specs.append(MetricSpec("open_all", "Open-ended score (Con+Coh+4VA+4GT)/10", group="all"))
-    return tuple(specs)
+    return tuple(replace(s, decimals=2) for s in specs)  # the paper prints two decimals
 
 
 class MedCMR(Benchmark):
@@ -58,6 +62,7 @@ class MedCMR(Benchmark):
     )
     metrics = _metrics()
     primary_metric = "mcq_all"
+    release_items = 20_653  # 16,655 MCQs + 3,998 open-ended questions (the paper's count)
     needs = ("judge",)  # scoring services it uses; front doors configure only these
     decisions = (
         "Primary metric: MCQ accuracy over all MCQs (`mcq_all`), the paper's MCQ 'All Score'. The paper reports "

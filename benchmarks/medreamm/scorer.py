@@ -40,8 +40,11 @@ class MedReaMM(Benchmark):
         one_of=("diagnoses", "response"),
         optional_metadata=("model", "notes", "metadata"),
     )
-    metrics = tuple(MetricSpec(f"{stem}_{mode}", f"{label} ({mode_label})", group=mode)
+    # topK_primary_* and top1 are hit rates (0/1 per case); recall, MRR, NDCG and the ICD/semantic average are not
+    metrics = tuple(MetricSpec(f"{stem}_{mode}", f"{label} ({mode_label})", group=mode,
+                               proportion=(stem.endswith("_primary") or stem == "top1") and mode != "avg")
                     for mode, mode_label in MODES.items() for stem, label in STEMS.items())
+    release_items = 625  # cases in the paper's release (Table 2's denominator)
     primary_metric = "top5_primary_icd"  # Table 2's first column; ICD code matching is the paper's main method
     needs = ("icd_coder", "embedder")  # scoring services it uses; front doors configure only these
     citation = BIBTEX
