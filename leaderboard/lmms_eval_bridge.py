@@ -78,10 +78,64 @@ def reply_text(result: Any) -> str:
     return THINK.sub("", str(result or ""), count=1)
 
 
+def harness_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lmms-eval")
+    except PackageNotFoundError:
+        return None
+
+
 def record(benchmark: str, task: str, rows: list[dict], protocol: dict) -> dict:
     """The per-sample value of RECORD_KEY: prediction lines exactly as `predict` writes them, and the protocol
     settings (name, version, prompt hash...) the lines were produced with."""
-    return {"benchmark": benchmark, "task": task, "rows": rows, "protocol": protocol}
+    return {"benchmark": benchmark, "task": task, "rows": rows, "protocol": protocol, "lmms_eval": harness_version()}
+
+
+class _NextRound(Exception):
+    def __init__(self, messages: list[dict]):
+        super().__init__("next round")
+        self.messages = messages
+
+
+def replay(run, outputs: list[str]) -> tuple[list[dict] | None, list[dict] | None]:
+    """Multi-turn protocols without a copy of their logic: run `predict`'s own task code (`run(chat) -> rows`)
+    with a chat that answers with the model's replies so far. Returns (messages of the next round, None) when
+    the code asks one more question, or (None, prediction rows) when the conversation is over. The replies are
+    carried as predict carries them (a leading <think> block stripped)."""
+    answered = iter([reply_text(o) for o in outputs])
+
+    def chat(messages, **overrides):
+        reply = next(answered, None)
+        if reply is None:
+            raise _NextRound(messages)
+        return reply
+
+    try:
+        return None, run(chat)
+    except _NextRound as asked:
+        return asked.messages, None
+
+
+def round_outputs(results) -> list[str]:
+    """The per-round replies lmms-eval hands process_results for a multi-round request."""
+    if isinstance(results, (list, tuple)) and results and isinstance(results[0], (list, tuple)):
+        results = results[0]
+    return [str(r or "") for r in (results or [])]
+
+
+def multi_round_messages(run, round_idx=None, previous_output=None, previous_round_info=None):
+    """lmms-eval's `generate_until_multi_round` protocol for a conversation `predict` runs with `run(chat)`:
+    round 0 -> the first messages; round k -> (the whole conversation so far plus the next question, False, ...)
+    or (None, True, ...) when there is no next question."""
+    outputs = list(previous_output or [])
+    messages, _ = replay(run, outputs if round_idx else [])
+    if not round_idx:
+        return to_lmms_messages(messages)
+    if messages is None:
+        return None, True, outputs, previous_round_info
+    return to_lmms_messages(messages), False, outputs, previous_round_info
 
 
 def count_lines(records: list[dict]) -> int:
@@ -96,10 +150,15 @@ def preview_mean(values: list) -> float | None:
     return round(100 * sum(known) / len(known), 4) if known else None
 
 
-def protocol_settings(protocol, **options) -> dict:
-    """The `protocol` block `predict` writes in its sidecar, for the same options (e.g. text_only=True)."""
+def options(**values):
+    """What `predict`'s argument parser would hand a protocol (e.g. text_only=True)."""
     from types import SimpleNamespace
 
-    namespace = SimpleNamespace(**options)
+    return SimpleNamespace(**values)
+
+
+def protocol_settings(protocol, **values) -> dict:
+    """The `protocol` block `predict` writes in its sidecar, for the same options."""
+    namespace = options(**values)
     return {"name": protocol.name, "version": protocol.version, "description": protocol.description,
             **protocol.settings(namespace)}
