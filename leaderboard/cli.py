@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("worker", help="score queued Space submissions outside the Space (see --help)", add_help=False)
     sub.add_parser("predict", help="run a model behind an OpenAI-compatible endpoint on a built dataset (see --help)",
                    add_help=False)
+    sub.add_parser("from-lmms-eval", help="an lmms-eval --log_samples folder -> prediction file + run settings (see --help)",
+                   add_help=False)
     return parser
 
 
@@ -76,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         from .predict.cli import main as predict_main
 
         return predict_main(argv[1:])
+    if argv[:1] == ["from-lmms-eval"]:
+        from .lmms_eval_import import main as import_main
+
+        return import_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command in ("validate", "score"):
         skip_pyarrow_pandas_probe()  # ~0.5 s of start-up for a library scoring never uses
