@@ -45,3 +45,9 @@ def test_formula_like_stratum_labels_become_safe_column_headers():
     assert header == ["model", "source", "'=HYPERLINK(\"http://x\",\"y\") (n=12)", "'-Cardio (n=15)", "Neuro (n=11)"]
     assert row[0] == "'@Model" and row[2:] == ["50.0", "40.0", "30.0"]
     assert list(json.loads(export_json(table))[0])[2] == "=HYPERLINK(\"http://x\",\"y\") (n=12)"
+
+
+def test_json_export_is_readable_utf8_with_values_as_they_are():
+    table = pd.DataFrame({"model": ["Modèle-β", "=1+1"], "score": [41.5, None]})
+    assert export_json(table) == ('[\n  {\n    "model": "Modèle-β",\n    "score": 41.5\n  },\n'
+                                  '  {\n    "model": "=1+1",\n    "score": null\n  }\n]')

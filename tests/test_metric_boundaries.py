@@ -101,3 +101,12 @@ def test_item_and_subgroup_bootstraps_use_the_same_percentile_positions():
     replicates = np.column_stack([np.arange(201, dtype=float), np.r_[np.arange(200, dtype=float), np.nan]])
     lo, hi = percentile_bounds(replicates)
     assert lo.tolist() == pytest.approx([5.0, 0.025 * 199]) and hi.tolist() == pytest.approx([195.0, 0.975 * 199])
+
+
+def test_rows_without_comparable_resamples_are_never_tied():
+    a = np.array([50.0, 51.0, 49.0])
+    assert not tied(None, a) and not tied(a, None) and not tied(None, None)  # paper rows: no resamples
+    assert not tied(a, np.array([50.0, 51.0, 49.0, 50.0]))  # different resample counts are not paired
+    assert not tied(np.array([]), np.array([]))
+    assert tied(np.array([50.0]), np.array([50.0]))  # one paired resample with difference 0 does tie
+    assert neighbour_ties([a, None, a, a[:2], np.array([]), np.array([])]) == [False, False, False, False, False]

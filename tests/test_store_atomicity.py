@@ -82,3 +82,58 @@ def test_a_successful_rewrite_replaces_the_record_whole(store):
     record = store.read_json(store.result_path("medreamm", "sub-1"))
     assert (record["submission_id"], record["metrics"]["top5_primary_icd"]) == ("sub-1", 77.0)
     assert [p.name for p in store.result_path("medreamm", "sub-1").parent.iterdir()] == ["sub-1.json"]
+
+
+def test_the_temp_file_is_hidden_beside_the_record_and_never_looks_like_one(store, monkeypatch):
+    """Same folder: the final rename is atomic only within one filesystem. Hidden, '.tmp': a reader that
+    lists '*.json' records never picks up a half-written one, and a leftover is easy to find."""
+    seen = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        seen.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(store_module.os, "fsync", fsync)
+    target = store.result_path("medreamm", "sub-1")
+    store.save_result("sub-1", result(50.0))
+    (temp,) = seen
+    assert os.path.dirname(temp) == str(target.parent.resolve())
+    name = os.path.basename(temp)
+    assert name.startswith(".sub-1.json.") and name.endswith(".tmp") and not name.endswith(".json"), name
+
+
+def test_private_writes_go_to_the_private_repo_and_results_to_the_public_one(tmp_path):
+    from unittest.mock import create_autospec
+
+    from huggingface_hub import HfApi
+
+    from leaderboard.store import HubMirror
+
+    api = create_autospec(HfApi, instance=True)
+    s = LocalStore(tmp_path / "store", HubMirror("org/results", "org/private", api=api))
+    s.write_bytes(s.private("per_item", "sub-1.parquet"), b"PAR1")
+    s.write_json(s.private("queue", "sub-1.json"), {"state": "queued"})
+    s.save_result("sub-1", result(50.0))
+    sent = [(c.kwargs["repo_id"], c.kwargs["path_in_repo"]) for c in api.upload_file.call_args_list]
+    assert sent == [("org/private", "private/per_item/sub-1.parquet"), ("org/private", "private/queue/sub-1.json"),
+                    ("org/results", "results/medreamm/sub-1.json")]
+
+
+def test_a_failure_without_an_os_message_names_its_type(store, monkeypatch):
+    def fsync(fd):
+        raise OSError()  # no errno, no strerror (as some filesystems report)
+
+    monkeypatch.setattr(store_module.os, "fsync", fsync)
+    with pytest.raises(StoreError) as failure:
+        store.save_result("sub-1", result(77.0))
+    assert str(failure.value).startswith("could not save to the results store (OSError); nothing was recorded")
+
+
+def test_records_are_pretty_printed_utf8_json(store):
+    """Stable, readable files in the mirrored Hub repo: two-space indent, non-ASCII kept, one final newline."""
+    obj = {"model": {"name": "Modèle-β"}, "metrics": {"top1": 12.5}}
+    path = store.private("queue", "sub-2.json")
+    store.write_json(path, obj)
+    assert path.read_bytes() == ('{\n  "model": {\n    "name": "Modèle-β"\n  },\n  "metrics": {\n    "top1": 12.5\n'
+                                 '  }\n}\n').encode("utf-8")
