@@ -112,10 +112,10 @@ class Judge:
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
-        limits = httpx.Limits(max_connections=max(10, config.concurrency),
-                              max_keepalive_connections=max(10, config.concurrency))  # one kept-alive per worker
-        self._http = client or httpx.Client(base_url=config.base_url.rstrip("/") + "/", headers=headers,
-                                            timeout=config.timeout, limits=limits)
+        self._client_args = dict(base_url=config.base_url.rstrip("/") + "/", headers=headers, timeout=config.timeout)
+        self._shared_http = client  # a caller's client is shared by the workers
+        self._local = threading.local()
+        self._clients: list[httpx.Client] = []
         self.cache = JudgeCache(config.cache_path)
         self.stats = JudgeStats()
         self._lock = threading.Lock()
@@ -147,6 +147,21 @@ class Judge:
                 for b in call.images]
         return [{"role": "system", "content": call.prompt.system}, {"role": "user", "content": content}], flagged
 
+    def _http(self) -> httpx.Client:
+        """This worker thread's own client (one kept-alive connection). One pool shared by 64-128 threads
+        spends its time assigning connections under the pool's lock; a client per worker never waits for
+        another worker, and a connection is reused for the worker's next call."""
+        if self._shared_http is not None:
+            return self._shared_http
+        client = getattr(self._local, "client", None)
+        if client is None:
+            client = httpx.Client(**self._client_args,
+                                  limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+            self._local.client = client
+            with self._lock:
+                self._clients.append(client)
+        return client
+
     def _body(self, messages: list[dict], schema: dict | None) -> dict:
         body = {"model": self.config.model, "messages": messages, "temperature": self.config.temperature,
                 "max_tokens": self.config.max_tokens}
@@ -166,7 +181,7 @@ class Judge:
                 setattr(self.stats, name, getattr(self.stats, name) + 1)
 
         try:
-            payload = post_chat(self._http, body, self.config.max_retries, self.config.backoff_base,
+            payload = post_chat(self._http(), body, self.config.max_retries, self.config.backoff_base,
                                 self.config.backoff_max, count)
         except ChatRequestError as exc:
             raise RuntimeError(f"judge endpoint {exc}") from None
@@ -299,6 +314,7 @@ class Judge:
                     verdicts[index] = futures[index].result()
                     bar.update(1)
             self.cache.flush()  # the last partial batch of verdicts
+            self._close_worker_clients()  # their threads are gone with the pool
         bar.close()
         return verdicts
 
@@ -314,12 +330,20 @@ class Judge:
                 self.cache.put(key, *found[old])
         self.cache.flush()
 
+    def _close_worker_clients(self) -> None:
+        with self._lock:
+            clients, self._clients = self._clients, []
+        for client in clients:
+            client.close()
+
     def with_model(self, model: str) -> "Judge":
         """A second judge on the same endpoint (protocols with two judges) sharing the cache file."""
         return Judge(replace(self.config, model=model))
 
     def close(self) -> None:
-        self._http.close()
+        self._close_worker_clients()
+        if self._shared_http is not None:
+            self._shared_http.close()
         self.cache.close()
 
 
