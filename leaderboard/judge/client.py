@@ -75,6 +75,21 @@ class JudgeCall:
     variables: dict[str, str]
     images: list[bytes] = field(default_factory=list)
     candidate_field: str = "candidate"
+    # (names, digest) from `item_digest`: the variables and images every call of one item shares, hashed
+    # once per item by the caller (a case's dialogue and images for each of its rubric criteria)
+    item: tuple[tuple[str, ...], str] | None = None
+
+
+def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate"
+                ) -> tuple[tuple[str, ...], str]:
+    """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted)."""
+    parts = []
+    for name, value in sorted(variables.items()):
+        if name == candidate_field:
+            value = quote_candidate(value)[0]
+        parts.append(name + "=" + _text_sha(value))
+    parts += ["image=" + _image_sha(b) for b in images]
+    return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 @dataclass
@@ -122,6 +137,7 @@ class Judge:
         self.prompts_used: dict[str, str] = {}
         self._inflight: dict[str, threading.Event] = {}
         self._settings_digests: dict[int, tuple[dict | None, str]] = {}
+        self._headers: dict[tuple[int, int], tuple[Prompt, dict | None, str]] = {}
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -193,15 +209,30 @@ class Judge:
         redaction change is a new key) and every image's SHA-256. The criteria of one case share all
         but one part, and those digests are memoised, so a key costs one small hash, not a rendered
         prompt + json.dumps + a hash of the whole request (a 50,000-call rescore spent most of its time there)."""
+        if call.item is not None:  # shared part hashed once per item: only the rest is hashed here
+            names, digest = call.item
+            flagged = call.candidate_field in call.variables and quote_candidate(call.variables[call.candidate_field])[1]
+            parts = [self._header(call.prompt, schema), "item=" + digest]
+            parts += [name + "=" + _text_sha(value) for name, value in sorted(call.variables.items()) if name not in names]
+            return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
         variables = call.variables
         flagged = False
         if call.candidate_field in variables:
             quoted, flagged = quote_candidate(variables[call.candidate_field])
             variables = {**variables, call.candidate_field: quoted}
-        parts = [KEY_VERSION, self._settings_digest(schema), call.prompt.id, call.prompt.sha]
-        parts += [f"{name}={_text_sha(value)}" for name, value in sorted(variables.items())]
+        parts = [self._header(call.prompt, schema)]
+        parts += [name + "=" + _text_sha(value) for name, value in sorted(variables.items())]
         parts += ["image=" + _image_sha(b) for b in call.images]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+
+    def _header(self, prompt: Prompt, schema: dict | None) -> str:
+        """Key version, request settings and prompt (id and text hash): one string per (prompt, schema)."""
+        found = self._headers.get((id(prompt), id(schema)))
+        if found is None or found[0] is not prompt or found[1] is not schema:
+            text = "\n".join([KEY_VERSION, self._settings_digest(schema), prompt.id, prompt.sha])
+            found = (prompt, schema, text)
+            self._headers[(id(prompt), id(schema))] = found
+        return found[2]
 
     def _settings_digest(self, schema: dict | None) -> str:
         """Hash of everything in the request body but the messages (model, temperature, max_tokens, seed,
@@ -295,17 +326,20 @@ class Judge:
             self._migrate_legacy(calls, keyed, hits, schema)
         verdicts: list[JudgeVerdict | None] = [None] * len(calls)
         misses = []
+        hit_count = hit_flagged = 0
         for index, (call, (key, flagged)) in enumerate(zip(calls, keyed)):
-            with self._lock:
-                self.prompts_used[call.prompt.id] = call.prompt.sha
-            if key in hits:
-                raw, parsed = hits[key]
-                verdicts[index] = JudgeVerdict(call.key, parsed, raw, cached=True, flagged_injection=flagged)
-                with self._lock:
-                    self.stats.cache_hits += 1
-                    self.stats.flagged += flagged
+            found = hits.get(key)
+            if found is not None:
+                verdicts[index] = JudgeVerdict(call.key, found[1], found[0], cached=True, flagged_injection=flagged)
+                hit_count += 1
+                hit_flagged += flagged
             else:
                 misses.append(index)
+        with self._lock:  # once per run, not per call
+            for prompt in {id(call.prompt): call.prompt for call in calls}.values():
+                self.prompts_used[prompt.id] = prompt.sha
+            self.stats.cache_hits += hit_count
+            self.stats.flagged += hit_flagged
         bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call", disable=not progress)
         if misses:
             with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
