@@ -2,13 +2,15 @@
 
 Generates a synthetic release in the project's JSONL layout (Chinese dialogue of ~7 turns, 1-4 images
 from a shared pool of real JPEGs of `--image-kb` each) and a prediction file, builds it, then starts the
-fake OpenAI server (tests/fake_openai_server.py) in this process with `--latency` seconds per answer and
+fake judge (bench/fake_judge_pool.py: several asyncio worker processes, so it is not the bottleneck) with `--latency` seconds per answer and
 runs each phase in its own process:
 
   score    every criterion judged over HTTP at `--concurrency`; throughput vs the ideal concurrency/latency
-  rescore  the same command again from the disk cache (goal: under 5 s); must make zero HTTP calls
+  rescore  the same command again from the disk cache; must make zero HTTP calls; then medians of
+           `--repeats` interleaved rescores vs the floor (plain sqlite read of the cached rows)
 
     .venv/bin/python bench/medrealmm_judge.py [--cases 5620] [--concurrency 64] [--latency 0.05] [--image-kb 2]
+    .venv/bin/python bench/medrealmm_judge.py --rescore-only --workdir DIR   # the rescore table on a kept run
 """
 from __future__ import annotations
 
@@ -106,6 +108,39 @@ def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, 
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def floor_phase(cache: Path) -> dict:
+    """The floor of a rescore: read every cached verdict with plain sqlite and decode it."""
+    import sqlite3
+
+    start = time.perf_counter()
+    db = sqlite3.connect(str(cache))
+    rows = [(key, raw, json.loads(parsed)) for key, raw, parsed in db.execute("SELECT key, raw, parsed FROM verdicts")]
+    db.close()
+    return {"seconds": time.perf_counter() - start, "rows": len(rows),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def rescore_table(child: list[str], cache: Path, repeats: int) -> None:
+    """Rescore (the whole score from the cache, in a fresh process) vs the floor, interleaved."""
+    import statistics
+
+    projects, floors = [], []
+    for _ in range(repeats):
+        floors.append(run_child_floor(cache))
+        projects.append(run_child(child))
+    project = statistics.median(p["seconds"] for p in projects)
+    floor = statistics.median(f["seconds"] for f in floors)
+    print(f"rescore from the cache: {project:.2f} s (score_file, imports excluded; peak RSS "
+          f"{max(p['peak_rss_mb'] for p in projects):.0f} MB, judge stats {projects[-1]['stats']}) vs plain sqlite "
+          f"read of the {floors[-1]['rows']:,} cached rows {floor:.2f} s: ratio {project / floor:.1f}x "
+          f"(medians of {repeats} interleaved runs)")
+
+
+def run_child_floor(cache: Path) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--floor", str(cache)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def run_child(args: list[str]) -> dict:
     out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=False)
     if out.returncode:
@@ -123,7 +158,21 @@ def main() -> int:
     parser.add_argument("--tuned", action="store_true",
                         help="client keeps `concurrency` keep-alive connections; server listen backlog 512")
     parser.add_argument("--child", nargs=6, metavar=("URL", "DATA", "PRED", "CACHE", "CONCURRENCY", "TUNED"))
+    parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--rescore-only", action="store_true",
+                        help="reuse --workdir's release and cache: only the rescore vs floor table")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--server-workers", type=int, default=3, help="fake judge processes (bench/fake_judge_pool.py)")
     args = parser.parse_args()
+    if args.floor:
+        print(json.dumps(floor_phase(args.floor)))
+        return 0
+    if args.rescore_only:
+        work = args.workdir
+        child = ["http://127.0.0.1:9/v1", str(work / "hub" / "medrealmm"), str(work / "pred.jsonl"),
+                 str(work / "judge-cache.sqlite"), str(args.concurrency), "0"]  # nothing listens: all from cache
+        rescore_table(child, work / "judge-cache.sqlite", args.repeats)
+        return 0
     if args.child:
         url, data, pred, cache, concurrency, tuned = args.child
         print(json.dumps(phase(url, Path(data), Path(pred), Path(cache), int(concurrency), tuned == "1")))
@@ -131,7 +180,8 @@ def main() -> int:
 
     from leaderboard import registry
     from dataset_builders.stage import build
-    from fake_openai_server import FakeOpenAIServer
+    sys.path.insert(0, str(ROOT / "bench"))
+    from fake_judge_pool import FakeJudgePool
 
     if args.tuned:  # the fake server's listen backlog is socketserver's default 5: bursts of connects stall
         import http.server
@@ -147,8 +197,7 @@ def main() -> int:
           "client/server; generated and built in "
           f"{time.perf_counter() - t:.1f} s")
     cache = work / "judge-cache.sqlite"
-    with FakeOpenAIServer(responder) as server:
-        server.delay = args.latency
+    with FakeJudgePool(responder, workers=args.server_workers, latency=args.latency) as server:
         child = [server.base_url, str(work / "hub" / "medrealmm"), str(work / "pred.jsonl"), str(cache),
                  str(args.concurrency), "1" if args.tuned else "0"]
         first = run_child(child)
@@ -156,12 +205,14 @@ def main() -> int:
         rate = first["criteria"] / first["seconds"]
         print(f"score:   {first['criteria']:,} criteria in {first['seconds']:.1f} s = {rate:,.0f} calls/s; ideal "
               f"{args.concurrency}/{args.latency:g} s = {ideal:,.0f} calls/s ({100 * rate / ideal:.0f}% of ideal); "
-              f"max in flight {server.max_in_flight}; peak RSS {first['peak_rss_mb']:.0f} MB; stats {first['stats']}")
+              f"max in flight {server.max_in_flight()}; peak RSS {first['peak_rss_mb']:.0f} MB; stats {first['stats']}")
         calls_before = server.calls()
         second = run_child(child)
         print(f"rescore: {second['seconds']:.2f} s from the cache (goal < 5 s); HTTP calls "
               f"{server.calls() - calls_before}; peak RSS {second['peak_rss_mb']:.0f} MB; stats {second['stats']}")
         assert second["score_pct"] == first["score_pct"] and server.calls() == calls_before
+        rescore_table(child, cache, args.repeats)
+        assert server.calls() == calls_before
     print(f"score_pct {first['score_pct']} (same on rescore); cache file {cache.stat().st_size / 1e6:.0f} MB")
     return 0
 

@@ -38,3 +38,31 @@ def test_overall_scales_by_100_and_strata_count_list_labels_in_each_cell():
     assert strata["type"]["CT"] == {"n": 2, "metrics": {"m": 50.0}}
     assert strata["type"]["MRI"] == {"n": 1, "metrics": {"m": 100.0}}
     assert strata["type"]["(missing)"] == {"n": 1, "metrics": {"m": 100.0}}
+
+
+def test_pattern_draws_are_the_item_bootstrap_of_two_items():
+    # resampling 2 items of values 0 and 1: mean 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4
+    means = bootstrap_means(np.array([0.0, 1.0]), resamples=20000, seed=3, method="patterns")[:, 0]
+    shares = [np.mean(np.isclose(means, m)) for m in (0.0, 0.5, 1.0)]
+    assert sum(shares) == 1.0
+    assert shares == pytest.approx([0.25, 0.5, 0.25], abs=0.015)
+
+
+def test_pattern_and_item_draws_agree_on_the_interval_and_auto_picks_patterns_for_repeated_rows():
+    rng = np.random.default_rng(5)
+    n = 4000
+    hits = (rng.random((n, 2)) < [0.3, 0.7]).astype(float)
+    values = np.column_stack([hits, 1.0 / rng.integers(1, 4, size=n)])  # 2 x 2 x 3 = 12 distinct rows
+    items = bootstrap_means(values, resamples=4000, seed=9, method="items")
+    patterns = bootstrap_means(values, resamples=4000, seed=9, method="patterns")
+    assert np.array_equal(bootstrap_means(values, resamples=4000, seed=9), patterns)  # 12 x 32 <= 4000
+    # same distribution: means and spreads agree with the binomial/analytic ones within Monte Carlo error
+    se = values.std(axis=0) / np.sqrt(n)
+    for draws in (items, patterns):
+        assert np.allclose(draws.mean(axis=0), values.mean(axis=0), atol=3 * se / np.sqrt(4000) * 10)
+        assert np.allclose(draws.std(axis=0), se, rtol=0.06)
+    assert np.allclose(np.quantile(items, [0.025, 0.975], axis=0), np.quantile(patterns, [0.025, 0.975], axis=0),
+                       atol=0.25 * se.max())
+    few = values[:300]  # 12 x 32 > 300: items are resampled directly
+    assert np.array_equal(bootstrap_means(few, resamples=500, seed=2), bootstrap_means(few, resamples=500, seed=2,
+                                                                                         method="items"))

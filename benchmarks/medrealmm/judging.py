@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from benchmarks.medrealmm.taxonomy import ROLE_ZH
 from leaderboard.answer_key import AnswerKey, MissingConfig, config_files
-from leaderboard.judge import JudgeCall, JudgeParseError, Prompt, load_prompt, parse_json_object
+from leaderboard.judge import JudgeCall, JudgeParseError, Prompt, item_digest, load_prompt, parse_json_object
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
 
@@ -144,11 +144,12 @@ def iter_contexts(folder: Path, wanted: set[str], batch_cases: int = BATCH_CASES
 def criterion_calls(case: CaseContext, response: str, rubric: list[dict], prompt: Prompt) -> list[JudgeCall]:
     """One call per criterion; the judge sees the context, the quoted response and the criterion text
     only (never its points or polarity, as in the paper's phi_J(x, y, c_j))."""
-    return [JudgeCall(f"{case.case_id}#{j}", prompt,
-                      {"department": case.department, "patient_metadata": case.patient_metadata,
-                       "dialogue": case.dialogue, "criterion": item["criterion"], "candidate": response},
-                      images=case.images)
-            for j, item in enumerate(rubric)]
+    shared = {"department": case.department, "patient_metadata": case.patient_metadata, "dialogue": case.dialogue,
+              "candidate": response}
+    item = item_digest(shared, case.images)  # the case's part of every criterion's cache key, hashed once
+    return [JudgeCall(f"{case.case_id}#{j}", prompt, {**shared, "criterion": entry["criterion"]},
+                      images=case.images, item=item)
+            for j, entry in enumerate(rubric)]
 
 
 def default_prompt() -> Prompt:

@@ -75,6 +75,21 @@ class JudgeCall:
     variables: dict[str, str]
     images: list[bytes] = field(default_factory=list)
     candidate_field: str = "candidate"
+    # (names, digest) from `item_digest`: the variables and images every call of one item shares, hashed
+    # once per item by the caller (a case's dialogue and images for each of its rubric criteria)
+    item: tuple[tuple[str, ...], str] | None = None
+
+
+def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate"
+                ) -> tuple[tuple[str, ...], str]:
+    """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted)."""
+    parts = []
+    for name, value in sorted(variables.items()):
+        if name == candidate_field:
+            value = quote_candidate(value)[0]
+        parts.append(name + "=" + _text_sha(value))
+    parts += ["image=" + _image_sha(b) for b in images]
+    return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 @dataclass
@@ -112,16 +127,17 @@ class Judge:
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
-        limits = httpx.Limits(max_connections=max(10, config.concurrency),
-                              max_keepalive_connections=max(10, config.concurrency))  # one kept-alive per worker
-        self._http = client or httpx.Client(base_url=config.base_url.rstrip("/") + "/", headers=headers,
-                                            timeout=config.timeout, limits=limits)
+        self._client_args = dict(base_url=config.base_url.rstrip("/") + "/", headers=headers, timeout=config.timeout)
+        self._shared_http = client  # a caller's client is shared by the workers
+        self._local = threading.local()
+        self._clients: list[httpx.Client] = []
         self.cache = JudgeCache(config.cache_path)
         self.stats = JudgeStats()
         self._lock = threading.Lock()
         self.prompts_used: dict[str, str] = {}
         self._inflight: dict[str, threading.Event] = {}
         self._settings_digests: dict[int, tuple[dict | None, str]] = {}
+        self._headers: dict[tuple[int, int], tuple[Prompt, dict | None, str]] = {}
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -147,6 +163,21 @@ class Judge:
                 for b in call.images]
         return [{"role": "system", "content": call.prompt.system}, {"role": "user", "content": content}], flagged
 
+    def _http(self) -> httpx.Client:
+        """This worker thread's own client (one kept-alive connection). One pool shared by 64-128 threads
+        spends its time assigning connections under the pool's lock; a client per worker never waits for
+        another worker, and a connection is reused for the worker's next call."""
+        if self._shared_http is not None:
+            return self._shared_http
+        client = getattr(self._local, "client", None)
+        if client is None:
+            client = httpx.Client(**self._client_args,
+                                  limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+            self._local.client = client
+            with self._lock:
+                self._clients.append(client)
+        return client
+
     def _body(self, messages: list[dict], schema: dict | None) -> dict:
         body = {"model": self.config.model, "messages": messages, "temperature": self.config.temperature,
                 "max_tokens": self.config.max_tokens}
@@ -166,7 +197,7 @@ class Judge:
                 setattr(self.stats, name, getattr(self.stats, name) + 1)
 
         try:
-            payload = post_chat(self._http, body, self.config.max_retries, self.config.backoff_base,
+            payload = post_chat(self._http(), body, self.config.max_retries, self.config.backoff_base,
                                 self.config.backoff_max, count)
         except ChatRequestError as exc:
             raise RuntimeError(f"judge endpoint {exc}") from None
@@ -178,15 +209,30 @@ class Judge:
         redaction change is a new key) and every image's SHA-256. The criteria of one case share all
         but one part, and those digests are memoised, so a key costs one small hash, not a rendered
         prompt + json.dumps + a hash of the whole request (a 50,000-call rescore spent most of its time there)."""
+        if call.item is not None:  # shared part hashed once per item: only the rest is hashed here
+            names, digest = call.item
+            flagged = call.candidate_field in call.variables and quote_candidate(call.variables[call.candidate_field])[1]
+            parts = [self._header(call.prompt, schema), "item=" + digest]
+            parts += [name + "=" + _text_sha(value) for name, value in sorted(call.variables.items()) if name not in names]
+            return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
         variables = call.variables
         flagged = False
         if call.candidate_field in variables:
             quoted, flagged = quote_candidate(variables[call.candidate_field])
             variables = {**variables, call.candidate_field: quoted}
-        parts = [KEY_VERSION, self._settings_digest(schema), call.prompt.id, call.prompt.sha]
-        parts += [f"{name}={_text_sha(value)}" for name, value in sorted(variables.items())]
+        parts = [self._header(call.prompt, schema)]
+        parts += [name + "=" + _text_sha(value) for name, value in sorted(variables.items())]
         parts += ["image=" + _image_sha(b) for b in call.images]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+
+    def _header(self, prompt: Prompt, schema: dict | None) -> str:
+        """Key version, request settings and prompt (id and text hash): one string per (prompt, schema)."""
+        found = self._headers.get((id(prompt), id(schema)))
+        if found is None or found[0] is not prompt or found[1] is not schema:
+            text = "\n".join([KEY_VERSION, self._settings_digest(schema), prompt.id, prompt.sha])
+            found = (prompt, schema, text)
+            self._headers[(id(prompt), id(schema))] = found
+        return found[2]
 
     def _settings_digest(self, schema: dict | None) -> str:
         """Hash of everything in the request body but the messages (model, temperature, max_tokens, seed,
@@ -280,17 +326,20 @@ class Judge:
             self._migrate_legacy(calls, keyed, hits, schema)
         verdicts: list[JudgeVerdict | None] = [None] * len(calls)
         misses = []
+        hit_count = hit_flagged = 0
         for index, (call, (key, flagged)) in enumerate(zip(calls, keyed)):
-            with self._lock:
-                self.prompts_used[call.prompt.id] = call.prompt.sha
-            if key in hits:
-                raw, parsed = hits[key]
-                verdicts[index] = JudgeVerdict(call.key, parsed, raw, cached=True, flagged_injection=flagged)
-                with self._lock:
-                    self.stats.cache_hits += 1
-                    self.stats.flagged += flagged
+            found = hits.get(key)
+            if found is not None:
+                verdicts[index] = JudgeVerdict(call.key, found[1], found[0], cached=True, flagged_injection=flagged)
+                hit_count += 1
+                hit_flagged += flagged
             else:
                 misses.append(index)
+        with self._lock:  # once per run, not per call
+            for prompt in {id(call.prompt): call.prompt for call in calls}.values():
+                self.prompts_used[prompt.id] = prompt.sha
+            self.stats.cache_hits += hit_count
+            self.stats.flagged += hit_flagged
         bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call", disable=not progress)
         if misses:
             with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
@@ -299,6 +348,7 @@ class Judge:
                     verdicts[index] = futures[index].result()
                     bar.update(1)
             self.cache.flush()  # the last partial batch of verdicts
+            self._close_worker_clients()  # their threads are gone with the pool
         bar.close()
         return verdicts
 
@@ -314,12 +364,20 @@ class Judge:
                 self.cache.put(key, *found[old])
         self.cache.flush()
 
+    def _close_worker_clients(self) -> None:
+        with self._lock:
+            clients, self._clients = self._clients, []
+        for client in clients:
+            client.close()
+
     def with_model(self, model: str) -> "Judge":
         """A second judge on the same endpoint (protocols with two judges) sharing the cache file."""
         return Judge(replace(self.config, model=model))
 
     def close(self) -> None:
-        self._http.close()
+        self._close_worker_clients()
+        if self._shared_http is not None:
+            self._shared_http.close()
         self.cache.close()
 
 

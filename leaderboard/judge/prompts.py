@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 SEPARATOR = "=== USER ==="
@@ -23,7 +23,7 @@ class Prompt:
     def id(self) -> str:
         return f"{self.name}.v{self.version}"
 
-    @property
+    @cached_property  # asked once per judge call: hashed once per prompt (a frozen dataclass may cache)
     def sha(self) -> str:
         return _text_sha(self.system + SEPARATOR + self.user_template)
 

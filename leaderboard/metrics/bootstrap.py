@@ -12,9 +12,22 @@ DEFAULT_RESAMPLES = 5000  # the papers' usual figure
 DEFAULT_SEED = 20260825
 
 
+PATTERN_SHARE = 32  # the pattern draw runs when items outnumber their distinct rows 32-fold
+
+
 def bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                    chunk: int = 250) -> np.ndarray:
-    """(resamples, metrics) matrix of resampled means of `values` (items, metrics)."""
+                    chunk: int = 250, method: str = "auto") -> np.ndarray:
+    """(resamples, metrics) matrix of resampled means of `values` (items, metrics).
+
+    Two exact ways to draw the same bootstrap distribution (`method`):
+    - "items": resample item indices (cost resamples x items);
+    - "patterns": items with identical rows (the same score on every metric: 0/1 hits, reciprocal
+      ranks...) are interchangeable, so resampling n items puts Multinomial(n, share of each distinct
+      row) items on each row; drawing those counts costs resamples x distinct rows (the cell bootstrap
+      of metrics/cell_bootstrap.py, with the distinct rows as cells).
+    "auto" takes patterns when items outnumber distinct rows PATTERN_SHARE-fold (and no value is NaN).
+    Both are the percentile bootstrap over items; their draws differ, so CI endpoints differ by Monte
+    Carlo noise only (bench/medreamm_scoring.py prints both)."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
         values = values[:, None]
@@ -24,6 +37,16 @@ def bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed
     if n == 0:
         out[:] = np.nan
         return out
+    if method != "items" and not np.isnan(values).any():
+        patterns, inverse = np.unique(values, axis=0, return_inverse=True)
+        if method == "patterns" or len(patterns) * PATTERN_SHARE <= n:
+            from .cell_bootstrap import multinomial_draws
+
+            counts = np.bincount(inverse.ravel(), minlength=len(patterns))
+            for start in range(0, resamples, chunk * 8):  # (chunk x patterns) counts at a time
+                size = min(chunk * 8, resamples - start)
+                out[start:start + size] = multinomial_draws(counts, size, rng).astype(np.float64) @ patterns / n
+            return out
     for start in range(0, resamples, chunk):
         size = min(chunk, resamples - start)
         picks = rng.integers(0, n, size=(size, n))

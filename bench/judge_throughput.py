@@ -1,0 +1,130 @@
+"""Judge client throughput against a judge that is not the bottleneck (bench/fake_judge_pool.py: several
+worker processes, asyncio, `--latency` per answer). For each concurrency, interleaved `--repeats` times:
+
+  ideal    concurrency / latency calls per second
+  peer     bare asyncio sockets: the same POSTs over `concurrency` kept-alive connections, no cache, no
+           parsing beyond the JSON (what a Python client on this machine can do at all)
+  project  Judge.run on `--calls` distinct criteria with a fresh disk cache (keys, single flight,
+           retries, parsing, batched cache writes)
+
+Prints medians, % of ideal and project/peer.
+
+    .venv/bin/python bench/judge_throughput.py [--concurrency 64 128] [--latency 0.05] [--calls 4000] [--workers 3]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from fake_judge_pool import FakeJudgePool  # noqa: E402
+
+PROMPT = "Grade one criterion.\n=== USER ===\nDialogue:\n{dialogue}\nCriterion: {criterion}\nReply:\n{candidate}\n"
+
+
+def responder(body: dict) -> str:
+    text = body["messages"][1]["content"]
+    return '{"met": %s, "rationale": "ok"}' % ("true" if len(text) % 3 else "false")
+
+
+def project_rate(base_url: str, concurrency: int, n: int, work: Path, run: int) -> float:
+    from leaderboard.judge import Judge, JudgeCall, JudgeConfig, load_prompt, parse_json_object
+
+    prompt = load_prompt("bench", folder=work)
+    cache = work / f"cache-{concurrency}-{run}.sqlite"
+    judge = Judge(JudgeConfig(base_url=base_url, model="fake-judge", concurrency=concurrency, cache_path=cache,
+                              timeout=60))
+    dialogue = "[1] patient: itchy red rash on both arms for two days, worse at night. " * 4
+    calls = [JudgeCall(f"c{i}", prompt, {"dialogue": dialogue, "criterion": f"criterion {run}-{i}",
+                                         "candidate": "Likely eczema; use an emollient and a mild steroid cream."})
+             for i in range(n)]
+    start = time.perf_counter()
+    verdicts = judge.run(calls, parse_json_object)
+    seconds = time.perf_counter() - start
+    judge.close()
+    assert all(v.ok for v in verdicts) and judge.stats.http_calls == n, judge.stats
+    return n / seconds
+
+
+def peer_rate(base_url: str, concurrency: int, n: int, run: int) -> float:
+    """Bare asyncio: `concurrency` kept-alive connections, each POSTing and reading its answers in turn
+    (no HTTP library: httpx's AsyncClient managed ~30-40 calls/s here, its pool being the bottleneck)."""
+    import json
+    from urllib.parse import urlsplit
+
+    url = urlsplit(base_url)
+    path = url.path.rstrip("/") + "/chat/completions"
+
+    async def worker(next_index: list[int]) -> None:
+        reader, writer = await asyncio.open_connection(url.hostname, url.port)
+        while next_index[0] < n:
+            i = next_index[0]
+            next_index[0] += 1
+            body = json.dumps({"model": "fake-judge", "temperature": 0, "messages": [
+                {"role": "system", "content": "Grade one criterion."},
+                {"role": "user", "content": f"criterion peer {run}-{i}"}]}).encode()
+            writer.write(f"POST {path} HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: application/json\r\n"
+                         f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            json.loads(await reader.readexactly(length))["choices"][0]["message"]["content"]
+        writer.close()
+
+    async def main() -> float:
+        next_index = [0]
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(next_index) for _ in range(concurrency)))
+        return n / (time.perf_counter() - start)
+
+    return asyncio.run(main())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 128])
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--calls", type=int, default=4000)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-peer", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="judge-throughput-"))
+    (work / "bench.v1.txt").write_text(PROMPT)
+    rows = []
+    try:
+        with FakeJudgePool(responder, workers=args.workers, latency=args.latency) as server:
+            peer_rate(server.base_url, 8, 200, -1)  # warm up: workers accepting, imports done
+            for c in args.concurrency:
+                n = max(args.calls, int(4 * c / args.latency))
+                peers, projects, in_flight = [], [], []
+                for r in range(args.repeats):
+                    server.reset()
+                    peers.append(float("nan") if args.skip_peer else peer_rate(server.base_url, c, n, r))
+                    server.reset()
+                    projects.append(project_rate(server.base_url, c, n, work, r))
+                    in_flight.append(server.max_in_flight())
+                rows.append((c, n, statistics.median(peers), statistics.median(projects), max(in_flight)))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"fake judge: {args.workers} worker processes, {args.latency * 1000:.0f} ms per answer; medians of "
+          f"{args.repeats} interleaved runs")
+    print(f"{'concurrency':>11} {'calls':>6} {'ideal/s':>8} {'peer/s':>8} {'project/s':>10} {'% ideal':>8} "
+          f"{'project/peer':>12} {'max in flight':>13}")
+    for c, n, peer, project, flight in rows:
+        ideal = c / args.latency
+        print(f"{c:>11} {n:>6} {ideal:>8.0f} {peer:>8.0f} {project:>10.0f} {100 * project / ideal:>7.0f}% "
+              f"{project / peer:>12.2f} {flight:>13}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
