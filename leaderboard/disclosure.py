@@ -130,7 +130,7 @@ def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozen
     while True:
         public = [j for j in range(len(keys)) if j not in suppressed and n[j] > 0]
         basis = _row_space(incidence[:, public]) if public else np.zeros((len(patterns), 0))
-        leak = _first_leak(incidence, basis, sizes, covered, sorted(suppressed), k, n)
+        leak = _first_leak(incidence, basis, sizes, covered, sorted(suppressed), k, n, keys)
         if leak is None:
             return {keys[j] for j in suppressed}
         # the public cells that take part in deriving it; hiding the smallest breaks the derivation
@@ -150,9 +150,10 @@ def _row_space(matrix: np.ndarray) -> np.ndarray:
     return u[:, :rank]
 
 
-def _first_leak(incidence, basis, sizes, covered, suppressed, k, n) -> np.ndarray | None:
+def _first_leak(incidence, basis, sizes, covered, suppressed, k, n, keys) -> np.ndarray | None:
     """The support (over atoms) of the first derivable small group: a suppressed cell with fewer than
-    k items, a suppressed group whose derivable total covers fewer than k items, or a small atom."""
+    k items, the suppressed cells of one stratum (or all suppressed metrics) together holding fewer
+    than k items, or a small atom."""
     def in_span(vector):
         residual = vector - basis @ (basis.T @ vector)
         return float(np.abs(residual).max()) < 1e-7
@@ -161,6 +162,13 @@ def _first_leak(incidence, basis, sizes, covered, suppressed, k, n) -> np.ndarra
         vector = incidence[:, j]
         if n[j] and n[j] < k and in_span(vector):
             return vector
+    groups: dict[tuple, list[int]] = {}
+    for j in suppressed:
+        groups.setdefault(keys[j][:2] if keys[j][0] == "stratum" else ("metric",), []).append(j)
+    for members in groups.values():
+        union = incidence[:, members].any(axis=1).astype(np.float64)
+        if len(members) > 1 and 0 < union @ sizes < k and in_span(union):
+            return union
     if basis.shape[1]:
         # an atom is derivable exactly when its unit vector lies in the span: |projection|^2 == 1
         weight = (basis ** 2).sum(axis=1)
