@@ -20,6 +20,8 @@ every submitted result when it is made public (`Result.to_public_dict`):
    `LEADERBOARD_PUBLIC_NOISE` items (default 2), salted with the submission id, so that two probes
    differing in one item cannot be told apart by subtraction. Per-item scores and exact values stay
    private.
+4. Secrets and hosts: protocol, notes and pending reasons pass `redact.public_value` (no
+   credentials, tokens, endpoints, self-hosted host names or server paths).
 
 Rules 1-2 hold for every submission (the README's promise; a 1-item cell is noise anyway); rule 3
 only when answers are held out (with public answers there is nothing to hide and exact values keep
@@ -34,6 +36,8 @@ from statistics import NormalDist
 from typing import Any, Sequence
 
 import numpy as np
+
+from .redact import public_value
 
 DEFAULT_MIN_CELL = 5
 DEFAULT_NOISE_ITEMS = 2.0
@@ -264,7 +268,9 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
                                                 data.get("n_items", 0))
     data = dict(data, metrics=metrics, ci=ci, pending=pending, strata=public_strata,
                 metric_n={m: n for m, n in metric_n.items() if m in metrics})
-    data["protocol"] = public_protocol(protocol, disclosure, policy, hidden_metrics)
+    data["protocol"] = public_value(public_protocol(protocol, disclosure, policy, hidden_metrics))
+    data["pending"] = public_value(data["pending"])
+    data["notes"] = public_value(data.get("notes") or [])
     return data
 
 
