@@ -42,6 +42,19 @@ from .redact import public_value
 DEFAULT_MIN_CELL = 5
 DEFAULT_NOISE_ITEMS = 2.0
 SUPPRESSED = "suppressed"
+WITHHELD = "withheld"
+DEFAULT_BREAKDOWNS = 5
+
+
+def subset_metrics(disclosure: "Disclosure", metrics: dict) -> set[str]:
+    """Metrics over a part of their item set (a task, a modality...): those whose cell is not the
+    whole universe. Whole-set metrics, metrics without item sets and means of subsets are not."""
+    out = set()
+    for cells in disclosure.cells:
+        for j, key in enumerate(cells.keys):
+            if key[0] == "metric" and key[1] in metrics and not cells.masks[:, j].all():
+                out.add(key[1])
+    return out - set(disclosure.derived)
 
 
 def metric_key(name: str) -> tuple[str, ...]:
@@ -106,6 +119,7 @@ class Policy:
     min_cell: int = DEFAULT_MIN_CELL
     secret: bytes | None = None
     noise_items: float = DEFAULT_NOISE_ITEMS
+    breakdowns_per_month: int = DEFAULT_BREAKDOWNS  # detailed results per account per 30 days
 
     def __post_init__(self):
         if self.min_cell < 1 or self.noise_items < 0:
@@ -114,7 +128,8 @@ class Policy:
     @classmethod
     def from_settings(cls, settings) -> "Policy":
         secret = settings.secret.encode("utf-8") if getattr(settings, "secret", None) else None
-        return cls(min_cell=settings.min_public_cell, secret=secret, noise_items=settings.public_noise_items)
+        return cls(min_cell=settings.min_public_cell, secret=secret, noise_items=settings.public_noise_items,
+                   breakdowns_per_month=settings.breakdowns_per_month)
 
 
 # ---------------------------------------------------------------------------------------- planning
@@ -198,8 +213,10 @@ def partition_suppression(cells: dict[str, dict], k: int) -> dict[str, set[str]]
 
 
 # ---------------------------------------------------------------------------------------- publishing
-def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str = "") -> dict:
-    """The public view of a submitted result's dict (`asdict(Result)` without per-item scores)."""
+def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str = "", breakdowns: bool = True) -> dict:
+    """The public view of a submitted result's dict (`asdict(Result)` without per-item scores).
+    `breakdowns=False` (the account used its monthly budget of detailed results) withholds every
+    stratum cell and every metric over a subset; whole-set metrics and means of subsets stay."""
     k = policy.min_cell
     protocol = data.get("protocol") or {}
     held_out = set(protocol.get("held_out_columns") or [])
@@ -242,6 +259,13 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
                 suppressed_metrics.add(name)
                 changed = True
 
+    withheld = set() if breakdowns else subset_metrics(disclosure, metrics)
+    for name in withheld - suppressed_metrics - hidden_metrics:
+        if metrics.get(name) is not None:
+            metrics[name] = None
+            ci.pop(name, None)
+            pending[name] = (f"{WITHHELD}: breakdowns are published for {policy.breakdowns_per_month} results "
+                             "per account per 30 days; this one shows whole-set metrics only")
     for name in suppressed_metrics | hidden_metrics:
         if name not in metrics:
             continue
@@ -260,7 +284,7 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
     for stratum, values in strata.items():
         public_strata[stratum] = {
             value: ({"n": cell.get("n", 0), "metrics": {}, SUPPRESSED: True} if value in suppressed_cells[stratum]
-                    else cell)
+                    else {"n": cell.get("n", 0), "metrics": {}, WITHHELD: True} if not breakdowns else cell)
             for value, cell in values.items()}
 
     if protocol.get("answers_held_out") and policy.secret:
@@ -307,10 +331,15 @@ def _add_noise(metrics, ci, strata, metric_n, disclosure, policy, salt, n_items)
         value = value if low is None else max(low, value)
         return round(value if high is None else min(high, value), 4)
 
-    metrics = {m: shifted(v, f"m:{m}", metric_n.get(m, n_items), disclosure.item_span.get(m, 100.0))
+    def items_behind(m):
+        """A mean of T subset metrics moves by span/(T n_t) per item of subset t: its n is T min(n_t)."""
+        inputs = [metric_n[i] for i in disclosure.derived.get(m, []) if metric_n.get(i)]
+        return len(inputs) * min(inputs) if inputs else metric_n.get(m, n_items)
+
+    metrics = {m: shifted(v, f"m:{m}", items_behind(m), disclosure.item_span.get(m, 100.0))
                for m, v in metrics.items()}
-    ci = {m: [shifted(lo, f"lo:{m}", metric_n.get(m, n_items), disclosure.item_span.get(m, 100.0)),
-              shifted(hi, f"hi:{m}", metric_n.get(m, n_items), disclosure.item_span.get(m, 100.0))]
+    ci = {m: [shifted(lo, f"lo:{m}", items_behind(m), disclosure.item_span.get(m, 100.0)),
+              shifted(hi, f"hi:{m}", items_behind(m), disclosure.item_span.get(m, 100.0))]
           for m, (lo, hi) in ci.items()}
     out = {}
     for stratum, values in strata.items():

@@ -280,7 +280,7 @@ class Service:
             self._update(sub_id, message="saving private per-item scores", progress=0.8)
             self._save_private_scores(sub_id, record["benchmark"], result)
             per_item, result.per_item = result.per_item, None
-            self.store.save_result(sub_id, result)
+            self.store.save_result(sub_id, result, account=record.get("user"))
             judged_pending = any("judge" in reason for reason in result.pending.values())
             primary = registry.scorer(record["benchmark"]).primary_metric
             if judged_pending:

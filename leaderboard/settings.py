@@ -31,6 +31,7 @@ class Settings:
     min_public_cell: int = 5  # LEADERBOARD_MIN_CELL: no public number from fewer items
     secret: str | None = None  # LEADERBOARD_SECRET: keys the public fingerprint and noise of held-out keys
     public_noise_items: float = 2.0  # LEADERBOARD_PUBLIC_NOISE: noise on held-out public values, in items
+    breakdowns_per_month: int = 5  # LEADERBOARD_BREAKDOWNS: results per account per 30 days shown with breakdowns
     server_name: str = "127.0.0.1"  # GRADIO_SERVER_NAME
     server_port: int = 7860  # GRADIO_SERVER_PORT
     # matching (diagnosis benchmarks)
@@ -65,7 +66,8 @@ ENV_NAMES = {
     "local_user": "LEADERBOARD_LOCAL_USER", "worker": "LEADERBOARD_WORKER",
     "judge_retry_seconds": "LEADERBOARD_JUDGE_RETRY", "hub_results_repo": "LEADERBOARD_HUB_RESULTS_REPO",
     "hub_private_repo": "LEADERBOARD_HUB_PRIVATE_REPO", "min_public_cell": "LEADERBOARD_MIN_CELL",
-    "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE", "server_name": "GRADIO_SERVER_NAME",
+    "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE",
+    "breakdowns_per_month": "LEADERBOARD_BREAKDOWNS", "server_name": "GRADIO_SERVER_NAME",
     "server_port": "GRADIO_SERVER_PORT", "sapbert_path": "SAPBERT_PATH", "who_base_url": "WHO_ICD_BASE_URL",
     "who_client_id": "WHO_ICD_CLIENT_ID", "who_client_secret": "WHO_ICD_CLIENT_SECRET",
     "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",
