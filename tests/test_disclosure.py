@@ -238,3 +238,25 @@ def test_min_cell_comes_from_the_environment():
     assert Policy.from_settings(Settings.from_env({})).min_cell == 5
     with pytest.raises(ValueError):
         Policy(min_cell=0)
+
+
+def test_an_account_gets_breakdowns_for_its_budget_of_results_per_30_days(tmp_path, held_out_medcmr):
+    from leaderboard.scoring import score_file
+
+    upload = tmp_path / "a.jsonl"
+    upload.write_text("".join(json.dumps({"id": f"mcq-{k}", "answer": "B"}) + "\n" for k in range(21)))
+    _, result = score_file("medcmr", upload, held_out_medcmr, ScoringContext(resamples=0))
+    store = LocalStore(tmp_path / "store", policy=Policy(min_cell=1, secret=b"s", breakdowns_per_month=2))
+    for sub in ("s1", "s2", "s3"):
+        store.save_result(sub, result, account="mallory")
+    store.save_result("s1", result, account="mallory")  # a rescore of a counted result keeps its breakdowns
+    records = {s: json.loads(store.result_path("medcmr", s).read_text()) for s in ("s1", "s2", "s3")}
+    assert records["s1"]["metrics"]["mcq_SOD"] is not None and records["s2"]["strata"]["task"]["SOD"]["metrics"]
+    third = records["s3"]
+    assert third["metrics"]["mcq_SOD"] is None and third["pending"]["mcq_SOD"].startswith("withheld")
+    assert third["strata"]["task"]["SOD"] == {"n": 3, "metrics": {}, "withheld": True}
+    assert third["metrics"]["mcq_all"] is not None and third["metrics"]["mcq_macro"] is not None  # whole-set numbers
+    store.save_result("s4", result, account="alice")  # another account has its own budget
+    assert json.loads(store.result_path("medcmr", "s4").read_text())["metrics"]["mcq_SOD"] is not None
+    ledger = list((tmp_path / "store" / "private" / "breakdowns").iterdir())
+    assert len(ledger) == 2 and all("mallory" not in p.name and "alice" not in p.name for p in ledger)
