@@ -111,6 +111,7 @@ class Disclosure:
     sources: dict[str, str] = field(default_factory=dict)  # metric -> answer-key column it is built from
     item_span: dict[str, float] = field(default_factory=dict)  # metric -> most one item can move n*value
     bounds: dict[str, tuple] = field(default_factory=dict)  # metric -> (low, high) of its values; None = open
+    chance: dict[str, float] = field(default_factory=dict)  # metric -> what the best constant answer scores
     exact_fingerprint: str | None = None
 
 
@@ -259,13 +260,19 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
                 suppressed_metrics.add(name)
                 changed = True
 
+    why_withheld = (f"{WITHHELD}: breakdowns are published for {policy.breakdowns_per_month} results per account "
+                    "per 30 days; this one shows whole-set metrics only")
+    if breakdowns and protocol.get("answers_held_out") and at_chance(data, disclosure, metric_n):
+        # a constant-letter probe's breakdowns are the key's letter shares per subset
+        breakdowns = False
+        why_withheld = (f"{WITHHELD}: breakdowns are published for results clearly above what a constant answer "
+                        "scores; this one shows whole-set metrics only")
     withheld = set() if breakdowns else subset_metrics(disclosure, metrics)
     for name in withheld - suppressed_metrics - hidden_metrics:
         if metrics.get(name) is not None:
             metrics[name] = None
             ci.pop(name, None)
-            pending[name] = (f"{WITHHELD}: breakdowns are published for {policy.breakdowns_per_month} results "
-                             "per account per 30 days; this one shows whole-set metrics only")
+            pending[name] = why_withheld
     for name in suppressed_metrics | hidden_metrics:
         if name not in metrics:
             continue
@@ -296,6 +303,18 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
     data["pending"] = public_value(data["pending"])
     data["notes"] = public_value(data.get("notes") or [])
     return data
+
+
+def at_chance(data: dict, disclosure: Disclosure, metric_n: dict, z: float = 3.0) -> bool:
+    """Whether a metric with a declared chance level is within z standard errors of it."""
+    for name, chance in disclosure.chance.items():
+        value, n = data["metrics"].get(name), metric_n.get(name, data.get("n_items", 0))
+        if value is None or not n:
+            continue
+        p = min(max(chance / 100.0, 1e-6), 1 - 1e-6)
+        if value <= chance + z * 100.0 * (p * (1 - p) / n) ** 0.5:
+            return True
+    return False
 
 
 def public_protocol(protocol: dict, disclosure: Disclosure, policy: Policy, hidden_metrics=()) -> dict:

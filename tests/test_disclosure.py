@@ -133,11 +133,19 @@ def submit_probe(tmp_path, data, letter_of, policy=Policy(secret=b"test-secret")
     return json.loads(store.result_path("medcmr", outcome.submission_id).read_text()), ids
 
 
-def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_out_medcmr):
+@pytest.mark.parametrize("probe", ["all A", "17 of 21 right"])
+def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_out_medcmr, probe):
+    """All-A is at chance, so it gets no breakdowns at all; a good model's file gets them, and then
+    the k-rule and complementary suppression are what keep small cells hidden."""
     from benchmarks.medcmr.scorer import disclosure_cells, subset_masks
     from leaderboard.answer_key import read_columns
 
-    record, ids = submit_probe(tmp_path, held_out_medcmr, lambda k, i: "A")
+    answers = read_columns(held_out_medcmr.with_name("medcmr-answers"), "mcq", ["id", "answer"]).to_pylist()
+    gold = {g["id"]: g["answer"] for g in answers}
+    letter = (lambda k, i: "A") if probe == "all A" else (lambda k, i: gold[i] if k % 5 else "ABCDE"[k % 3])
+    record, ids = submit_probe(tmp_path, held_out_medcmr, letter)
+    breakdowns = probe != "all A"
+    assert (record["strata"]["complexity_group"]["reasoning"]["metrics"] != {}) == breakdowns
     k = record["protocol"]["disclosure"]["min_cell"]
     assert k == 5
     for name, value in record["metrics"].items():
@@ -243,8 +251,12 @@ def test_min_cell_comes_from_the_environment():
 def test_an_account_gets_breakdowns_for_its_budget_of_results_per_30_days(tmp_path, held_out_medcmr):
     from leaderboard.scoring import score_file
 
-    upload = tmp_path / "a.jsonl"
-    upload.write_text("".join(json.dumps({"id": f"mcq-{k}", "answer": "B"}) + "\n" for k in range(21)))
+    from leaderboard.answer_key import read_columns
+
+    gold = read_columns(held_out_medcmr.with_name("medcmr-answers"), "mcq", ["id", "answer"]).to_pylist()
+    upload = tmp_path / "a.jsonl"  # a model that gets 17 of 21 right: clearly above a constant answer
+    upload.write_text("".join(json.dumps({"id": g["id"], "answer": g["answer"] if k % 5 else "ABCDE"[k % 3]}) + "\n"
+                              for k, g in enumerate(gold)))
     _, result = score_file("medcmr", upload, held_out_medcmr, ScoringContext(resamples=0))
     store = LocalStore(tmp_path / "store", policy=Policy(min_cell=1, secret=b"s", breakdowns_per_month=2))
     for sub in ("s1", "s2", "s3"):
@@ -260,3 +272,17 @@ def test_an_account_gets_breakdowns_for_its_budget_of_results_per_30_days(tmp_pa
     assert json.loads(store.result_path("medcmr", "s4").read_text())["metrics"]["mcq_SOD"] is not None
     ledger = list((tmp_path / "store" / "private" / "breakdowns").iterdir())
     assert len(ledger) == 2 and all("mallory" not in p.name and "alice" not in p.name for p in ledger)
+
+
+def test_a_constant_letter_probe_gets_no_breakdowns_on_a_held_out_key(tmp_path, held_out_medcmr):
+    """Its per-subset accuracies would be the key's letter shares per subset (the bench showed a blind
+    guess going from 21% to 25% at 3,000 MCQs with them); whole-set numbers stay."""
+    from leaderboard.scoring import score_file
+
+    upload = tmp_path / "b.jsonl"
+    upload.write_text("".join(json.dumps({"id": f"mcq-{k}", "answer": "B"}) + "\n" for k in range(21)))
+    _, result = score_file("medcmr", upload, held_out_medcmr, ScoringContext(resamples=0))
+    assert result.metrics["mcq_all"] <= result.disclosure.chance["mcq_all"]
+    public = result.to_public_dict(Policy(min_cell=1, secret=b"s"))
+    assert public["metrics"]["mcq_all"] is not None and public["metrics"]["mcq_SOD"] is None
+    assert "constant answer" in public["pending"]["mcq_SOD"] and public["strata"]["task"]["SOD"]["withheld"]
