@@ -132,14 +132,15 @@ class Benchmark(ABC):
                parse_failures: int = 0, ci: dict | None = None, pending: dict | None = None,
                strata: dict | None = None, notes: list | None = None, per_item: dict | None = None,
                metric_n: dict | None = None, cells: list | None = None, derived: dict | None = None,
-               sources: dict | None = None) -> Result:
+               sources: dict | None = None, chance: dict | None = None) -> Result:
         """The one way a scorer hands back its numbers: metrics in declaration order (absent = None),
         `pending` kept only for metrics that have no value, per-item scores only when the context keeps them.
 
         Disclosure control (`leaderboard.disclosure`) needs to know what stands behind each number:
         `metric_n` (items per metric; undeclared = every item), `cells` (the item sets behind metrics
         and stratum cells, for exact complementary suppression), `derived` (metric -> the metrics it
-        averages) and `sources` (metric -> the answer-key column it is built from)."""
+        averages), `sources` (metric -> the answer-key column it is built from) and `chance` (metric -> what
+        the best constant answer scores; held-out results near it publish no breakdowns)."""
         values = {m.name: metrics.get(m.name) for m in self.metrics}
         return Result(benchmark=self.name, model=context.model, metrics=values, ci=dict(ci or {}),
                       n_items=n_items, n_answered=n_answered, parse_failures=parse_failures,
@@ -150,7 +151,8 @@ class Benchmark(ABC):
                       disclosure=Disclosure(cells=list(cells or []), derived=dict(derived or {}),
                                             sources=dict(sources or {}),
                                             item_span={m.name: m.item_span for m in self.metrics},
-                                            bounds={m.name: m.bounds for m in self.metrics}))
+                                            bounds={m.name: m.bounds for m in self.metrics},
+                                            chance=dict(chance or {})))
 
     def base_protocol(self, key: AnswerKey, context: ScoringContext) -> dict:
         return {

@@ -61,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--quiet", action="store_true")
     sub.add_parser("benchmarks", help="list benchmarks and their metrics")
     sub.add_parser("worker", help="score queued Space submissions outside the Space (see --help)", add_help=False)
+    sub.add_parser("review", help="list, approve or reject submissions held as suspected injections (see --help)",
+                   add_help=False)
     sub.add_parser("predict", help="run a model behind an OpenAI-compatible endpoint on a built dataset (see --help)",
                    add_help=False)
     sub.add_parser("from-lmms-eval", help="an lmms-eval --log_samples folder -> prediction file + run settings (see --help)",
@@ -74,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         from .worker import main as worker_main
 
         return worker_main(argv[1:])
+    if argv[:1] == ["review"]:
+        from .review import main as review_main
+
+        return review_main(argv[1:])
     if argv[:1] == ["predict"]:
         from .predict.cli import main as predict_main
 

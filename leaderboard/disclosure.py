@@ -20,6 +20,8 @@ every submitted result when it is made public (`Result.to_public_dict`):
    `LEADERBOARD_PUBLIC_NOISE` items (default 2), salted with the submission id, so that two probes
    differing in one item cannot be told apart by subtraction. Per-item scores and exact values stay
    private.
+4. Secrets and hosts: protocol, notes and pending reasons pass `redact.public_value` (no
+   credentials, tokens, endpoints, self-hosted host names or server paths).
 
 Rules 1-2 hold for every submission (the README's promise; a 1-item cell is noise anyway); rule 3
 only when answers are held out (with public answers there is nothing to hide and exact values keep
@@ -35,9 +37,24 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .redact import public_value
+
 DEFAULT_MIN_CELL = 5
 DEFAULT_NOISE_ITEMS = 2.0
 SUPPRESSED = "suppressed"
+WITHHELD = "withheld"
+DEFAULT_BREAKDOWNS = 5
+
+
+def subset_metrics(disclosure: "Disclosure", metrics: dict) -> set[str]:
+    """Metrics over a part of their item set (a task, a modality...): those whose cell is not the
+    whole universe. Whole-set metrics, metrics without item sets and means of subsets are not."""
+    out = set()
+    for cells in disclosure.cells:
+        for j, key in enumerate(cells.keys):
+            if key[0] == "metric" and key[1] in metrics and not cells.masks[:, j].all():
+                out.add(key[1])
+    return out - set(disclosure.derived)
 
 
 def metric_key(name: str) -> tuple[str, ...]:
@@ -94,6 +111,7 @@ class Disclosure:
     sources: dict[str, str] = field(default_factory=dict)  # metric -> answer-key column it is built from
     item_span: dict[str, float] = field(default_factory=dict)  # metric -> most one item can move n*value
     bounds: dict[str, tuple] = field(default_factory=dict)  # metric -> (low, high) of its values; None = open
+    chance: dict[str, float] = field(default_factory=dict)  # metric -> what the best constant answer scores
     exact_fingerprint: str | None = None
 
 
@@ -102,6 +120,7 @@ class Policy:
     min_cell: int = DEFAULT_MIN_CELL
     secret: bytes | None = None
     noise_items: float = DEFAULT_NOISE_ITEMS
+    breakdowns_per_month: int = DEFAULT_BREAKDOWNS  # detailed results per account per 30 days
 
     def __post_init__(self):
         if self.min_cell < 1 or self.noise_items < 0:
@@ -110,7 +129,8 @@ class Policy:
     @classmethod
     def from_settings(cls, settings) -> "Policy":
         secret = settings.secret.encode("utf-8") if getattr(settings, "secret", None) else None
-        return cls(min_cell=settings.min_public_cell, secret=secret, noise_items=settings.public_noise_items)
+        return cls(min_cell=settings.min_public_cell, secret=secret, noise_items=settings.public_noise_items,
+                   breakdowns_per_month=settings.breakdowns_per_month)
 
 
 # ---------------------------------------------------------------------------------------- planning
@@ -130,7 +150,7 @@ def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozen
     while True:
         public = [j for j in range(len(keys)) if j not in suppressed and n[j] > 0]
         basis = _row_space(incidence[:, public]) if public else np.zeros((len(patterns), 0))
-        leak = _first_leak(incidence, basis, sizes, covered, sorted(suppressed), k, n)
+        leak = _first_leak(incidence, basis, sizes, covered, sorted(suppressed), k, n, keys)
         if leak is None:
             return {keys[j] for j in suppressed}
         # the public cells that take part in deriving it; hiding the smallest breaks the derivation
@@ -150,9 +170,10 @@ def _row_space(matrix: np.ndarray) -> np.ndarray:
     return u[:, :rank]
 
 
-def _first_leak(incidence, basis, sizes, covered, suppressed, k, n) -> np.ndarray | None:
+def _first_leak(incidence, basis, sizes, covered, suppressed, k, n, keys) -> np.ndarray | None:
     """The support (over atoms) of the first derivable small group: a suppressed cell with fewer than
-    k items, a suppressed group whose derivable total covers fewer than k items, or a small atom."""
+    k items, the suppressed cells of one stratum (or all suppressed metrics) together holding fewer
+    than k items, or a small atom."""
     def in_span(vector):
         residual = vector - basis @ (basis.T @ vector)
         return float(np.abs(residual).max()) < 1e-7
@@ -161,6 +182,13 @@ def _first_leak(incidence, basis, sizes, covered, suppressed, k, n) -> np.ndarra
         vector = incidence[:, j]
         if n[j] and n[j] < k and in_span(vector):
             return vector
+    groups: dict[tuple, list[int]] = {}
+    for j in suppressed:
+        groups.setdefault(keys[j][:2] if keys[j][0] == "stratum" else ("metric",), []).append(j)
+    for members in groups.values():
+        union = incidence[:, members].any(axis=1).astype(np.float64)
+        if len(members) > 1 and 0 < union @ sizes < k and in_span(union):
+            return union
     if basis.shape[1]:
         # an atom is derivable exactly when its unit vector lies in the span: |projection|^2 == 1
         weight = (basis ** 2).sum(axis=1)
@@ -186,8 +214,10 @@ def partition_suppression(cells: dict[str, dict], k: int) -> dict[str, set[str]]
 
 
 # ---------------------------------------------------------------------------------------- publishing
-def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str = "") -> dict:
-    """The public view of a submitted result's dict (`asdict(Result)` without per-item scores)."""
+def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str = "", breakdowns: bool = True) -> dict:
+    """The public view of a submitted result's dict (`asdict(Result)` without per-item scores).
+    `breakdowns=False` (the account used its monthly budget of detailed results) withholds every
+    stratum cell and every metric over a subset; whole-set metrics and means of subsets stay."""
     k = policy.min_cell
     protocol = data.get("protocol") or {}
     held_out = set(protocol.get("held_out_columns") or [])
@@ -230,6 +260,19 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
                 suppressed_metrics.add(name)
                 changed = True
 
+    why_withheld = (f"{WITHHELD}: breakdowns are published for {policy.breakdowns_per_month} results per account "
+                    "per 30 days; this one shows whole-set metrics only")
+    if breakdowns and protocol.get("answers_held_out") and at_chance(data, disclosure, metric_n):
+        # a constant-letter probe's breakdowns are the key's letter shares per subset
+        breakdowns = False
+        why_withheld = (f"{WITHHELD}: breakdowns are published for results clearly above what a constant answer "
+                        "scores; this one shows whole-set metrics only")
+    withheld = set() if breakdowns else subset_metrics(disclosure, metrics)
+    for name in withheld - suppressed_metrics - hidden_metrics:
+        if metrics.get(name) is not None:
+            metrics[name] = None
+            ci.pop(name, None)
+            pending[name] = why_withheld
     for name in suppressed_metrics | hidden_metrics:
         if name not in metrics:
             continue
@@ -248,7 +291,7 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
     for stratum, values in strata.items():
         public_strata[stratum] = {
             value: ({"n": cell.get("n", 0), "metrics": {}, SUPPRESSED: True} if value in suppressed_cells[stratum]
-                    else cell)
+                    else {"n": cell.get("n", 0), "metrics": {}, WITHHELD: True} if not breakdowns else cell)
             for value, cell in values.items()}
 
     if protocol.get("answers_held_out") and policy.secret:
@@ -256,8 +299,22 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
                                                 data.get("n_items", 0))
     data = dict(data, metrics=metrics, ci=ci, pending=pending, strata=public_strata,
                 metric_n={m: n for m, n in metric_n.items() if m in metrics})
-    data["protocol"] = public_protocol(protocol, disclosure, policy, hidden_metrics)
+    data["protocol"] = public_value(public_protocol(protocol, disclosure, policy, hidden_metrics))
+    data["pending"] = public_value(data["pending"])
+    data["notes"] = public_value(data.get("notes") or [])
     return data
+
+
+def at_chance(data: dict, disclosure: Disclosure, metric_n: dict, z: float = 3.0) -> bool:
+    """Whether a metric with a declared chance level is within z standard errors of it."""
+    for name, chance in disclosure.chance.items():
+        value, n = data["metrics"].get(name), metric_n.get(name, data.get("n_items", 0))
+        if value is None or not n:
+            continue
+        p = min(max(chance / 100.0, 1e-6), 1 - 1e-6)
+        if value <= chance + z * 100.0 * (p * (1 - p) / n) ** 0.5:
+            return True
+    return False
 
 
 def public_protocol(protocol: dict, disclosure: Disclosure, policy: Policy, hidden_metrics=()) -> dict:
@@ -293,10 +350,15 @@ def _add_noise(metrics, ci, strata, metric_n, disclosure, policy, salt, n_items)
         value = value if low is None else max(low, value)
         return round(value if high is None else min(high, value), 4)
 
-    metrics = {m: shifted(v, f"m:{m}", metric_n.get(m, n_items), disclosure.item_span.get(m, 100.0))
+    def items_behind(m):
+        """A mean of T subset metrics moves by span/(T n_t) per item of subset t: its n is T min(n_t)."""
+        inputs = [metric_n[i] for i in disclosure.derived.get(m, []) if metric_n.get(i)]
+        return len(inputs) * min(inputs) if inputs else metric_n.get(m, n_items)
+
+    metrics = {m: shifted(v, f"m:{m}", items_behind(m), disclosure.item_span.get(m, 100.0))
                for m, v in metrics.items()}
-    ci = {m: [shifted(lo, f"lo:{m}", metric_n.get(m, n_items), disclosure.item_span.get(m, 100.0)),
-              shifted(hi, f"hi:{m}", metric_n.get(m, n_items), disclosure.item_span.get(m, 100.0))]
+    ci = {m: [shifted(lo, f"lo:{m}", items_behind(m), disclosure.item_span.get(m, 100.0)),
+              shifted(hi, f"hi:{m}", items_behind(m), disclosure.item_span.get(m, 100.0))]
           for m, (lo, hi) in ci.items()}
     out = {}
     for stratum, values in strata.items():

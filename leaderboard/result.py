@@ -57,7 +57,7 @@ class Result:
             return None
         return self.n_answered / self.n_items if self.n_items else 0.0
 
-    def to_public_dict(self, policy: Policy | None = None, salt: str = "") -> dict:
+    def to_public_dict(self, policy: Policy | None = None, salt: str = "", breakdowns: bool = True) -> dict:
         """The record anyone may see. A submission passes disclosure control (`leaderboard.disclosure`:
         k-rule, complementary suppression, held-out labels, keyed fingerprint and noise); paper rows
         are published numbers already and only get the small-cell rule on strata."""
@@ -69,7 +69,7 @@ class Result:
         data.pop("per_item")
         data.pop("disclosure")
         if self.source == "submission":
-            data = publish(data, disclosure, policy or Policy(), salt)
+            data = publish(data, disclosure, policy or Policy(), salt, breakdowns)
         else:
             data["strata"] = suppress_small_cells(data["strata"])
         data["schema_version"] = SCHEMA_VERSION

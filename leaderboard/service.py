@@ -32,6 +32,7 @@ from .prediction_files import MAX_FILE_BYTES
 from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
+from .review import NEEDS_REVIEW, NEUTRAL_MESSAGE, review_note, suspected_injections
 from .run_settings import RunSettingsError, read_run_settings
 from .answer_key import AnswerKeyError
 from .public_index import has_answer_key, validate_public
@@ -41,7 +42,7 @@ from .tables import Entry
 
 log = logging.getLogger("leaderboard.service")
 
-STATES = ("queued", "scoring", "waiting for judge", "finished", "failed")
+STATES = ("queued", "needs review", "scoring", "waiting for judge", "finished", "failed")
 ALLOWED_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 MAX_TEXT = {"model_name": 120, "organisation": 120, "link": 300, "contamination": 2000, "contact": 300}
 
@@ -184,6 +185,8 @@ class Service:
             return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
                                   "excluded): the file is valid, but nothing was queued. Try again tomorrow (UTC).",
                            rendered)
+        # text that seems to address the judge waits for a maintainer (`python -m leaderboard review`)
+        suspects = suspected_injections(registry.scorer(form.benchmark), report)
         sub_id = f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
         model = form.model()
         record = {
@@ -193,6 +196,8 @@ class Service:
             "contamination": clean_text(form.contamination, MAX_TEXT["contamination"]),
             "run_settings": run_settings,
         }
+        if suspects:
+            record.update(state=NEEDS_REVIEW, message=NEUTRAL_MESSAGE, review=review_note(suspects))
         try:
             self.store.write_bytes(self.store.private("uploads", sub_id, record["file_name"]), upload.read_bytes())
             if form.contact:
@@ -202,6 +207,8 @@ class Service:
         except StoreError as exc:
             shutil.rmtree(self.store.private("uploads", sub_id), ignore_errors=True)
             return Outcome(False, str(exc), rendered)
+        if suspects:
+            return Outcome(True, f"Received as {sub_id}; it is {NEEDS_REVIEW} ({NEUTRAL_MESSAGE}).", rendered, sub_id)
         self._queue.put(sub_id)
         return Outcome(True, f"Queued as {sub_id}. Scoring runs in the background; follow it below.", rendered, sub_id)
 
@@ -319,7 +326,7 @@ class Service:
             self._update(sub_id, message="saving private per-item scores", progress=0.8)
             self._save_private_scores(sub_id, record["benchmark"], result)
             per_item, result.per_item = result.per_item, None
-            self.store.save_result(sub_id, result)
+            self.store.save_result(sub_id, result, account=record.get("user"))
             judged_pending = any("judge" in reason for reason in result.pending.values())
             primary = registry.scorer(record["benchmark"]).primary_metric
             if judged_pending:

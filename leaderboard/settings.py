@@ -38,6 +38,7 @@ class Settings:
     lease_seconds: float = 600.0  # LEADERBOARD_LEASE: a claimed submission whose worker went silent this long is re-queued
     worker_id: str | None = None  # LEADERBOARD_WORKER_ID: name shown as "scoring (worker X)" (default host-pid)
     space_token: str | None = None  # LEADERBOARD_SPACE_TOKEN: token `space deploy` stores as the Space's HF_TOKEN secret
+    breakdowns_per_month: int = 5  # LEADERBOARD_BREAKDOWNS: results per account per 30 days shown with breakdowns
     server_name: str = "127.0.0.1"  # GRADIO_SERVER_NAME
     server_port: int = 7860  # GRADIO_SERVER_PORT
     # matching (diagnosis benchmarks)
@@ -75,6 +76,7 @@ ENV_NAMES = {
     "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE", "datasets": "LEADERBOARD_DATASETS",
     "hub_cache": "LEADERBOARD_HUB_CACHE", "refresh_seconds": "LEADERBOARD_REFRESH", "lease_seconds": "LEADERBOARD_LEASE",
     "worker_id": "LEADERBOARD_WORKER_ID", "space_token": "LEADERBOARD_SPACE_TOKEN", "server_name": "GRADIO_SERVER_NAME",
+    "breakdowns_per_month": "LEADERBOARD_BREAKDOWNS",
     "server_port": "GRADIO_SERVER_PORT", "sapbert_path": "SAPBERT_PATH", "who_base_url": "WHO_ICD_BASE_URL",
     "who_client_id": "WHO_ICD_CLIENT_ID", "who_client_secret": "WHO_ICD_CLIENT_SECRET",
     "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",

@@ -79,7 +79,8 @@ class LocalStore:
                 path = self.private("disclosure.key")
                 if not path.is_file():
                     self.write_bytes(path, os.urandom(32).hex().encode("ascii"))
-                self._policy = Policy(self._policy.min_cell, path.read_bytes().strip(), self._policy.noise_items)
+                self._policy = Policy(self._policy.min_cell, path.read_bytes().strip(), self._policy.noise_items,
+                                      self._policy.breakdowns_per_month)
         return self._policy
 
     # --- paths
@@ -107,12 +108,34 @@ class LocalStore:
     def write_bytes(self, path: Path, data: bytes) -> None:
         self._write(path, data, public=False)
 
-    def save_result(self, sub_id: str, result: Result) -> None:
-        record = result.to_public_dict(self.policy, salt=sub_id)
+    def save_result(self, sub_id: str, result: Result, account: str | None = None) -> None:
+        breakdowns = self._breakdown_allowed(account, sub_id) if result.protocol.get("answers_held_out") else True
+        record = result.to_public_dict(self.policy, salt=sub_id, breakdowns=breakdowns)
         record["submission_id"] = sub_id
         self.write_json(self.result_path(result.benchmark, sub_id), record, public=True)
         with self._lock:
             self._version += 1
+
+    def _breakdown_allowed(self, account: str | None, sub_id: str) -> bool:
+        """Held-out keys: an account's results show breakdowns (strata, subset metrics) for at most
+        `policy.breakdowns_per_month` submissions per 30 days; the ledger is private and keyed by a
+        hash of the account. Differencing attacks need many detailed results; honest users need few."""
+        if account is None:
+            return True
+        import hashlib
+        from datetime import datetime, timedelta, timezone
+
+        path = self.private("breakdowns", hashlib.sha256(account.encode("utf-8")).hexdigest()[:24] + ".json")
+        with self._lock:
+            ledger = self.read_json(path) or {}
+            if sub_id in ledger:
+                return True
+            since = (datetime.now(timezone.utc) - timedelta(days=30)).isoformat(timespec="seconds")
+            if sum(1 for when in ledger.values() if when >= since) >= self.policy.breakdowns_per_month:
+                return False
+            ledger[sub_id] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            self.write_json(path, ledger)
+            return True
 
     # --- reads
     def results(self, benchmark: str) -> list[Result]:

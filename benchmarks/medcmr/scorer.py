@@ -154,7 +154,7 @@ class MedCMR(Benchmark):
             context, metrics=metrics, ci=ci, n_items=len(table), n_answered=int(answered.sum()) + open_answered,
             parse_failures=int(parse_failed.sum()), pending=pending, strata=strata, protocol=protocol, notes=notes,
             metric_n=open_n, cells=[disclosure_cells(columns, names)],
-            derived={"mcq_macro": [f"mcq_{t}" for t in TASKS]},
+            derived={"mcq_macro": [f"mcq_{t}" for t in TASKS]}, chance={"mcq_all": constant_answer_accuracy(gold)},
             per_item=({i: {"mcq_all": float(c), "parse_failure": float(p)}
                        for i, c, p in zip(mcq_ids.to_pylist(), correct, parse_failed)}
                       if context.keep_per_item else None))
@@ -223,6 +223,13 @@ def _metric_name(stratum: str, value: str) -> str | None:
     if stratum in ("task", "medical_intelligence") and value in (*TASKS, *MEDICAL_INTELLIGENCE):
         return f"mcq_{value}"
     return None
+
+
+def constant_answer_accuracy(gold: np.ndarray) -> float:
+    """What answering every MCQ with the key's most common letter scores (x100): private, used only to
+    withhold breakdowns of results near it (a constant-letter probe's breakdowns are letter shares)."""
+    letters = [g for g in gold if g is not None]
+    return 100.0 * max(np.unique(np.asarray(letters, dtype=str), return_counts=True)[1]) / len(gold) if letters else 0.0
 
 
 def disclosure_cells(columns: np.ndarray, names: list[tuple[str, str]]) -> Cells:
