@@ -24,6 +24,7 @@ class MetricSpec:
     label: str
     higher_is_better: bool = True
     group: str = ""  # e.g. the matching mode; the Space groups columns by it
+    scale: tuple[float, float] | None = (0.0, 100.0)  # possible range (chart axes); None: from the data
 
 
 # The scoring services a benchmark may declare in `needs`, and why each is missing when not configured.
@@ -95,6 +96,12 @@ class Benchmark(ABC):
     needs: tuple[str, ...] = ()  # scoring services this benchmark uses (keys of SERVICES)
     decisions: tuple[str, ...] = ()
     citation: str = ""
+    # Readable names for the breakdown views (ids stay in downloads and tooltips). Values are listed in the
+    # order they should be shown (e.g. a progression of stages); unlisted values follow in the order seen.
+    stratum_labels: dict[str, str] = {}  # stratum id -> name
+    value_labels: dict[str, dict[str, str]] = {}  # stratum id -> value id -> name
+    cell_metrics: tuple[MetricSpec, ...] = ()  # metrics that exist only in stratum cells (e.g. plain accuracy)
+    breakdown_note: str = ""  # what the paper publishes per stratum, when that needs saying in the view
 
     def __init__(self):
         if not self.stratum_metric:
@@ -105,6 +112,16 @@ class Benchmark(ABC):
 
     def metric(self, name: str) -> MetricSpec:
         return next(m for m in self.metrics if m.name == name)
+
+    def metric_spec(self, name: str) -> MetricSpec:
+        """The spec of a metric or a cell-only metric; an unknown name gets a plain 0-100 spec named by its id."""
+        return next((m for m in (*self.metrics, *self.cell_metrics) if m.name == name), MetricSpec(name, name))
+
+    def stratum_label(self, stratum: str) -> str:
+        return self.stratum_labels.get(stratum) or stratum.replace("_", " ").capitalize()
+
+    def value_label(self, stratum: str, value: str) -> str:
+        return self.value_labels.get(stratum, {}).get(value, value)
 
     @abstractmethod
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:

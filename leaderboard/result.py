@@ -33,7 +33,7 @@ class Result:
     benchmark: str
     model: ModelInfo
     metrics: dict[str, float | None]
-    source: str = "submission"  # "submission" | "paper" | "human"
+    source: str = "submission"  # "submission" | "paper" | "human" | "pooled" (a paper figure pooled over models: never ranked)
     ci: dict[str, list[float]] = field(default_factory=dict)
     n_items: int = 0
     n_answered: int | None = 0  # None: not reported (paper rows)
@@ -55,7 +55,8 @@ class Result:
     def to_public_dict(self) -> dict:
         data = asdict(self)
         data.pop("per_item")
-        data["strata"] = suppress_small_cells(data["strata"])
+        if self.source == "submission":  # published paper/human numbers are public already, whatever their n
+            data["strata"] = suppress_small_cells(data["strata"])
         data["schema_version"] = SCHEMA_VERSION
         data["coverage"] = None if self.coverage is None else round(self.coverage, 6)
         return _finite(data)

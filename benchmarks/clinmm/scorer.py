@@ -42,7 +42,7 @@ class ClinMM(Benchmark):
     )
     metrics = (
         MetricSpec("diagnostic_accuracy_score", "Diagnostic accuracy score (0-2, mean dual-judge consensus)",
-                   group="diagnosis"),
+                   group="diagnosis", scale=(0.0, 2.0)),
         MetricSpec("pct_completely_correct", "% completely correct (both judges 2)", group="diagnosis"),
         MetricSpec("pct_partially_correct", "% partially correct (0 < consensus < 2)", group="diagnosis"),
         MetricSpec("pct_complete_error", "% complete error (both judges 0)", higher_is_better=False,
@@ -52,6 +52,8 @@ class ClinMM(Benchmark):
         MetricSpec("fact_density", "Fact density (x100)", group="reasoning"),
     )
     primary_metric = "diagnostic_accuracy_score"
+    stratum_labels = {"specialty": "Specialty"}
+    value_labels = {"specialty": {s: s for s in SPECIALTIES}}  # the paper's order (its case counts)
     needs = ("judge", "judge_2")  # scoring services it uses; front doors configure only these
     decisions = (
         "Scales: diagnostic_accuracy_score is the mean consensus on the paper's 0-2 scale; the pct_* metrics are "

@@ -43,11 +43,22 @@ class MedRealMM(Benchmark):
     )
     metrics = (
         MetricSpec("score_pct", "Score (%)"),
-        MetricSpec("positives_met_per_case", "Positive criteria met per case"),
-        MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False),
+        MetricSpec("positives_met_per_case", "Positive criteria met per case", scale=None),
+        MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False,
+                   scale=None),
         MetricSpec("pct_clipped_zero", "Cases scored 0 (%)", higher_is_better=False),
     )
     primary_metric = "score_pct"
+    stratum_labels = {"department": "Department", "department_group": "Department group",
+                      "intent": "Consultation intent", "stage": "Consultation stage",
+                      "image_count": "Images in the context", "turn_count": "Messages in the context"}
+    breakdown_note = (
+        "The MedRealMM paper shows its per-department, per-intent and per-stage results only as figures "
+        "(Figs. 6, 7, 11, 12) and prints no per-model numbers for them, so no paper row has a breakdown here. "
+        "What its text states: Claude-Opus-4.7 scores between 51 and 58 in nearly all departments; in Psychiatry "
+        "every system, including the online physicians, scores 40 or less; across the seven intents the frontier "
+        "models stay within 40-60; in history taking the online physicians reach about 70 while every model stays "
+        "below 50 (Sections 4.4 and B.4). Submissions scored here get all of these breakdowns.")
     needs = ("judge",)  # scoring services it uses; front doors configure only these
     citation = BIBTEX
     decisions = (
