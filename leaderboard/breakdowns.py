@@ -151,11 +151,12 @@ def breakdown(benchmark: Benchmark, entries: list[Entry], stratum: str, metric: 
                    and r.source == "submission" else f"no {benchmark.metric_spec(metric).label} per {stratum_name}")
             without.append((label, why))
             continue
-        seen.update(dict.fromkeys(cells))
         rows.append((label, r, cells))
     total = len(rows)
     if limit is not None:
         rows = rows[:limit]
+    for _, _, cells in rows:  # the columns of the rows shown
+        seen.update(dict.fromkeys(cells))
     values = _ordered_values(benchmark, stratum, list(seen))
     built = [Row(label, r.model.name, r.source, {v: _cell(cells.get(v), metric) for v in values})
              for label, r, cells in rows]

@@ -83,7 +83,7 @@ class ItemSource:
             for values in self._column(config, column):
                 for value, n in _value_counts(values).items():
                     counts[value] = counts.get(value, 0) + n
-            if 1 < len(counts) <= MAX_FILTER_VALUES:
+            if 1 < len(counts) <= MAX_FILTER_VALUES and max(counts.values()) > 1:  # all-distinct = ids, no filter
                 out[column] = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         return out
 
