@@ -82,6 +82,8 @@ def metrics_available(benchmark: Benchmark, entries: list[Entry], stratum: str) 
     """Metrics that some cell of `stratum` holds, most filled cells first (the stratum metric wins ties),
     then in declaration order."""
     counts: dict[str, int] = {}
+    if any(e.result.strata.get(stratum) for e in entries):  # cells all hidden still make a view (of gaps)
+        counts[benchmark.stratum_metric] = 0
     for e in entries:
         for cell in (e.result.strata.get(stratum) or {}).values():
             for name, value in (cell.get("metrics") or {}).items():

@@ -33,14 +33,15 @@ def _note(bench, bd: Breakdown | None) -> str:
         parts.append("No record of this benchmark has per-stratum values yet: submissions scored here will have them.")
         return "\n\n".join(parts)
     spec = bench.metric_spec(bd.metric)
-    shown = f"the best {len(bd.rows)} of {bd.total_rows} rows" if bd.total_rows > len(bd.rows) else f"{len(bd.rows)} rows"
+    shown = (f"the best {len(bd.rows)} of {bd.total_rows} rows" if bd.total_rows > len(bd.rows)
+             else f"{len(bd.rows)} row{'s' if len(bd.rows) != 1 else ''}")
     parts.append(f"Each cell: **{spec.label}** in that {bench.stratum_label(bd.stratum).lower()} ({shown}; hover a "
                  "cell for n and its 95% CI; rows marked *paper* are the paper's published per-stratum numbers; a *paper figure* row pools all of the "
                  "paper's models and describes the benchmark, not one model).")
     gaps = {c.gap for r in bd.rows for c in r.cells.values() if c.gap}
     legend = []
     if HIDDEN in gaps:
-        legend.append(f"grey **hidden** = {HIDDEN}")
+        legend.append("grey **hidden** = " + HIDDEN.removeprefix("hidden: "))
     if gaps - {HIDDEN}:
         legend.append("light **–** = " + "; ".join(sorted(gaps - {HIDDEN})))
     if legend:
@@ -109,7 +110,8 @@ def _view(bench, entries, stratum, metric, chosen):
     full = breakdown(bench, entries, stratum, metric, limit=None) if bd and bd.total_rows > len(bd.rows) else bd
     heat, rad = _figures(bench, bd, chosen)
     shown = bd is not None  # with nothing to draw, the note alone says why (no empty charts)
-    return (gr.update(choices=strata, value=stratum, visible=shown), gr.update(choices=metrics, value=metric, visible=shown),
+    return (gr.update(choices=strata, value=stratum, visible=bool(strata)),
+            gr.update(choices=metrics, value=metric, visible=bool(strata)),
             gr.update(choices=_model_choices(bd), value=_chosen(bd, chosen), visible=shown),
             gr.update(value=heat, visible=shown), _note(bench, bd), gr.update(value=rad, visible=shown),
             gr.update(value=_download(full, bench.name), visible=shown))

@@ -103,8 +103,12 @@ def radar(axes: list[str], series: dict[str, list[float | None]], metric_label: 
           scale: tuple[float, float] | None, notes: list[str]) -> go.Figure:
     """One closed line per model over the stratum values; a None stays a gap (the line breaks, no fill)."""
     if len(axes) < 3 or not series:
-        why = ("Choose models with values in this view" if not series else
-               f"A radar needs at least three values with data (this view has {len(axes)}); the heatmap above shows them")
+        if not series:
+            why = "Choose models with values in this view"
+        elif not axes:
+            why = "Nothing to draw: the chosen models' cells here are all hidden or not reported (never drawn as 0)"
+        else:
+            why = f"A radar needs at least three values with data (this view has {len(axes)}); the heatmap shows them"
         return message_figure(why, height=300)
     low, high = value_range(scale, [v for values in series.values() for v in values])
     figure = go.Figure()

@@ -107,6 +107,11 @@ def test_choices_strata_by_label_order_and_metrics_by_filled_cells(entries):
     assert strata_available(bench, entries) == ["organ", "year"]
     assert metrics_available(bench, entries, "organ") == ["acc", "err"]  # acc: 6 values, err: 2
     assert metrics_available(bench, entries, "nothing") == []
+    hidden_only = [Entry(record("H", "submission", 1.0, {"organ": {"skin": {"n": 2, "metrics": {}, "suppressed": True}}}),
+                         "h")]
+    assert metrics_available(bench, hidden_only, "organ") == ["acc"]  # a view of gaps, not no view
+    bd = breakdown(bench, hidden_only, "organ", "acc")
+    assert bd.matrix() == [[None]] and bd.rows[0].cells["skin"].gap == HIDDEN
 
 
 def test_paper_rows_carry_the_published_per_stratum_numbers():
