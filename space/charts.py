@@ -14,12 +14,11 @@ FONT = {"family": "Inter, Arial, sans-serif", "size": 13}
 
 
 def message_figure(text: str, height: int = 260) -> go.Figure:
-    figure = go.Figure()
-    figure.add_annotation(text=text, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                          font={**FONT, "size": 15, "color": "#555"})
-    figure.update_layout(xaxis_visible=False, yaxis_visible=False, height=height, font=FONT,
-                         plot_bgcolor="white", paper_bgcolor="white", margin={"t": 20, "b": 20, "l": 20, "r": 20})
-    return figure
+    return go.Figure(layout={
+        "annotations": [{"text": text, "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper",
+                         "font": {**FONT, "size": 15, "color": "#555"}}],
+        "xaxis": {"visible": False}, "yaxis": {"visible": False}, "height": height, "font": FONT,
+        "plot_bgcolor": "white", "paper_bgcolor": "white", "margin": {"t": 20, "b": 20, "l": 20, "r": 20}})
 
 
 def value_range(scale: tuple[float, float] | None, values: list[float]) -> tuple[float, float]:
@@ -73,30 +72,31 @@ def heatmap(rows: list[str], columns: list[str], column_ids: list[str], cells: l
     columns = columns if many else [wrap(c) for c in columns]  # wrapping only adds <br>: labels stay unique
     z = [[c["value"] for c in row] for row in cells]
     text = [[_fmt(c["value"], span) if c["value"] is not None else "" for c in row] for row in cells]
-    figure = go.Figure()
+    traces = []  # one constructor call with plain dicts: plotly's property-by-property updates cost ~10x more
     for name, colour, label, test in (
             ("hidden (n < 5)", HIDDEN_GREY, "hidden", lambda c: c["value"] is None and c["gap"].startswith("hidden")),
             ("not reported", NOT_REPORTED_GREY, "–", lambda c: c["value"] is None and not c["gap"].startswith("hidden"))):
         mask = [[1 if test(c) else None for c in row] for row in cells]
         if any(v is not None for row in mask for v in row):
-            figure.add_trace(go.Heatmap(
-                z=mask, x=columns, y=rows, name=name, showscale=False, colorscale=[[0, colour], [1, colour]],
-                text=[[label if v else "" for v in row] for row in mask], texttemplate="%{text}",
-                textfont={"color": "#666", "size": 11}, customdata=hovers, hovertemplate="%{customdata}<extra></extra>",
-                xgap=2, ygap=2))
-    figure.add_trace(go.Heatmap(
-        z=z, x=columns, y=rows, name=metric_label, zmin=low, zmax=high, colorscale="YlGnBu", text=text,
-        texttemplate="%{text}", customdata=hovers, hovertemplate="%{customdata}<extra></extra>", xgap=2, ygap=2,
-        colorbar={"title": {"text": metric_label if len(metric_label) < 28 else metric_label[:26] + "…", "side": "right"},
-                  "thickness": 14}))
+            traces.append({
+                "type": "heatmap", "z": mask, "x": columns, "y": rows, "name": name, "showscale": False,
+                "colorscale": [[0, colour], [1, colour]], "text": [[label if v else "" for v in row] for row in mask],
+                "texttemplate": "%{text}", "textfont": {"color": "#666", "size": 11}, "customdata": hovers,
+                "hovertemplate": "%{customdata}<extra></extra>", "xgap": 2, "ygap": 2})
+    traces.append({
+        "type": "heatmap", "z": z, "x": columns, "y": rows, "name": metric_label, "zmin": low, "zmax": high,
+        "colorscale": "YlGnBu", "text": text, "texttemplate": "%{text}", "customdata": hovers,
+        "hovertemplate": "%{customdata}<extra></extra>", "xgap": 2, "ygap": 2,
+        "colorbar": {"title": {"text": metric_label if len(metric_label) < 28 else metric_label[:26] + "…",
+                               "side": "right"}, "thickness": 14}})
     lines = max(c.count("<br>") + 1 for c in columns)
-    figure.update_layout(
-        title={"text": title, "x": 0.01, "font": {**FONT, "size": 16}}, font=FONT,
-        height=max(260, 130 + 30 * len(rows) + 16 * lines), plot_bgcolor="white", paper_bgcolor="white",
-        margin={"t": 50, "b": 10, "l": 10, "r": 10},
-        xaxis={"side": "top", "tickangle": -40 if many else 0, "automargin": True, "tickfont": {"size": 10 if many else 12}},
-        yaxis={"autorange": "reversed", "automargin": True})
-    return figure
+    return go.Figure(data=traces, layout={
+        "title": {"text": title, "x": 0.01, "font": {**FONT, "size": 16}}, "font": FONT,
+        "height": max(260, 130 + 30 * len(rows) + 16 * lines), "plot_bgcolor": "white", "paper_bgcolor": "white",
+        "margin": {"t": 50, "b": 10, "l": 10, "r": 10},
+        "xaxis": {"side": "top", "tickangle": -40 if many else 0, "automargin": True,
+                  "tickfont": {"size": 10 if many else 12}},
+        "yaxis": {"autorange": "reversed", "automargin": True}})
 
 
 def radar(axes: list[str], series: dict[str, list[float | None]], metric_label: str, title: str,
@@ -111,17 +111,13 @@ def radar(axes: list[str], series: dict[str, list[float | None]], metric_label: 
             why = f"A radar needs at least three values with data (this view has {len(axes)}); the heatmap shows them"
         return message_figure(why, height=300)
     low, high = value_range(scale, [v for values in series.values() for v in values])
-    figure = go.Figure()
-    for model, values in series.items():
-        complete = None not in values
-        figure.add_trace(go.Scatterpolar(
-            r=values + values[:1], theta=axes + axes[:1], name=model, mode="lines+markers", connectgaps=False,
-            fill="toself" if complete else None, opacity=0.75,
-            hovertemplate="%{theta}: %{r:.2f}<extra>" + model + "</extra>"))
-    figure.update_layout(polar={"radialaxis": {"visible": True, "range": [low, high]}}, height=520, font=FONT,
-                         title={"text": title, "x": 0.01}, legend={"orientation": "h", "y": -0.12},
-                         margin={"t": 60, "b": 40 + 14 * len(notes), "l": 60, "r": 60})
-    for k, note in enumerate(notes):
-        figure.add_annotation(text=note, showarrow=False, xref="paper", yref="paper", x=0, y=-0.22 - 0.05 * k,
-                              xanchor="left", font={"size": 11, "color": "#666"})
-    return figure
+    traces = [{"type": "scatterpolar", "r": values + values[:1], "theta": axes + axes[:1], "name": model,
+               "mode": "lines+markers", "connectgaps": False, "fill": "toself" if None not in values else "none",
+               "opacity": 0.75, "hovertemplate": "%{theta}: %{r:.2f}<extra>" + model + "</extra>"}
+              for model, values in series.items()]
+    notes_layout = [{"text": note, "showarrow": False, "xref": "paper", "yref": "paper", "x": 0, "y": -0.22 - 0.05 * k,
+                     "xanchor": "left", "font": {"size": 11, "color": "#666"}} for k, note in enumerate(notes)]
+    return go.Figure(data=traces, layout={
+        "polar": {"radialaxis": {"visible": True, "range": [low, high]}}, "height": 520, "font": FONT,
+        "title": {"text": title, "x": 0.01}, "legend": {"orientation": "h", "y": -0.12}, "annotations": notes_layout,
+        "margin": {"t": 60, "b": 40 + 14 * len(notes), "l": 60, "r": 60}})
