@@ -8,7 +8,7 @@ import threading
 import gradio as gr
 
 from leaderboard import registry
-from leaderboard.items import ALL, ItemSource, split_row, thumbnail_data_url
+from leaderboard.items import ALL, NOISE_SUFFIXES, ItemSource, split_row, thumbnail_data_url
 
 PAGE_SIZE = 10
 TEXT_LIMIT = 1500  # characters of one field shown
@@ -17,7 +17,8 @@ _lock = threading.Lock()
 
 SHORT = 80  # characters: a field this short goes into the card's summary line
 STYLE = """<style>
-.ib-card{border:1px solid #d6d6d6;border-radius:8px;padding:12px 16px;margin:0 0 14px;background:#fff}
+.ib-card{font-family:"Source Sans Pro","Noto Sans","Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif;
+  border:1px solid #d6d6d6;border-radius:8px;padding:12px 16px;margin:0 0 14px;background:#fff}
 .ib-card h4{margin:0 0 6px;font-size:15px}
 .ib-meta{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12.5px;color:#444;margin:0 0 10px}
 .ib-meta b{color:#666;font-weight:600}
@@ -86,6 +87,8 @@ def render(bench, config: str, page, column: str | None, value: str | None) -> s
                 continue
             top, _, rest = path.partition(".") if "[" not in path.split(".")[0] else path.partition("]")
             if rest:  # a nested field: shown with its siblings (one turn, one sub-question, one section)
+                if path.endswith(NOISE_SUFFIXES):
+                    continue
                 group = top + ("]" if "[" in top else "")
                 groups.setdefault(group, []).append((rest.lstrip("."), shown))
                 continue
@@ -95,8 +98,12 @@ def render(bench, config: str, page, column: str | None, value: str | None) -> s
                 meta.append(f"<span>{label} {html.escape(shown)}</span>")
             else:
                 text.append(f"<p>{label}{html.escape(_cut(shown))}</p>")
-        for group, parts in groups.items():
-            lines = "<br>".join(f"<i>{html.escape(_label(sub))}:</i> {html.escape(_cut(value))}" for sub, value in parts)
+        for group, parts in groups.items():  # short sub-fields on one line, long ones on their own
+            short = " · ".join(f"<i>{html.escape(_label(sub))}:</i> {html.escape(value)}" for sub, value in parts
+                               if len(value) <= 40 and "\n" not in value)
+            long = [f"<i>{html.escape(_label(sub))}:</i> {html.escape(_cut(value))}" for sub, value in parts
+                    if len(value) > 40 or "\n" in value]
+            lines = "<br>".join(([short] if short else []) + long)
             text.append(f'<p><b title="{html.escape(group)}">{html.escape(_label(group))}</b>{lines}</p>')
         cards.append(f'<div class="ib-card" data-item-id="{html.escape(item_id)}"><h4>{k}. {html.escape(item_id)}</h4>'
                      f'<div class="ib-meta">{"".join(meta)}</div><div class="ib-body">'
