@@ -28,6 +28,7 @@ class Cell:
     n: int | None = None  # None: the source does not say
     ci: tuple[float, float] | None = None
     gap: str | None = None  # why value is None
+    flag: str | None = None  # the source's doubt about this value (e.g. a probable copy error in the paper)
 
 
 @dataclass
@@ -55,10 +56,10 @@ class Breakdown:
         """Long form with ids (for downloads): one line per row and value."""
         lines = [{"model": r.model, "source": r.source, "stratum": self.stratum, "value": v, "metric": self.metric,
                   self.metric: c.value, "n": c.n, "ci_low": c.ci[0] if c.ci else None,
-                  "ci_high": c.ci[1] if c.ci else None, "empty_because": c.gap or ""}
+                  "ci_high": c.ci[1] if c.ci else None, "empty_because": c.gap or "", "flag": c.flag or ""}
                  for r in self.rows for v in self.values for c in [r.cells[v]]]
         return pd.DataFrame(lines, columns=["model", "source", "stratum", "value", "metric", self.metric, "n",
-                                            "ci_low", "ci_high", "empty_because"])
+                                            "ci_low", "ci_high", "empty_because", "flag"])
 
 
 def _has_value(cell: dict, metric: str | None = None) -> bool:
@@ -110,7 +111,7 @@ def _cell(raw: dict | None, metric: str) -> Cell:
     if value is None:
         return Cell(None, n, gap=NOT_REPORTED if metric not in (raw.get("metrics") or {}) or raw.get("metrics") is None
                     else PENDING)
-    return Cell(float(value), n, tuple(ci) if ci else None)
+    return Cell(float(value), n, tuple(ci) if ci else None, flag=(raw.get("flags") or {}).get(metric))
 
 
 def _why_none(result, stratum_name: str) -> str:

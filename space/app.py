@@ -113,8 +113,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
 
     app.load(update, inputs, [table, csv_button, json_button], api_name=False, show_progress="hidden")
     with gr.Tabs():  # per-stratum results and the cases themselves (space/breakdown_view.py, space/item_browser.py)
-        with gr.Tab("Breakdown", id=f"breakdown-{bench.name}"):
-            breakdown_tab(app, service, bench)
+        with gr.Tab("Breakdown", id=f"breakdown-{bench.name}") as breakdown:
+            breakdown_tab(app, service, bench, breakdown)
         with gr.Tab("Items", id=f"items-{bench.name}") as items:
             item_browser_tab(service, bench, items)
     baselines = reported_baselines(entries, primary)

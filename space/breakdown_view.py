@@ -46,6 +46,10 @@ def _note(bench, bd: Breakdown | None) -> str:
         legend.append("light **–** = " + "; ".join(sorted(gaps - {HIDDEN})))
     if legend:
         parts.append("Empty cells are gaps, never 0: " + "; ".join(legend) + ".")
+    flagged = sum(c.flag is not None for r in bd.rows for c in r.cells.values())
+    if flagged:
+        parts.append(f"Values marked **⚠** ({flagged}) carry the transcription's doubt about the published number "
+                     "(hover for it); they are shown as published, never corrected.")
     if bd.without:
         grouped = defaultdict(list)
         for label, why in bd.without:
@@ -62,7 +66,7 @@ def _figures(bench, bd: Breakdown | None, chosen):
         return empty, message_figure("Nothing to draw yet", height=300)
     spec = bench.metric_spec(bd.metric)
     stratum = bench.stratum_label(bd.stratum)
-    cells = [[{"value": c.value, "n": c.n, "ci": c.ci, "gap": c.gap} for c in (r.cells[v] for v in bd.values)]
+    cells = [[{"value": c.value, "n": c.n, "ci": c.ci, "gap": c.gap, "flag": c.flag} for c in (r.cells[v] for v in bd.values)]
              for r in bd.rows]
     columns = [bench.value_label(bd.stratum, v) for v in bd.values]
     heat = heatmap([r.label for r in bd.rows], columns, bd.values, cells, spec.label, f"{spec.label} by {stratum.lower()}",
@@ -117,8 +121,9 @@ def _view(bench, entries, stratum, metric, chosen):
             gr.update(value=_download(full, bench.name), visible=shown))
 
 
-def breakdown_tab(app: gr.Blocks, service, bench) -> None:
-    """The sub-tab's components and events; call inside a `gr.Tab`."""
+def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None) -> None:
+    """The sub-tab's components and events; call inside `tab`. Fresh rows and choices on page load and
+    whenever the sub-tab is opened or a control changes (results arrive while the Space runs)."""
     name = bench.name
     entries = service.entries(name)
     first = _view(bench, entries, None, None, None)
@@ -144,6 +149,8 @@ def breakdown_tab(app: gr.Blocks, service, bench) -> None:
     for control in (metric, models):
         control.input(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
     app.load(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+    if tab is not None:
+        tab.select(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
 
 
 def _kw(update: dict) -> dict:

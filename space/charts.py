@@ -5,6 +5,7 @@ on hover) and a radar breaks its line there."""
 from __future__ import annotations
 
 import math
+import textwrap
 
 import plotly.graph_objects as go
 
@@ -65,13 +66,15 @@ def heatmap(rows: list[str], columns: list[str], column_ids: list[str], cells: l
         if c["value"] is None:
             return head + f"<i>{c['gap']}</i><br>n = {n}"
         ci = f"[{_fmt(c['ci'][0], span)}, {_fmt(c['ci'][1], span)}]" if c.get("ci") else "not reported"
-        return head + f"{metric_label}: <b>{_fmt(c['value'], span)}</b><br>n = {n}<br>95% CI: {ci}"
+        flag = f"<br>⚠ {'<br>'.join(textwrap.wrap(c['flag'], 70))}" if c.get("flag") else ""
+        return head + f"{metric_label}: <b>{_fmt(c['value'], span)}</b><br>n = {n}<br>95% CI: {ci}{flag}"
 
     hovers = [[hover(c, rows[i], columns[j], column_ids[j]) for j, c in enumerate(row)] for i, row in enumerate(cells)]
     many = len(columns) > 10  # many columns: slanted one-line labels; few: horizontal, wrapped
     columns = columns if many else [wrap(c) for c in columns]  # wrapping only adds <br>: labels stay unique
     z = [[c["value"] for c in row] for row in cells]
-    text = [[_fmt(c["value"], span) if c["value"] is not None else "" for c in row] for row in cells]
+    text = [[(_fmt(c["value"], span) + (" ⚠" if c.get("flag") else "")) if c["value"] is not None else "" for c in row]
+            for row in cells]
     traces = []  # one constructor call with plain dicts: plotly's property-by-property updates cost ~10x more
     for name, colour, label, test in (
             ("hidden (n < 5)", HIDDEN_GREY, "hidden", lambda c: c["value"] is None and c["gap"].startswith("hidden")),

@@ -175,3 +175,23 @@ def test_labels_are_the_papers_names():
     assert xpcr.metric_spec("accuracy").label == "Accuracy (%)"
     assert registry.scorer("clinmm").metric_spec("diagnostic_accuracy_score").scale == (0.0, 2.0)
     assert medcmr.value_label("task", "unknown-id") == "unknown-id" and medcmr.stratum_label("organ_system") == "Organ system"
+
+
+def test_committed_paper_strata_equal_a_fresh_regeneration_and_keep_the_doubts():
+    """The records in submissions/ are what paper_records.py writes from the committed CSVs (no hand edits)."""
+    from benchmarks.clinmm import paper_records as clinmm
+    from benchmarks.medreamm import paper_records as medreamm
+    from benchmarks.xpcr import paper_records as xpcr
+
+    committed = json.loads((ROOT / "submissions/clinmm/pooled/all-models.json").read_text(encoding="utf-8"))
+    assert clinmm.pooled(clinmm.DEFAULT_RESULTS).to_public_dict() == committed
+    rare = medreamm.rare_subset(medreamm.DEFAULT_RESULTS)
+    by_name = {r.model.name: r for r in load_records("medreamm")}
+    assert all(by_name[name].strata == strata for name, strata in rare.items()) and len(rare) == 7
+    records = {r.model.name: r for r in load_records("xpcr") if r.source == "paper"}
+    ffa = records["GPT-5"].strata["modality"]["FFA"]
+    assert ffa["metrics"] == {"accuracy": 71.47} and "probable copy error" in ffa["flags"]["accuracy"]
+    cell = breakdown(registry.scorer("xpcr"), [Entry(records["GPT-5"], "0")], "modality", "accuracy").rows[0].cells
+    assert cell["FFA"].flag == ffa["flags"]["accuracy"] and cell["CFP"].flag is None
+    lingshu = next(r for r in load_records("medcmr") if r.model.name == "Lingshu-7B")
+    assert lingshu.strata["task"]["SOD"]["flags"]["mcq_all"].startswith("Adversarial filter model")

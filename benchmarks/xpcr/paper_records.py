@@ -62,7 +62,7 @@ def stage_counts(results: Path) -> dict[str, int]:
             if row["panel"] == "f_vqa_by_stage"}
 
 
-def strata_of(metrics: dict, table4: list[dict], counts: dict[str, int]) -> dict[str, dict]:
+def strata_of(metrics: dict, table4: list[dict], counts: dict[str, int], flags: dict | None = None) -> dict[str, dict]:
     """Tables 2-4 as stratum cells shaped like a scored submission's (`accuracy` in each cell): stage and tier
     (Table 2; stage n from Figure 2(f), tier n unpublished), modality (Table 3, over an unstated item subset:
     n unknown) and hospital case group (Table 4, all modalities, n = cases)."""
@@ -73,7 +73,16 @@ def strata_of(metrics: dict, table4: list[dict], counts: dict[str, int]) -> dict
     modality = {m: cell(metrics[f"modality_{m}"]) for m in ("CFP", "OCT", "FFA", "ICGA", "RetCam", "EP")
                 if metrics.get(f"modality_{m}") is not None}
     groups = {r["case_group"]: cell(number(r["All"]), int(r["n_cases"])) for r in table4 if number(r["All"]) is not None}
-    return {k: v for k, v in {**strata, "modality": modality, "case_group": groups}.items() if v}
+    strata = {k: v for k, v in {**strata, "modality": modality, "case_group": groups}.items() if v}
+    # a suspect published value keeps its note in the cell too (the breakdown shows it on hover)
+    where = {**{s: ("stage", s) for s in STAGES}, **{f"{t}_level": ("tier", t) for t in TIERS},
+             **{f"modality_{m}": ("modality", m) for m in ("CFP", "OCT", "FFA", "ICGA", "RetCam", "EP")},
+             **{f"All_G{g}": ("case_group", str(g)) for g in range(1, 5)}}
+    for metric, text in (flags or {}).items():
+        stratum, value = where.get(metric, (None, None))
+        if value in strata.get(stratum, {}):
+            strata[stratum][value]["flags"] = {"accuracy": text}
+    return strata
 
 
 def slug(name: str) -> str:
@@ -135,7 +144,8 @@ def model_record(row: dict, rank: int, table3: dict | None, table4: list[dict], 
     return Result(
         benchmark="xpcr", source="paper",
         model=ModelInfo(name=name, access=access, domain=domain, params_b=params, input_modality="multimodal"),
-        metrics=metrics, strata=strata_of(metrics, table4, counts), n_items=177_868, n_answered=None,
+        metrics=metrics, strata=strata_of(metrics, table4, counts, flags_for(name, table3, table4)), n_items=177_868,
+        n_answered=None,
         parse_failures=None, notes=notes,
         cell_flags=flags_for(name, table3, table4), created_at=CREATED,
         protocol={
