@@ -90,6 +90,8 @@ def render(bench, config: str, page, column: str | None, value: str | None) -> s
                 if path.endswith(NOISE_SUFFIXES):
                     continue
                 group = top + ("]" if "[" in top else "")
+                if group not in groups:
+                    text.append(group)  # a placeholder: the group is drawn where the dataset puts it
                 groups.setdefault(group, []).append((rest.lstrip("."), shown))
                 continue
             shown = bench.value_label(path, shown)
@@ -104,7 +106,7 @@ def render(bench, config: str, page, column: str | None, value: str | None) -> s
             long = [f"<i>{html.escape(_label(sub))}:</i> {html.escape(_cut(value))}" for sub, value in parts
                     if len(value) > 40 or "\n" in value]
             lines = "<br>".join(([short] if short else []) + long)
-            text.append(f'<p><b title="{html.escape(group)}">{html.escape(_label(group))}</b>{lines}</p>')
+            text[text.index(group)] = f'<p><b title="{html.escape(group)}">{html.escape(_label(group))}</b>{lines}</p>'
         cards.append(f'<div class="ib-card" data-item-id="{html.escape(item_id)}"><h4>{k}. {html.escape(item_id)}</h4>'
                      f'<div class="ib-meta">{"".join(meta)}</div><div class="ib-body">'
                      f'<div class="ib-imgs">{"".join(figures)}</div><div class="ib-text">{"".join(text)}</div></div></div>')
