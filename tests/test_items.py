@@ -74,3 +74,23 @@ def test_split_row_finds_nested_images_and_text(folder):
 
 def test_a_missing_folder_has_no_configs(tmp_path):
     assert ItemSource(tmp_path / "absent").configs == []
+
+
+def test_no_held_out_column_reaches_a_rendered_page_of_any_sample(tmp_path):
+    """Sample builds keep their answers in the public folder; the browser still never reads or draws them."""
+    import re
+
+    from dataset_builders.stage import build
+    from leaderboard import registry
+    from space.item_browser import render, withheld_columns
+
+    for name in registry.names():
+        build(registry.adapter(name), registry.get(name).sample_dir, tmp_path, sample=True, progress=False)
+        bench, hidden = registry.scorer(name), withheld_columns(name)
+        assert set(registry.adapter(name).answer_columns) <= hidden
+        source = ItemSource(tmp_path / name, hidden, bench.strata_columns)
+        for config in source.configs:
+            assert not hidden & set(source.columns(config))
+            page = source.page(config, 0, 10)
+            drawn = set(re.findall(r'title="([^"\[.]+)', render(bench, config, page, None, None)))
+            assert drawn and not drawn & hidden, (name, config, drawn & hidden)
