@@ -30,6 +30,50 @@ from leaderboard.result import ModelInfo, Result  # noqa: E402
 from leaderboard.service import Service  # noqa: E402
 from leaderboard.store import LocalStore  # noqa: E402
 from leaderboard.tables import Filters, radar_series, ranked_table, strata_table  # noqa: E402
+from leaderboard.breakdowns import breakdown  # noqa: E402
+from leaderboard.items import ItemSource  # noqa: E402
+from space import breakdown_view  # noqa: E402
+
+
+def items_bench(work: Path, rows: int = 10_000, group: int = 1_000) -> None:
+    """Item browser pages on a synthetic dataset of `rows` items, each with its own ~6 KB image (row groups of
+    `group` rows), against the baseline of reading the whole file. Memory: Arrow bytes held right after the
+    Also counts the row groups each page decodes (out of rows / group)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(1)
+    folder = work / "items" / "data"
+    folder.mkdir(parents=True)
+    path = folder / "test-00000-of-00001.parquet"
+    table = pa.table({"id": [f"i{k:06d}" for k in range(rows)],
+                      "organ": [("lung", "skin", "heart", "bone")[k % 4] for k in range(rows)],
+                      "question": [f"question {k}: " + "a question of moderate length " * 4 for k in range(rows)],
+                      "images": [[{"bytes": rng.bytes(6_000), "path": f"{k}.png"}] for k in range(rows)],
+                      "answer": ["A"] * rows})
+    pq.write_table(table, path, row_group_size=group)
+    del table
+    source = ItemSource(work / "items", hidden={"answer"}, filters=("organ",))
+    whole = timed(lambda: pq.read_table(path), repeat=3)
+    print(f"items: {rows:,} rows in {rows // group} row groups, {path.stat().st_size / 1e6:.0f} MB parquet; "
+          f"whole-file read {1000 * whole:.0f} ms")
+    cases = {"first page": lambda: source.page("default", 0, 10),
+             "middle page": lambda: source.page("default", rows // 20, 10),
+             "filtered page (cold)": lambda: ItemSource(work / "items", {"answer"}, ("organ",)).page(
+                 "default", 100, 10, "organ", "skin"),
+             "filtered page (cached)": lambda: source.page("default", 100, 10, "organ", "skin")}
+    decoded = []
+    original = pq.ParquetFile.read_row_group
+    pq.ParquetFile.read_row_group = lambda self, i, **kw: (decoded.append(i), original(self, i, **kw))[1]
+    try:
+        for name, fn in cases.items():
+            seconds = timed(fn, repeat=3)
+            decoded.clear()
+            page = fn()
+            print(f"items {name:<24} {1000 * seconds:>7.1f} ms ({seconds / whole:.3f} x whole read), "
+                  f"{len(page.rows)} rows from {len(decoded)} row group(s)")
+    finally:
+        pq.ParquetFile.read_row_group = original
 
 
 def populate(store: LocalStore, n: int, seed: int = 0) -> None:
@@ -68,6 +112,7 @@ def main() -> int:
     start = time.perf_counter()
     populate(store, args.results)
     print(f"stored {args.results} results x {len(BENCHMARKS)} benchmarks in {time.perf_counter() - start:.1f} s")
+    items_bench(work)
     print(f"{'benchmark':<10} {'view':<22} {'ms':>8} {'x baseline':>11}")
     for bench in BENCHMARKS.values():
         service = Service(store=store, data_dirs={})
@@ -82,6 +127,10 @@ def main() -> int:
                                                         Filters(access="open", search="model-0"))),
             "stratified table": timed(lambda: strata_table(bench, service.entries(bench.name), "stratum")),
             "radar data": timed(lambda: radar_series(bench, service.entries(bench.name), "stratum")),
+            "breakdown matrix": timed(lambda: breakdown(bench, service.entries(bench.name), "stratum",
+                                                        bench.primary_metric)),
+            "breakdown tab (figs)": timed(lambda: breakdown_view._view(bench, service.entries(bench.name), None, None,
+                                                                       None)),
         }
         print(f"{bench.name:<10} {'baseline DataFrame':<22} {1000 * baseline:>8.1f} {1.0:>11.1f}")
         for name, seconds in rows.items():

@@ -31,6 +31,7 @@ class MetricSpec:
     # a percentage of items scored 0/1 (accuracy, hit rate): a paper row's CI then follows from its n (Wilson)
     proportion: bool = False
     published_n: int | None = None  # items behind this metric in the paper, when not the row's n_items
+    scale: tuple[float, float] | None = (0.0, 100.0)  # possible range (chart axes); None: from the data
 
 
 # The scoring services a benchmark may declare in `needs`, and why each is missing when not configured.
@@ -105,6 +106,12 @@ class Benchmark(ABC):
     # items in the paper's full release: a submission scored on fewer (a sample build) is never "paper protocol"
     # and is not ranked among paper rows; None = unknown (only the data card's SAMPLE mark then tells)
     release_items: int | None = None
+    # Readable names for the breakdown views (ids stay in downloads and tooltips). Values are listed in the
+    # order they should be shown (e.g. a progression of stages); unlisted values follow in the order seen.
+    stratum_labels: dict[str, str] = {}  # stratum id -> name
+    value_labels: dict[str, dict[str, str]] = {}  # stratum id -> value id -> name
+    cell_metrics: tuple[MetricSpec, ...] = ()  # metrics that exist only in stratum cells (e.g. plain accuracy)
+    breakdown_note: str = ""  # what the paper publishes per stratum, when that needs saying in the view
 
     def __init__(self):
         if not self.stratum_metric:
@@ -115,6 +122,16 @@ class Benchmark(ABC):
 
     def metric(self, name: str) -> MetricSpec:
         return next(m for m in self.metrics if m.name == name)
+
+    def metric_spec(self, name: str) -> MetricSpec:
+        """The spec of a metric or a cell-only metric; an unknown name gets a plain 0-100 spec named by its id."""
+        return next((m for m in (*self.metrics, *self.cell_metrics) if m.name == name), MetricSpec(name, name))
+
+    def stratum_label(self, stratum: str) -> str:
+        return self.stratum_labels.get(stratum) or stratum.replace("_", " ").capitalize()
+
+    def value_label(self, stratum: str, value: str) -> str:
+        return self.value_labels.get(stratum, {}).get(value, value)
 
     @abstractmethod
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:

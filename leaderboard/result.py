@@ -35,7 +35,7 @@ class Result:
     benchmark: str
     model: ModelInfo
     metrics: dict[str, float | None]
-    source: str = "submission"  # "submission" | "paper" | "human"
+    source: str = "submission"  # "submission" | "paper" | "human" | "pooled" (a paper figure pooled over models: never ranked)
     ci: dict[str, list[float]] = field(default_factory=dict)
     n_items: int = 0
     n_answered: int | None = 0  # None: not reported (paper rows)
@@ -60,7 +60,7 @@ class Result:
     def to_public_dict(self, policy: Policy | None = None, salt: str = "", breakdowns: bool = True) -> dict:
         """The record anyone may see. A submission passes disclosure control (`leaderboard.disclosure`:
         k-rule, complementary suppression, held-out labels, keyed fingerprint and noise); paper rows
-        are published numbers already and only get the small-cell rule on strata."""
+        are published numbers already, shown whatever their n."""
         disclosure, self.disclosure = self.disclosure, None
         try:
             data = asdict(self)
@@ -68,10 +68,8 @@ class Result:
             self.disclosure = disclosure
         data.pop("per_item")
         data.pop("disclosure")
-        if self.source == "submission":
+        if self.source == "submission":  # published paper/human numbers are public already, whatever their n
             data = publish(data, disclosure, policy or Policy(), salt, breakdowns)
-        else:
-            data["strata"] = suppress_small_cells(data["strata"])
         data["schema_version"] = SCHEMA_VERSION
         data["coverage"] = None if self.coverage is None else round(self.coverage, 6)
         return _finite(data)

@@ -30,11 +30,10 @@ from leaderboard.store import HubMirror, LocalStore  # noqa: E402
 from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, overview_payload  # noqa: E402
 from leaderboard.exports import Exports  # noqa: E402
 from leaderboard.release import build_status  # noqa: E402
-from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, overview_table,  # noqa: E402
-                                radar_series, reported_baselines, strata_names, strata_table,
-                                top_entries)
-from space.charts import radar  # noqa: E402
+from leaderboard.tables import ANY, SIZE_BUCKETS, Filters, overview_table, reported_baselines  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402
+from space.breakdown_view import breakdown_tab  # noqa: E402
+from space.item_browser import item_browser_tab  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
@@ -69,11 +68,6 @@ EXPORTS = Exports()  # one folder per process; a view's files are written once p
 
 def _view_key(board: str, filters: Filters) -> str:
     return repr((board, filters))
-
-
-def _model_choices(bench, entries) -> list[str]:
-    """Radar choices: the best SHOWN_ROWS models (thousands of names would bloat every page load)."""
-    return sorted({e.result.model.name for e in top_entries(bench, entries, SHOWN_ROWS)})
 
 
 def _table_update(view) -> gr.Dataframe:
@@ -166,41 +160,12 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     gr.Timer(LIVE_SECONDS).tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
                                 show_progress="hidden")
 
-    strata = strata_names(entries) or ["(none yet)"]
-    with gr.Accordion("Stratified view and radar", open=False):
-        with gr.Row():
-            stratum = gr.Dropdown(strata, value=strata[0], label="Stratum", elem_id=f"stratum-{bench.name}")
-            cell_metrics = list(dict.fromkeys([bench.stratum_metric, *metric_names]))
-            metric = gr.Dropdown(cell_metrics, value=bench.stratum_metric, label="Metric")
-            models = gr.Dropdown(_model_choices(bench, entries), multiselect=True,
-                                 label="Models on the radar (default: top 5)")
-        strata_view = gr.Dataframe(value=strata_table(bench, entries, strata[0], limit=SHOWN_ROWS), interactive=False,
-                                   datatype="auto",
-                                   label="Metric per stratum value (n = items in the cell)", elem_id=f"strata-{bench.name}")
-        plot = gr.Plot(value=radar(radar_series(bench, entries, strata[0]), bench.stratum_metric, strata[0]),
-                       label="Radar", elem_id=f"radar-{bench.name}")
-
-        def update_strata(stratum, metric, models):
-            current = service.entries(bench.name)
-            return (strata_table(bench, current, stratum, metric, limit=SHOWN_ROWS),
-                    radar(radar_series(bench, current, stratum, models or None, metric), metric, stratum))
-
-        for control in (stratum, metric, models):
-            control.input(update_strata, [stratum, metric, models], [strata_view, plot], api_name=False)
-
-        def on_load(stratum, *filters):
-            """Fresh rows, strata and model choices on every page load (results arrive while the app runs)."""
-            current = service.entries(bench.name)
-            names = strata_names(current) or ["(none yet)"]
-            chosen = stratum if stratum in names else names[0]
-            view, csv_path, json_path = update(*filters)
-            return (view, csv_path, json_path, gr.update(choices=names, value=chosen),
-                    gr.update(choices=_model_choices(bench, current)),
-                    strata_table(bench, current, chosen, limit=SHOWN_ROWS),
-                    radar(radar_series(bench, current, chosen), bench.stratum_metric, chosen))
-
-        app.load(on_load, [stratum, *inputs], [table, csv_button, json_button, stratum, models, strata_view, plot],
-                 api_name=False, show_progress="hidden")
+    app.load(update, inputs, [table, csv_button, json_button], api_name=False, show_progress="hidden")
+    with gr.Tabs():  # per-stratum results and the cases themselves (space/breakdown_view.py, space/item_browser.py)
+        with gr.Tab("Breakdown", id=f"breakdown-{bench.name}") as breakdown:
+            breakdown_tab(app, service, bench, breakdown)
+        with gr.Tab("Items", id=f"items-{bench.name}") as items:
+            item_browser_tab(service, bench, items)
     baselines = reported_baselines(entries, primary)
     if not baselines.empty:
         with gr.Accordion("Other reported baselines (a different task; not ranked with the table)", open=False):

@@ -1,5 +1,6 @@
 """Regenerates `submissions/clinmm/paper/*.json` (one Result record per model, 15 models) and
-`submissions/clinmm/paper_pooled_by_specialty.json` from ClinMM-Bench's published numbers.
+`submissions/clinmm/pooled/all-models.json` (Figs. 3 and 7: per-specialty values pooled over the 15 models, a
+record with `source: pooled`, shown in the breakdown views and never ranked) from ClinMM-Bench's published numbers.
 
 Run from the project root: `python benchmarks/clinmm/paper_records.py [--results DIR]`.
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 from pathlib import Path
 
@@ -135,8 +135,8 @@ def record(name: str, fig2a: dict, fig2b: dict, fig6: dict, extra_notes: list[st
     )
 
 
-def pooled(results: Path) -> dict:
-    """Figs. 3 and 7: per-specialty values pooled over the 15 models (not a model row)."""
+def pooled(results: Path) -> Result:
+    """Figs. 3 and 7: per-specialty values pooled over the 15 models (not a model row, so no overall metric)."""
     fig3 = read_csv(results / "fig3_specialty_diagnostic_accuracy_all_models.csv", "specialty")
     fig7 = read_csv(results / "fig7_specialty_fact_recall_all_models.csv", "specialty")
     cells = {}
@@ -148,9 +148,18 @@ def pooled(results: Path) -> dict:
             "ci": {"diagnostic_accuracy_score": [float(row["ci95_low"]), float(row["ci95_high"])],
                    "fact_recall": [number(fig7[specialty]["ci95_low"], 100), number(fig7[specialty]["ci95_high"], 100)]},
         }
-    return {"benchmark": "clinmm", "source": "paper", "what": "mean over all 15 models' per-case scores, per specialty "
-            "(Figs. 3 and 7; 95% CIs from 100,000 bootstrap resamples of cases)", "scales": {
-                "diagnostic_accuracy_score": "0-2", "fact_recall": "x100"}, "strata": {"specialty": cells}}
+    names = [m.name for m in ClinMM.metrics]
+    return Result(
+        benchmark="clinmm", source="pooled", model=ModelInfo(name=f"All {len(MODELS)} models, pooled"),
+        metrics={m: None for m in names}, n_items=N_CASES, n_answered=None, parse_failures=None,
+        pending={m: "the paper pools models per specialty only" for m in names}, strata={"specialty": cells},
+        protocol={"source": "ClinMM-Bench paper, Figs. 3 and 7 (arXiv 2607.25933v1)",
+                  "what": "mean over all 15 models' per-case scores, per specialty; 95% CIs from 100,000 bootstrap "
+                          "resamples of cases",
+                  "scales": {"diagnostic_accuracy_score": "0-2", "fact_recall": "x100"},
+                  "comparable_to_paper": True, "not_comparable_because": []},
+        notes=["Pooled over the paper's 15 models: describes the benchmark's specialties, not one model."],
+        created_at=CREATED)
 
 
 def main() -> int:
@@ -169,8 +178,8 @@ def main() -> int:
         result = record(name, fig2a[name], fig2b.get(name, {}), fig6.get(name, {}), extra.get(name, []))
         assert set(result.metrics) == names
         result.write(OUT / "paper" / f"{slug(name)}.json")
-    (OUT / "paper_pooled_by_specialty.json").write_text(json.dumps(pooled(args.results), indent=2) + "\n",
-                                                       encoding="utf-8")
+    (OUT / "pooled").mkdir(parents=True, exist_ok=True)
+    pooled(args.results).write(OUT / "pooled" / "all-models.json")
     print(f"wrote {len(MODELS)} records to {OUT / 'paper'} and the pooled specialty table")
     return 0
 

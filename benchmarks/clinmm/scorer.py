@@ -42,7 +42,7 @@ class ClinMM(Benchmark):
     )
     metrics = (
         MetricSpec("diagnostic_accuracy_score", "Diagnostic accuracy score (0-2, mean dual-judge consensus)",
-                   group="diagnosis", item_span=2.0, bounds=(0.0, 2.0), decimals=2),
+                   group="diagnosis", item_span=2.0, bounds=(0.0, 2.0), decimals=2, scale=(0.0, 2.0)),
         MetricSpec("pct_completely_correct", "% completely correct (both judges 2)", group="diagnosis",
                    proportion=True),
         MetricSpec("pct_partially_correct", "% partially correct (0 < consensus < 2)", group="diagnosis"),
@@ -54,6 +54,8 @@ class ClinMM(Benchmark):
     )
     primary_metric = "diagnostic_accuracy_score"  # a 0-2 mean, not a proportion: paper rows get no CI
     release_items = 1089  # cases in the paper's release
+    stratum_labels = {"specialty": "Specialty"}
+    value_labels = {"specialty": {s: s for s in SPECIALTIES}}  # the paper's order (its case counts)
     needs = ("judge", "judge_2")  # scoring services it uses; front doors configure only these
     decisions = (
         "Scales: diagnostic_accuracy_score is the mean consensus on the paper's 0-2 scale; the pct_* metrics are "

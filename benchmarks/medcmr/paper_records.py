@@ -102,6 +102,16 @@ def metrics_of(main: dict, intelligence: dict) -> dict[str, float]:
     return metrics
 
 
+def strata_of(metrics: dict[str, float], flag: str | None = None) -> dict[str, dict]:
+    """The per-task (Table 2) and per-category (Table 3) accuracies as stratum cells, shaped like a scored
+    submission's (`mcq_all` within the cell); the paper gives no per-cell item counts (n = None). `flag`: a
+    note every MCQ cell of the row carries (the adversarial filter models)."""
+    def cell(value):
+        return {"n": None, "metrics": {"mcq_all": value}, **({"flags": {"mcq_all": flag}} if flag else {})}
+    return {"task": {t: cell(metrics[f"mcq_{t}"]) for t in TASKS},
+            "medical_intelligence": {c: cell(metrics[f"mcq_{c}"]) for c in MEDICAL_INTELLIGENCE}}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
@@ -118,11 +128,12 @@ def main() -> int:
                  "Coverage and parse failures not reported."] + NOTES.get(name, [])
         if name in FILTER_MODELS:
             notes.append(FILTER_FLAG)
+        metrics = metrics_of(row, mi_rows[name])
         result = Result(
             benchmark="medcmr", source="paper",
             model=ModelInfo(name=name, access=access, domain=domain, params_b=params, reasoning=reasoning,
                             input_modality="multimodal"),
-            metrics=metrics_of(row, mi_rows[name]), n_items=N_MCQ + N_OPEN, n_answered=None, parse_failures=None,
+            metrics=metrics, strata=strata_of(metrics, FILTER_FLAG if name in FILTER_MODELS else None), n_items=N_MCQ + N_OPEN, n_answered=None, parse_failures=None,
             protocol=paper_protocol(row["group"], rank, name), notes=notes, cell_flags=FLAGS.get(name, {}),
             created_at=CREATED,
         )

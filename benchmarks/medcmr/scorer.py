@@ -63,6 +63,13 @@ class MedCMR(Benchmark):
     metrics = _metrics()
     primary_metric = "mcq_all"
     release_items = 20_653  # 16,655 MCQs + 3,998 open-ended questions (the paper's count)
+    stratum_labels = {"task": "Task", "medical_intelligence": "Medical-intelligence category",
+                      "complexity_group": "Complexity group", "modality": "Imaging modality",
+                      "organ_system": "Organ system"}
+    value_labels = {"task": {abbr: name for abbr, (name, _) in TASKS.items()},
+                    "medical_intelligence": {abbr: name[0].upper() + name[1:] for abbr, name in MEDICAL_INTELLIGENCE.items()},
+                    "complexity_group": {"visual": "Visual complexity", "reasoning": "Reasoning complexity"},
+                    "modality": {m: m for m in MODALITIES}, "organ_system": {o: o for o in ORGAN_SYSTEMS}}
     needs = ("judge",)  # scoring services it uses; front doors configure only these
     decisions = (
         "Primary metric: MCQ accuracy over all MCQs (`mcq_all`), the paper's MCQ 'All Score'. The paper reports "

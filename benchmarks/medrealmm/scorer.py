@@ -45,13 +45,23 @@ class MedRealMM(Benchmark):
         MetricSpec("score_pct", "Score (%)"),
         # one case moves n x these by at most its criteria count; 20 is a generous typical bound
         MetricSpec("positives_met_per_case", "Positive criteria met per case", item_span=20.0, bounds=(0.0, None),
-                   decimals=2),
+                   decimals=2, scale=None),
         MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False,
-                   item_span=20.0, bounds=(0.0, None), decimals=2),
+                   item_span=20.0, bounds=(0.0, None), decimals=2, scale=None),
         MetricSpec("pct_clipped_zero", "Cases scored 0 (%)", higher_is_better=False, proportion=True),
     )
     primary_metric = "score_pct"  # a mean of per-case rubric ratios, not a proportion: paper rows get no CI
     release_items = 5620  # cases in the paper's release
+    stratum_labels = {"department": "Department", "department_group": "Department group",
+                      "intent": "Consultation intent", "stage": "Consultation stage",
+                      "image_count": "Images in the context", "turn_count": "Messages in the context"}
+    breakdown_note = (
+        "The MedRealMM paper shows its per-department, per-intent and per-stage results only as figures "
+        "(Figs. 6, 7, 11, 12) and prints no per-model numbers for them, so no paper row has a breakdown here. "
+        "What its text states: Claude-Opus-4.7 scores between 51 and 58 in nearly all departments; in Psychiatry "
+        "every system, including the online physicians, scores 40 or less; across the seven intents the frontier "
+        "models stay within 40-60; in history taking the online physicians reach about 70 while every model stays "
+        "below 50 (Sections 4.4 and B.4). Submissions scored here get all of these breakdowns.")
     needs = ("judge",)  # scoring services it uses; front doors configure only these
     citation = BIBTEX
     decisions = (

@@ -46,6 +46,12 @@ class MedReaMM(Benchmark):
                     for mode, mode_label in MODES.items() for stem, label in STEMS.items())
     release_items = 625  # cases in the paper's release (Table 2's denominator)
     primary_metric = "top5_primary_icd"  # Table 2's first column; ICD code matching is the paper's main method
+    stratum_labels = {"disease_category": "Disease category", "image_count": "Images per case",
+                      "diagnosis_count": "Diagnoses per case", "publication_year": "Publication year",
+                      "rare_disease": "Rare disease", "source_type": "Source type"}
+    value_labels = {"rare_disease": {"True": "Rare disease", "False": "Not rare"},
+                    "image_count": {v: v for v in ("1", "2", "3", "4", "5-10")},
+                    "source_type": {"journal": "Journal case report", "web": "Web case collection"}}
     needs = ("icd_coder", "embedder")  # scoring services it uses; front doors configure only these
     citation = BIBTEX
     decisions = (

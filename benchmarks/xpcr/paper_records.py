@@ -52,6 +52,39 @@ COMMON_NOTES = [
 ]
 
 
+STAGES = ("IQA", "AL", "LC", "DD", "SG", "CD")
+TIERS = ("R", "A", "S")
+
+
+def stage_counts(results: Path) -> dict[str, int]:
+    """Items per stage, Figure 2(f) ('Stage 1 (IQA)' -> IQA)."""
+    return {row["key"].split("(")[1].rstrip(")"): int(row["count"]) for row in read(results / "figure2_dataset_statistics.csv")
+            if row["panel"] == "f_vqa_by_stage"}
+
+
+def strata_of(metrics: dict, table4: list[dict], counts: dict[str, int], flags: dict | None = None) -> dict[str, dict]:
+    """Tables 2-4 as stratum cells shaped like a scored submission's (`accuracy` in each cell): stage and tier
+    (Table 2; stage n from Figure 2(f), tier n unpublished), modality (Table 3, over an unstated item subset:
+    n unknown) and hospital case group (Table 4, all modalities, n = cases)."""
+    def cell(value, n=None):
+        return {"n": n, "metrics": {"accuracy": value}}
+    strata = {"stage": {s: cell(metrics[s], counts.get(s)) for s in STAGES if metrics.get(s) is not None},
+              "tier": {t: cell(metrics[f"{t}_level"]) for t in TIERS if metrics.get(f"{t}_level") is not None}}
+    modality = {m: cell(metrics[f"modality_{m}"]) for m in ("CFP", "OCT", "FFA", "ICGA", "RetCam", "EP")
+                if metrics.get(f"modality_{m}") is not None}
+    groups = {r["case_group"]: cell(number(r["All"]), int(r["n_cases"])) for r in table4 if number(r["All"]) is not None}
+    strata = {k: v for k, v in {**strata, "modality": modality, "case_group": groups}.items() if v}
+    # a suspect published value keeps its note in the cell too (the breakdown shows it on hover)
+    where = {**{s: ("stage", s) for s in STAGES}, **{f"{t}_level": ("tier", t) for t in TIERS},
+             **{f"modality_{m}": ("modality", m) for m in ("CFP", "OCT", "FFA", "ICGA", "RetCam", "EP")},
+             **{f"All_G{g}": ("case_group", str(g)) for g in range(1, 5)}}
+    for metric, text in (flags or {}).items():
+        stratum, value = where.get(metric, (None, None))
+        if value in strata.get(stratum, {}):
+            strata[stratum][value]["flags"] = {"accuracy": text}
+    return strata
+
+
 def slug(name: str) -> str:
     return "".join(ch.lower() if ch.isalnum() else "-" for ch in name).strip("-")
 
@@ -87,7 +120,7 @@ def flags_for(name: str, table3: dict | None, table4: list[dict]) -> dict[str, s
     return flags
 
 
-def model_record(row: dict, rank: int, table3: dict | None, table4: list[dict]) -> Result:
+def model_record(row: dict, rank: int, table3: dict | None, table4: list[dict], counts: dict[str, int]) -> Result:
     name = row["model"]
     access, domain, params = MODELS[name]
     metrics: dict[str, float | None] = {k: number(row[k]) for k in TABLE2}
@@ -111,7 +144,9 @@ def model_record(row: dict, rank: int, table3: dict | None, table4: list[dict]) 
     return Result(
         benchmark="xpcr", source="paper",
         model=ModelInfo(name=name, access=access, domain=domain, params_b=params, input_modality="multimodal"),
-        metrics=metrics, n_items=177_868, n_answered=None, parse_failures=None, notes=notes,
+        metrics=metrics, strata=strata_of(metrics, table4, counts, flags_for(name, table3, table4)), n_items=177_868,
+        n_answered=None,
+        parse_failures=None, notes=notes,
         cell_flags=flags_for(name, table3, table4), created_at=CREATED,
         protocol={
             "source": "X-PCR paper, Tables 2-4 (arXiv 2604.20350)", "table_row": rank, "family": row["group"],
@@ -126,9 +161,10 @@ def model_record(row: dict, rank: int, table3: dict | None, table4: list[dict]) 
 
 def human_record(row: dict, rank: int) -> Result:
     metrics = {k: number(row[k]) for k in TABLE2}
+    strata = strata_of(metrics, [], {})  # the clinicians' item subset is unstated: no n
     return Result(
         benchmark="xpcr", source="human", model=ModelInfo(name=row["model"]),
-        metrics=metrics, n_items=0, n_answered=None, parse_failures=None, created_at=CREATED,
+        metrics=metrics, strata=strata, n_items=0, n_answered=None, parse_failures=None, created_at=CREATED,
         protocol={"source": "X-PCR paper, Table 2 (gray rows)", "table_row": rank, "family": "Expert",
                   "comparable_to_paper": True},
         notes=["Human protocol undescribed: item subset (n_items unknown, recorded as 0), how raters are aggregated and "
@@ -152,12 +188,13 @@ def main() -> int:
     (OUT / "paper").mkdir(parents=True, exist_ok=True)
     (OUT / "human").mkdir(parents=True, exist_ok=True)
     models = humans = 0
+    counts = stage_counts(args.results)
     for rank, row in enumerate(table2, start=1):
         if row["group"] == "Expert":
             human_record(row, rank).write(OUT / "human" / f"{slug(row['model'])}.json")
             humans += 1
         else:
-            model_record(row, rank, table3.get(row["model"]), table4.get(row["model"], [])).write(
+            model_record(row, rank, table3.get(row["model"]), table4.get(row["model"], []), counts).write(
                 OUT / "paper" / f"{slug(row['model'])}.json")
             models += 1
     print(f"wrote {models} model records to {OUT / 'paper'} and {humans} human rows to {OUT / 'human'}")

@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, LETTERS, MODALITIES, STAGES, TIER_WEIGHTS,
-                                      TIERS)
+from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CATEGORY_NAMES, LETTERS, MODALITIES,
+                                      MODALITY_NAMES, STAGE_NAMES, STAGES, TIER_NAMES, TIER_WEIGHTS, TIERS)
 
 from leaderboard.answer_key import AnswerKey
 from leaderboard.disclosure import Cells, cell_key, metric_key
@@ -45,7 +45,7 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     specs.append(MetricSpec("ESA_Avg", "Expertise-stratified accuracy, mean of R/A/S", group="tier"))
     specs.append(MetricSpec("CCR", "Chain completion rate", group="chain"))
     specs.append(MetricSpec("ECE", "Expected calibration error (fraction, 10 bins)", higher_is_better=False,
-                            group="calibration", item_span=1.0, bounds=(0.0, 1.0), decimals=3))
+                            group="calibration", item_span=1.0, bounds=(0.0, 1.0), decimals=3, scale=(0.0, 1.0)))
     specs.append(MetricSpec("UAS", "Uncertainty-aware score", group="calibration"))
     specs.append(MetricSpec("conf_coverage", "Chain items with a confidence (%)", group="calibration"))
     specs += [MetricSpec(f"modality_{m}", f"{m} accuracy", group="modality") for m in MODALITIES]
@@ -82,6 +82,19 @@ class XPCR(Benchmark):
     release_items = 177_868  # items in the paper's release
     needs = ()  # scoring services it uses; front doors configure only these
     stratum_metric = "accuracy"  # strata cells hold item accuracy
+    cell_metrics = (MetricSpec("accuracy", "Accuracy (%)"),)
+    stratum_labels = {"stage": "Reasoning stage", "tier": "Expertise tier", "modality": "Imaging modality",
+                      "disease_category": "Disease category", "stage_tier": "Stage × tier",
+                      "source_dataset": "Source dataset", "disease": "Disease",
+                      "case_group": "Hospital case group (cross-modal)", "task_family": "Cross-modal task family",
+                      "cross_modal_tier": "Expertise tier (cross-modal)"}
+    value_labels = {
+        "stage": {s: f"{i}. {STAGE_NAMES[s]}" for i, s in enumerate(STAGES, 1)},
+        "tier": dict(TIER_NAMES), "cross_modal_tier": dict(TIER_NAMES),
+        "modality": dict(MODALITY_NAMES), "disease_category": dict(CATEGORY_NAMES),
+        "stage_tier": {f"{s}/{t}": f"{STAGE_NAMES[s]}, {TIER_NAMES[t]}" for s in STAGES for t in TIERS},
+        "case_group": {str(g): f"Group {g}: {' + '.join(mods)}" for g, mods in CASE_GROUPS.items()},
+    }
     decisions = (
         "Items: Tables 2-3 metrics are over the progressive chain items only; the hospital cross-modal items are "
         "scored separately (XM_All, All_G*, MCS_*) as in Table 4.",

@@ -18,6 +18,13 @@ STAGE_NAMES = {
 }
 MODALITIES = ("CFP", "OCT", "FFA", "ICGA", "RetCam", "EP")  # Table 3's column order
 TIERS = ("R", "A", "S")
+TIER_NAMES = {"R": "Resident", "A": "Attending", "S": "Specialist"}
+MODALITY_NAMES = {"CFP": "Colour fundus photography", "OCT": "Optical coherence tomography",
+                  "FFA": "Fundus fluorescein angiography", "ICGA": "Indocyanine green angiography",
+                  "RetCam": "RetCam imaging", "EP": "External eye photography"}
+CATEGORY_NAMES = {"DR": "Diabetic retinopathy", "GLA": "Glaucoma", "CAT": "Cataract",
+                  "AMD": "Age-related macular degeneration", "HTR": "Hypertensive retinopathy",
+                  "PM": "Pathological myopia", "RVO": "Retinal vein occlusion", "Rare": "Rare diseases"}
 TIER_WEIGHTS = {"R": 1.0, "A": 1.5, "S": 2.0}  # UAS weight per tier (this project's: the paper's importance weights are unreleased)
 CATEGORIES = ("DR", "GLA", "CAT", "AMD", "HTR", "PM", "RVO", "Rare")
 TASK_FAMILIES = ("Correspondence Identification", "Diagnostic Integration", "Modality Selection")

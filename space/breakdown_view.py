@@ -1,0 +1,157 @@
+"""The Breakdown sub-tab of a benchmark: models x stratum-values heatmap, radar of chosen models, and the
+reasons behind every empty cell. Draws what `leaderboard.breakdowns` computes."""
+from __future__ import annotations
+
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import gradio as gr
+
+from leaderboard.breakdowns import HIDDEN, Breakdown, breakdown, metrics_available, radar_data, strata_available
+from leaderboard.tables import export_csv
+from space.charts import heatmap, message_figure, radar
+
+HEATMAP_ROWS = 40  # rows drawn; the CSV download holds every row
+PICKER_ROWS = 500  # radar choices (thousands of names would bloat every page load)
+
+
+def _choices(bench, entries):
+    strata = strata_available(bench, entries)
+    return [(bench.stratum_label(s), s) for s in strata]
+
+
+def _metric_choices(bench, entries, stratum):
+    return [(bench.metric_spec(m).label, m) for m in metrics_available(bench, entries, stratum)] if stratum else []
+
+
+def _note(bench, bd: Breakdown | None) -> str:
+    parts = []
+    if bench.breakdown_note:
+        parts.append(bench.breakdown_note)
+    if bd is None:
+        parts.append("No record of this benchmark has per-stratum values yet: submissions scored here will have them.")
+        return "\n\n".join(parts)
+    spec = bench.metric_spec(bd.metric)
+    shown = (f"the best {len(bd.rows)} of {bd.total_rows} rows" if bd.total_rows > len(bd.rows)
+             else f"{len(bd.rows)} row{'s' if len(bd.rows) != 1 else ''}")
+    parts.append(f"Each cell: **{spec.label}** in that {bench.stratum_label(bd.stratum).lower()} ({shown}; hover a "
+                 "cell for n and its 95% CI; rows marked *paper* are the paper's published per-stratum numbers; a *paper figure* row pools all of the "
+                 "paper's models and describes the benchmark, not one model).")
+    gaps = {c.gap for r in bd.rows for c in r.cells.values() if c.gap}
+    legend = []
+    if HIDDEN in gaps:
+        legend.append("grey **hidden** = " + HIDDEN.removeprefix("hidden: "))
+    if gaps - {HIDDEN}:
+        legend.append("light **–** = " + "; ".join(sorted(gaps - {HIDDEN})))
+    if legend:
+        parts.append("Empty cells are gaps, never 0: " + "; ".join(legend) + ".")
+    flagged = sum(c.flag is not None for r in bd.rows for c in r.cells.values())
+    if flagged:
+        parts.append(f"Values marked **⚠** ({flagged}) carry the transcription's doubt about the published number "
+                     "(hover for it); they are shown as published, never corrected.")
+    if bd.without:
+        grouped = defaultdict(list)
+        for label, why in bd.without:
+            grouped[why].append(label.split(" · ")[0])
+        lines = [f"- {len(names)} row(s): {why} ({', '.join(names[:8])}{', …' if len(names) > 8 else ''})"
+                 for why, names in grouped.items()]
+        parts.append("Not in this view:\n" + "\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _figures(bench, bd: Breakdown | None, chosen):
+    if bd is None or not bd.rows:
+        empty = message_figure("No per-stratum values for this view yet")
+        return empty, message_figure("Nothing to draw yet", height=300)
+    spec = bench.metric_spec(bd.metric)
+    stratum = bench.stratum_label(bd.stratum)
+    cells = [[{"value": c.value, "n": c.n, "ci": c.ci, "gap": c.gap, "flag": c.flag} for c in (r.cells[v] for v in bd.values)]
+             for r in bd.rows]
+    columns = [bench.value_label(bd.stratum, v) for v in bd.values]
+    heat = heatmap([r.label for r in bd.rows], columns, bd.values, cells, spec.label, f"{spec.label} by {stratum.lower()}",
+                   spec.scale)
+    axes, series, notes = radar_data(bd, chosen or None)
+    labels = [bench.value_label(bd.stratum, v) for v in axes]
+    return heat, radar(labels, series, spec.label, f"{spec.label} by {stratum.lower()}", spec.scale, notes)
+
+
+def _model_choices(bd: Breakdown | None):
+    if bd is None:
+        return []
+    shown = [(r.label, r.label) for r in bd.rows]
+    missing = [(f"{label} — no breakdown: {why}", label) for label, why in bd.without]
+    return (shown + missing)[:PICKER_ROWS]
+
+
+def _chosen(bd: Breakdown | None, chosen) -> list[str]:
+    """The radar's models as the picker shows them: the user's choice when it still exists, else the default."""
+    if bd is None:
+        return []
+    known = {r.label for r in bd.rows} | {label for label, _ in bd.without}
+    kept = [c for c in (chosen or []) if c in known]
+    return kept or [r.label for r in bd.rows[:5]]
+
+
+def _download(bd: Breakdown | None, name: str) -> str | None:
+    if bd is None:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="leaderboard-breakdown-"))
+    path = folder / f"{name}-{bd.stratum}-{bd.metric}.csv"
+    path.write_text(export_csv(bd.frame()), encoding="utf-8")
+    return str(path)
+
+
+def _view(bench, entries, stratum, metric, chosen):
+    """Everything the tab shows for one choice; falls back to the first stratum/metric with data."""
+    strata = _choices(bench, entries)
+    ids = [s for _, s in strata]
+    stratum = stratum if stratum in ids else (ids[0] if ids else None)
+    metrics = _metric_choices(bench, entries, stratum)
+    metric_ids = [m for _, m in metrics]
+    metric = metric if metric in metric_ids else (metric_ids[0] if metric_ids else None)
+    bd = breakdown(bench, entries, stratum, metric, limit=HEATMAP_ROWS) if stratum and metric else None
+    full = breakdown(bench, entries, stratum, metric, limit=None) if bd and bd.total_rows > len(bd.rows) else bd
+    heat, rad = _figures(bench, bd, chosen)
+    shown = bd is not None  # with nothing to draw, the note alone says why (no empty charts)
+    return (gr.update(choices=strata, value=stratum, visible=bool(strata)),
+            gr.update(choices=metrics, value=metric, visible=bool(strata)),
+            gr.update(choices=_model_choices(bd), value=_chosen(bd, chosen), visible=shown),
+            gr.update(value=heat, visible=shown), _note(bench, bd), gr.update(value=rad, visible=shown),
+            gr.update(value=_download(full, bench.name), visible=shown))
+
+
+def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None) -> None:
+    """The sub-tab's components and events; call inside `tab`. Fresh rows and choices on page load and
+    whenever the sub-tab is opened or a control changes (results arrive while the Space runs)."""
+    name = bench.name
+    entries = service.entries(name)
+    first = _view(bench, entries, None, None, None)
+    with gr.Row():
+        stratum = gr.Dropdown(label="Break down by", elem_id=f"bd-stratum-{name}", **_kw(first[0]))
+        metric = gr.Dropdown(label="Metric", elem_id=f"bd-metric-{name}", **_kw(first[1]))
+    heat = gr.Plot(label="Models × strata", elem_id=f"heatmap-{name}", **_kw(first[3]))
+    note = gr.Markdown(first[4], elem_id=f"bd-note-{name}")
+    models = gr.Dropdown(multiselect=True, label="Models on the radar (default: the first five rows above)",
+                         elem_id=f"bd-models-{name}", **_kw(first[2]))
+    plot = gr.Plot(label="Radar", elem_id=f"radar-{name}", **_kw(first[5]))
+    download = gr.DownloadButton("Download this breakdown (CSV, with ids)", size="sm", elem_id=f"bd-csv-{name}",
+                                 **_kw(first[6]))
+    outputs = [stratum, metric, models, heat, note, plot, download]
+
+    def update(stratum, metric, chosen):
+        return _view(bench, service.entries(name), stratum, metric, chosen)
+
+    def new_stratum(stratum):  # a new stratum has other values and maybe other metrics: start from its defaults
+        return _view(bench, service.entries(name), stratum, None, None)
+
+    stratum.input(new_stratum, [stratum], outputs, api_name=False, show_progress="hidden")
+    for control in (metric, models):
+        control.input(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+    app.load(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+    if tab is not None:
+        tab.select(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+
+
+def _kw(update: dict) -> dict:
+    return {k: update[k] for k in ("choices", "value", "visible") if k in update}
