@@ -55,6 +55,11 @@ def release_gap(bench: Benchmark, result) -> str | None:
     return None
 
 
+def main_entries(bench: Benchmark, entries: list) -> list:
+    """Entries that belong on the main board and in the overview (sample-data submissions left out)."""
+    return [e for e in entries if not release_gap(bench, e.result)]
+
+
 def protocol_badge(result, gap: str | None = None) -> tuple[str, str]:
     """(short badge, the reasons behind it)."""
     if gap:
