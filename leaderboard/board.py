@@ -183,7 +183,7 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
     lo_rank = np.where(np.isnan(lows), scores, lows)
     hi_rank = np.where(np.isnan(highs), scores, highs)
     ranks = rank_ranges(scores, lo_rank, hi_rank, spec.higher_is_better,
-                        resamples=[e.resamples for e in entries],
+                        resamples=[e.paired_resamples for e in entries],
                         pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals)
     badges = [protocol_badge(r, gaps.get(id(e))) for e, r in zip(entries, results)]
     models = [r.model for r in results]

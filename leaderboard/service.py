@@ -20,6 +20,7 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -375,7 +376,7 @@ class Service:
         for name in names:
             parsed = self._parsed_record(folder / name)
             if parsed is not None:
-                entries.append(Entry(parsed[0], parsed[1], self._resamples(parsed[1])))
+                entries.append(Entry(parsed[0], parsed[1], partial(self._resamples, parsed[1])))  # read when ranked
         return entries
 
     def _parsed_record(self, path: Path):

@@ -97,15 +97,18 @@ def _has_pairs(resamples) -> bool:
 
 
 def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better):
-    """(extra rows ahead, extra rows behind) from paired tests on overlapping pairs; None when over budget."""
+    """(extra rows ahead, extra rows behind) from paired tests on overlapping pairs; None when over budget.
+    `resamples[i]` may be a zero-argument loader: only rows in a tested pair are loaded."""
+    n = len(lo)
+    ahead, behind = np.zeros(n, int), np.zeros(n, int)
     if not _has_pairs(resamples):
-        return np.zeros(len(lo), int), np.zeros(len(lo), int)
-    keys = pair_keys or [None] * len(lo)
+        return ahead, behind
+    keys = pair_keys or [None] * n
     groups: dict = {}
     for i, r in enumerate(resamples):
-        if r is not None and len(r):
-            groups.setdefault((keys[i], len(r)), []).append(i)
-    candidates = []
+        if r is not None:
+            groups.setdefault(keys[i], []).append(i)
+    candidates, total = [], 0
     for members in groups.values():
         if len(members) < 2:
             continue
@@ -114,21 +117,28 @@ def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better):
         l, h = lo[order], hi[order]
         # j after i in lo-order overlaps i while lo_j <= hi_i (and hi_j >= lo_i holds as lo_j >= lo_i)
         ends = np.searchsorted(l, h, side="right")
-        counts = ends - np.arange(len(order)) - 1
-        if counts.sum() + sum(len(c) for c in candidates) > budget:
+        counts = np.maximum(ends - np.arange(len(order)) - 1, 0)
+        total += int(counts.sum())
+        if total > budget:
             return None
         for a in np.flatnonzero(counts > 0):
             partners = order[a + 1:ends[a]]
             candidates.append(np.column_stack([np.full(len(partners), order[a]), partners]))
-    ahead, behind = np.zeros(len(lo), int), np.zeros(len(lo), int)
     if not candidates:
         return ahead, behind
     pairs = np.concatenate(candidates)
+    loaded = {}
+    for i in np.unique(pairs):
+        r = resamples[i]
+        r = r() if callable(r) else r
+        loaded[int(i)] = None if r is None or not len(r) else np.asarray(r, dtype=float)
+    pairs = np.array([(i, j) for i, j in pairs.tolist() if loaded[i] is not None and loaded[j] is not None
+                      and len(loaded[i]) == len(loaded[j])], dtype=int).reshape(-1, 2)
     sign = 1.0 if higher_is_better else -1.0
     for start in range(0, len(pairs), 2048):  # bounded memory: 2,048 x resamples at a time
         part = pairs[start:start + 2048]
-        a = np.stack([resamples[i] for i in part[:, 0]]) * sign
-        b = np.stack([resamples[j] for j in part[:, 1]]) * sign
+        a = np.stack([loaded[i] for i in part[:, 0]]) * sign
+        b = np.stack([loaded[j] for j in part[:, 1]]) * sign
         a_leads, b_leads = (a > b).mean(axis=1), (b > a).mean(axis=1)
         for (i, j), x, y in zip(part.tolist(), a_leads, b_leads):
             if x > PAIRED_SHARE:  # i ahead of j
