@@ -1,11 +1,10 @@
-"""Times the leaderboard's views with N stored results per benchmark (default 1,000).
+"""Times the leaderboard's ranked tables with N stored results per benchmark (default 1,000), each beside its
+floor in the same run (bench/space_compare.py): in process, a view of the precomputed board against sorting a
+plain DataFrame of the same records; then the real Space against a minimal gr.Dataframe app on the same JSONs
+(bench/minimal_space.py): start-up, memory, and a table refresh through gradio_client. Goal: views < 300 ms,
+start-up <= 1.1x the floor.
 
-In process: loading the store (cold and cached), the ranked table (default and filtered), the
-stratified table and the radar data, each against the baseline of building a plain DataFrame from
-the same records. Then the real Space: start-up, first page load and a filter change through
-gradio_client (goal: under 300 ms per view after start-up).
-
-    .venv/bin/python bench/space_views.py [--results 1000]
+    .venv/bin/python bench/space_views.py [--results 1000] [--store DIR] [--runs 3] [--skip-space]
 """
 from __future__ import annotations
 
@@ -29,7 +28,6 @@ BENCHMARKS = registry.scorers()
 from leaderboard.result import ModelInfo, Result  # noqa: E402
 from leaderboard.service import Service  # noqa: E402
 from leaderboard.store import LocalStore  # noqa: E402
-from leaderboard.tables import Filters, radar_series, ranked_table, strata_table  # noqa: E402
 
 
 def populate(store: LocalStore, n: int, seed: int = 0) -> None:
@@ -39,7 +37,9 @@ def populate(store: LocalStore, n: int, seed: int = 0) -> None:
             metrics = {m.name: float(rng.uniform(0, 100)) for m in bench.metrics}
             strata = {"stratum": {f"v{k}": {"n": 20, "metrics": {bench.primary_metric: float(rng.uniform(0, 100))}}
                                   for k in range(8)}}
-            result = Result(benchmark=bench.name, metrics=metrics, n_items=1000, n_answered=1000, strata=strata,
+            items = bench.release_items or 1000  # scored on the full release: they rank on the main board
+            result = Result(benchmark=bench.name, metrics=metrics, n_items=items, n_answered=items, strata=strata,
+                            protocol={"items": items, "dataset_fingerprint": "bench"},
                             model=ModelInfo(name=f"model-{i:04d}", access=("open", "proprietary")[i % 2],
                                             domain=("general", "medical")[i % 3 == 0], params_b=float(i % 80 + 1)),
                             ci={bench.primary_metric: [metrics[bench.primary_metric] - 2, metrics[bench.primary_metric] + 2]})
@@ -59,52 +59,28 @@ def timed(fn, repeat: int = 5) -> float:
     return statistics.median(times)
 
 
-def main() -> int:
+def main(default_results: int = 1000) -> int:
+    from space_compare import apps, in_process
+
     parser = argparse.ArgumentParser()
-    parser.add_argument("--results", type=int, default=1000)
+    parser.add_argument("--results", type=int, default=default_results)
+    parser.add_argument("--store", type=Path, help="reuse a store populated by an earlier run")
+    parser.add_argument("--data", type=Path, default=ROOT / "hub", help="built datasets (default hub/; may be absent)")
+    parser.add_argument("--runs", type=int, default=3, help="interleaved start-ups of each app")
+    parser.add_argument("--skip-space", action="store_true")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="space-bench-"))
-    store = LocalStore(work / "store")
-    start = time.perf_counter()
-    populate(store, args.results)
-    print(f"stored {args.results} results x {len(BENCHMARKS)} benchmarks in {time.perf_counter() - start:.1f} s")
-    print(f"{'benchmark':<10} {'view':<22} {'ms':>8} {'x baseline':>11}")
-    for bench in BENCHMARKS.values():
-        service = Service(store=store, data_dirs={})
-        cold = timed(lambda: Service(store=store, data_dirs={}).entries(bench.name), repeat=1)
-        entries = service.entries(bench.name)
-        baseline = timed(lambda: pd.DataFrame([{**e.result.metrics, "model": e.result.model.name} for e in entries]))
-        rows = {
-            "load store (cold)": cold,
-            "load store (cached)": timed(lambda: service.entries(bench.name)),
-            "ranked table": timed(lambda: ranked_table(bench, service.entries(bench.name))),
-            "filter change": timed(lambda: ranked_table(bench, service.entries(bench.name),
-                                                        Filters(access="open", search="model-0"))),
-            "stratified table": timed(lambda: strata_table(bench, service.entries(bench.name), "stratum")),
-            "radar data": timed(lambda: radar_series(bench, service.entries(bench.name), "stratum")),
-        }
-        print(f"{bench.name:<10} {'baseline DataFrame':<22} {1000 * baseline:>8.1f} {1.0:>11.1f}")
-        for name, seconds in rows.items():
-            print(f"{bench.name:<10} {name:<22} {1000 * seconds:>8.1f} {seconds / baseline:>11.1f}")
-    from gradio_client import Client
-    from space_server import SpaceServer
-
-    start = time.perf_counter()
-    server = SpaceServer(ROOT / "hub", work / "store", work / "space.log")
-    startup = time.perf_counter() - start
-    try:
-        import urllib.request
-
-        page = timed(lambda: urllib.request.urlopen(server.url, timeout=30).read(), repeat=5)
-        client = Client(server.url, verbose=False)
-        first = next(iter(BENCHMARKS))
-        metric_names = [BENCHMARKS[first].primary_metric]
-        change = timed(lambda: client.predict("open", "any", "any", "any", "any", ["paper", "submission", "human"],
-                                              False, "model-0", metric_names, api_name=f"/table_{first}"), repeat=10)
-    finally:
-        server.stop()
-    print(f"Space start-up (all tabs, {args.results} results each): {startup:.1f} s")
-    print(f"first page load (GET /): {1000 * page:.0f} ms; filter change through gradio_client ({first}): {1000 * change:.0f} ms")
+    store = LocalStore(args.store or work / "store")
+    if args.store is None:
+        start = time.perf_counter()
+        populate(store, args.results)
+        print(f"stored {args.results:,} results x {len(BENCHMARKS)} benchmarks in {time.perf_counter() - start:.0f} s "
+              f"({store.root})")
+    in_process(store, args.results)
+    if not args.skip_space:
+        data = args.data if args.data.is_dir() else work / "no-data"
+        data.mkdir(exist_ok=True)
+        apps(store.root, data, work, args.runs, next(iter(BENCHMARKS)))
     return 0
 
 

@@ -34,6 +34,7 @@ from leaderboard.tables import (ANY, SIZE_BUCKETS, Filters, overview_table,  # n
                                 radar_series, reported_baselines, strata_names, strata_table,
                                 top_entries)
 from space.charts import radar  # noqa: E402
+from space.compare_view import compare_tab  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
@@ -341,6 +342,8 @@ def build_app(service: Service | None = None) -> gr.Blocks:
                 app.load(live_overview, drawn, [overview, drawn], api_name=False, show_progress="hidden")
                 gr.Timer(LIVE_SECONDS).tick(live_overview, drawn, [overview, drawn], api_name=False,
                                             show_progress="hidden")
+            with gr.Tab("Compare", id="tab-compare"):
+                compare_tab(app, service)
             with gr.Tab("Submit", id="tab-submit"):
                 _submit_tab(service)
             with gr.Tab("About", id="tab-about"):
