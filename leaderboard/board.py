@@ -202,7 +202,7 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
     }
     for m in bench.metrics:
         if m.name != primary:
-            columns[m.name] = np.array([_num(r.metrics.get(m.name)) for r in results], dtype=float)
+            columns[m.name] = np.array([r.metrics.get(m.name) for r in results], dtype=float)  # None -> NaN
     columns.update({
         "coverage_pct": np.array([np.nan if r.coverage is None else 100 * r.coverage for r in results], dtype=float),
         "date": [r.created_at[:10] for r in results],
@@ -211,7 +211,7 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
         "domain": [m.domain or "" for m in models],
         "reasoning": [{True: "yes", False: "no"}.get(m.reasoning, "") for m in models],
         "input_modality": [m.input_modality or "" for m in models],
-        "params_b": np.array([_num(m.params_b) for m in models], dtype=float),
+        "params_b": np.array([m.params_b for m in models], dtype=float),
         "run_settings": [describe(r.protocol.get("run_settings")) for r in results],
         "flagged_cells": [", ".join(sorted(r.cell_flags)) for r in results],
         "id": [e.entry_id if r.source == "submission" else "" for e, r in zip(entries, results)],
@@ -221,10 +221,6 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
     frame = pd.DataFrame(columns)
     search = [(m.name + " " + (m.organisation or "")).casefold() for m in models]
     return Part(entries, frame, [b[1] for b in badges], search, ranks.paired)
-
-
-def _num(value) -> float:
-    return np.nan if value is None else float(value)
 
 
 # --------------------------------------------------------------------------- drawing the shown rows
@@ -237,7 +233,7 @@ META = (  # (download column, header, decimals or None for text)
 
 
 def _fmt(value, decimals: int) -> str:
-    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.{decimals}f}"
+    return "" if value is None or value != value else f"{value:.{decimals}f}"  # value != value: NaN
 
 
 def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | None, download: pd.DataFrame,
@@ -282,7 +278,7 @@ def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | No
 
 
 def _clean(value):
-    return None if isinstance(value, float) and np.isnan(value) else value
+    return None if value != value else value  # NaN -> None (JSON null)
 
 
 def overview_payload(benches: list[Benchmark], table: pd.DataFrame) -> tuple[dict, list[str]]:

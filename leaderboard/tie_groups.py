@@ -29,7 +29,7 @@ TIE_RESAMPLES = 1000
 TIE_SEED = 4242
 Z95 = 1.959963984540054  # two-sided 95%
 PAIRED_SHARE = 0.975  # j is ahead of i when it leads in more than this share of paired resamples
-MAX_PAIRED_PAIRS = 200_000  # overlapping pairs tested with resamples; x 1,000 resamples ~ 0.2 s
+MAX_PAIRED_PAIRS = 50_000  # overlapping pairs tested with resamples (x 1,000 resamples: ~0.1 s)
 
 
 def wilson(percent: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -127,24 +127,32 @@ def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better):
     if not candidates:
         return ahead, behind
     pairs = np.concatenate(candidates)
-    loaded = {}
-    for i in np.unique(pairs):
+    rows = np.unique(pairs)
+    loaded = []
+    for i in rows.tolist():
         r = resamples[i]
         r = r() if callable(r) else r
-        loaded[int(i)] = None if r is None or not len(r) else np.asarray(r, dtype=float)
-    pairs = np.array([(i, j) for i, j in pairs.tolist() if loaded[i] is not None and loaded[j] is not None
-                      and len(loaded[i]) == len(loaded[j])], dtype=int).reshape(-1, 2)
-    sign = 1.0 if higher_is_better else -1.0
+        loaded.append(None if r is None or not len(r) else np.asarray(r, dtype=float))
+    lengths = {len(r) for r in loaded if r is not None}
+    if not lengths:
+        return ahead, behind
+    width = max(lengths, key=lambda k: sum(1 for r in loaded if r is not None and len(r) == k))
+    usable = np.array([r is not None and len(r) == width for r in loaded])
+    matrix = np.stack([r if ok else np.zeros(width) for r, ok in zip(loaded, usable)])
+    if not higher_is_better:
+        matrix = -matrix
+    position = np.searchsorted(rows, pairs)  # row of each pair member in `matrix`
+    keep = usable[position[:, 0]] & usable[position[:, 1]]
+    pairs, position = pairs[keep], position[keep]
+    limit = PAIRED_SHARE * width
     for start in range(0, len(pairs), 2048):  # bounded memory: 2,048 x resamples at a time
-        part = pairs[start:start + 2048]
-        a = np.stack([loaded[i] for i in part[:, 0]]) * sign
-        b = np.stack([loaded[j] for j in part[:, 1]]) * sign
-        a_leads, b_leads = (a > b).mean(axis=1), (b > a).mean(axis=1)
-        for (i, j), x, y in zip(part.tolist(), a_leads, b_leads):
-            if x > PAIRED_SHARE:  # i ahead of j
-                ahead[j] += 1
-                behind[i] += 1
-            elif y > PAIRED_SHARE:
-                ahead[i] += 1
-                behind[j] += 1
+        a = matrix[position[start:start + 2048, 0]]
+        b = matrix[position[start:start + 2048, 1]]
+        first, second = pairs[start:start + 2048, 0], pairs[start:start + 2048, 1]
+        first_ahead = (a > b).sum(axis=1) > limit
+        second_ahead = (b > a).sum(axis=1) > limit
+        np.add.at(ahead, second[first_ahead], 1)
+        np.add.at(behind, first[first_ahead], 1)
+        np.add.at(ahead, first[second_ahead], 1)
+        np.add.at(behind, second[second_ahead], 1)
     return ahead, behind
