@@ -23,6 +23,7 @@ SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
 SIZE_BUCKETS = ("<10B", "10-70B", ">70B", "unknown")
 ANY = "any"
 MAIN, SAMPLE = "main", "sample"
+PAIR_OUTCOMES: dict[str, dict] = {}  # benchmark -> paired-test outcomes by (entry id, score) pair, kept across rebuilds
 
 
 @dataclass
@@ -184,7 +185,9 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
     hi_rank = np.where(np.isnan(highs), scores, highs)
     ranks = rank_ranges(scores, lo_rank, hi_rank, spec.higher_is_better,
                         resamples=[e.paired_resamples for e in entries],
-                        pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals)
+                        pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals,
+                        pair_ids=[(e.entry_id, r.metrics[primary]) for e, r in zip(entries, results)],
+                        cache=PAIR_OUTCOMES.setdefault(bench.name, {}))
     badges = [protocol_badge(r, gaps.get(id(e))) for e, r in zip(entries, results)]
     models = [r.model for r in results]
     columns = {

@@ -63,9 +63,12 @@ class Ranks:
 
 def rank_ranges(scores: np.ndarray, lows: np.ndarray, highs: np.ndarray, higher_is_better: bool = True,
                 resamples: list[np.ndarray | None] | None = None, pair_keys: list | None = None,
-                decimals: int = 1, max_paired_pairs: int = MAX_PAIRED_PAIRS) -> Ranks:
+                decimals: int = 1, max_paired_pairs: int = MAX_PAIRED_PAIRS, pair_ids: list | None = None,
+                cache: dict | None = None) -> Ranks:
     """Best and worst rank of every row (any order). `lows`/`highs` are the 95% CI (equal to the score when a row
-    has none); `resamples[i]` the row's paired bootstrap means, `pair_keys[i]` what must match for pairing."""
+    has none); `resamples[i]` the row's paired bootstrap means, `pair_keys[i]` what must match for pairing.
+    With `pair_ids` (a stable id per row) and a `cache` dict, paired outcomes seen before are reused, so a board
+    rebuilt after one new result tests only that result's pairs."""
     scores = np.asarray(scores, dtype=float)
     n = len(scores)
     if n == 0:
@@ -76,7 +79,7 @@ def rank_ranges(scores: np.ndarray, lows: np.ndarray, highs: np.ndarray, higher_
     sorted_lo, sorted_hi = np.sort(lo), np.sort(hi)
     ahead = n - np.searchsorted(sorted_lo, hi, side="right")  # rows whose lower bound is above my upper bound
     behind = np.searchsorted(sorted_hi, lo, side="left")  # rows whose upper bound is below my lower bound
-    paired = _paired_counts(lo, hi, resamples, pair_keys, max_paired_pairs, higher_is_better)
+    paired = _paired_counts(lo, hi, resamples, pair_keys, max_paired_pairs, higher_is_better, pair_ids, cache)
     if paired is not None:
         ahead, behind = ahead + paired[0], behind + paired[1]
     best, worst = 1 + ahead, n - behind
@@ -96,7 +99,7 @@ def _has_pairs(resamples) -> bool:
     return bool(resamples) and sum(r is not None for r in resamples) > 1
 
 
-def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better):
+def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better, pair_ids=None, cache=None):
     """(extra rows ahead, extra rows behind) from paired tests on overlapping pairs; None when over budget.
     `resamples[i]` may be a zero-argument loader: only rows in a tested pair are loaded."""
     n = len(lo)
@@ -127,6 +130,31 @@ def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better):
     if not candidates:
         return ahead, behind
     pairs = np.concatenate(candidates)
+    outcome = np.zeros(len(pairs), dtype=np.int8)  # 1: first ahead, -1: second ahead, 0: not separated
+    if cache is not None and pair_ids is not None:  # pairs seen before (a board rebuilt after one new result)
+        keys = [(pair_ids[i], pair_ids[j]) for i, j in pairs.tolist()]
+        known = np.array([k in cache for k in keys], dtype=bool)
+        outcome[known] = [cache[k] for k, hit in zip(keys, known) if hit]
+        fresh = np.flatnonzero(~known)
+    else:
+        keys, fresh = None, np.arange(len(pairs))
+    if len(fresh):
+        outcome[fresh] = _paired_outcomes(pairs[fresh], resamples, higher_is_better)
+        if keys is not None:
+            if len(cache) > 4 * MAX_PAIRED_PAIRS:
+                cache.clear()
+            cache.update((keys[k], int(outcome[k])) for k in fresh.tolist())
+    np.add.at(ahead, pairs[outcome == 1, 1], 1)
+    np.add.at(behind, pairs[outcome == 1, 0], 1)
+    np.add.at(ahead, pairs[outcome == -1, 0], 1)
+    np.add.at(behind, pairs[outcome == -1, 1], 1)
+    return ahead, behind
+
+
+def _paired_outcomes(pairs: np.ndarray, resamples, higher_is_better: bool) -> np.ndarray:
+    """1 where the first row of a pair leads in more than PAIRED_SHARE of the paired resamples, -1 where the
+    second does, 0 otherwise (or when the two cannot be paired)."""
+    outcome = np.zeros(len(pairs), dtype=np.int8)
     rows = np.unique(pairs)
     loaded = []
     for i in rows.tolist():
@@ -135,24 +163,18 @@ def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better):
         loaded.append(None if r is None or not len(r) else np.asarray(r, dtype=float))
     lengths = {len(r) for r in loaded if r is not None}
     if not lengths:
-        return ahead, behind
+        return outcome
     width = max(lengths, key=lambda k: sum(1 for r in loaded if r is not None and len(r) == k))
     usable = np.array([r is not None and len(r) == width for r in loaded])
     matrix = np.stack([r if ok else np.zeros(width) for r, ok in zip(loaded, usable)])
     if not higher_is_better:
         matrix = -matrix
     position = np.searchsorted(rows, pairs)  # row of each pair member in `matrix`
-    keep = usable[position[:, 0]] & usable[position[:, 1]]
-    pairs, position = pairs[keep], position[keep]
+    usable_pairs = np.flatnonzero(usable[position[:, 0]] & usable[position[:, 1]])
     limit = PAIRED_SHARE * width
-    for start in range(0, len(pairs), 2048):  # bounded memory: 2,048 x resamples at a time
-        a = matrix[position[start:start + 2048, 0]]
-        b = matrix[position[start:start + 2048, 1]]
-        first, second = pairs[start:start + 2048, 0], pairs[start:start + 2048, 1]
-        first_ahead = (a > b).sum(axis=1) > limit
-        second_ahead = (b > a).sum(axis=1) > limit
-        np.add.at(ahead, second[first_ahead], 1)
-        np.add.at(behind, first[first_ahead], 1)
-        np.add.at(ahead, first[second_ahead], 1)
-        np.add.at(behind, second[second_ahead], 1)
-    return ahead, behind
+    for start in range(0, len(usable_pairs), 2048):  # bounded memory: 2,048 x resamples at a time
+        chosen = usable_pairs[start:start + 2048]
+        a, b = matrix[position[chosen, 0]], matrix[position[chosen, 1]]
+        outcome[chosen[(a > b).sum(axis=1) > limit]] = 1
+        outcome[chosen[(b > a).sum(axis=1) > limit]] = -1
+    return outcome

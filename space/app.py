@@ -114,11 +114,9 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     table = gr.Dataframe(value=first.payload(), datatype=first.datatypes, interactive=False, wrap=True,
                          max_height=600, pinned_columns=2, label=f"{bench.pretty_name} leaderboard",
                          elem_id=f"table-{bench.name}", elem_classes=["leaderboard-table"])
-    csv_file, json_file = EXPORTS.files(bench.name, id(board), _view_key(MAIN, Filters(columns=default_columns)),
-                                        lambda: first.download)
-    with gr.Row():
-        csv_button = gr.DownloadButton("Download CSV", value=csv_file, size="sm", elem_id=f"csv-{bench.name}")
-        json_button = gr.DownloadButton("Download JSON", value=json_file, size="sm", elem_id=f"json-{bench.name}")
+    with gr.Row():  # the files are written on the first page load (start-up stays cheap), then reused
+        csv_button = gr.DownloadButton("Download CSV", size="sm", elem_id=f"csv-{bench.name}")
+        json_button = gr.DownloadButton("Download JSON", size="sm", elem_id=f"json-{bench.name}")
         refresh = gr.Button("Refresh", size="sm", elem_id=f"refresh-{bench.name}")
     show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (their own board, not comparable "
                               "with the paper)", elem_id=f"show-sample-{bench.name}")
@@ -165,6 +163,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     refresh.click(update_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
     gr.Timer(LIVE_SECONDS).tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
                                 show_progress="hidden")
+    app.load(tick, [gr.State(None), show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
+             show_progress="hidden")  # fresh rows and download files on every page load
 
     strata = strata_names(entries) or ["(none yet)"]
     with gr.Accordion("Stratified view and radar", open=False):
