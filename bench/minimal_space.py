@@ -35,6 +35,10 @@ def load(store: Path, name: str, primary: str) -> pd.DataFrame:
     return frame.sort_values(primary, ascending=False) if len(frame) else frame
 
 
+def top_rows(frame: pd.DataFrame):
+    return lambda: frame.head(SHOWN)
+
+
 def main() -> None:
     store = Path(os.environ["LEADERBOARD_STORE"])
     with gr.Blocks() as app:
@@ -42,7 +46,7 @@ def main() -> None:
             frame = load(store, bench.name, bench.primary_metric)
             with gr.Tab(bench.pretty_name):
                 table = gr.Dataframe(value=frame.head(SHOWN), interactive=False)
-                gr.Button("Refresh").click(lambda f=frame: f.head(SHOWN), None, table, api_name=f"table_{bench.name}")
+                gr.Button("Refresh").click(top_rows(frame), None, table, api_name=f"table_{bench.name}")
     app.queue().launch(server_name="127.0.0.1", server_port=int(os.environ["GRADIO_SERVER_PORT"]))
 
 

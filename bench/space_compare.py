@@ -70,7 +70,7 @@ def in_process(store, results: int) -> None:
         def view(filters):
             board = BOARDS.get(bench, service.entries(bench.name))
             v = board.view(MAIN, filters, SHOWN)
-            exports.files(bench.name, id(board), repr(filters), lambda: v.download)
+            exports.files(bench.name, board.serial, repr(filters), lambda: v.download)
             return v.payload()
 
         rows = {"board rebuilt (after a new result)": rebuild,

@@ -9,6 +9,7 @@ ranked among themselves and never labelled "paper protocol".
 from __future__ import annotations
 
 import html
+import itertools
 import threading
 from dataclasses import dataclass, field
 
@@ -120,10 +121,14 @@ class View:
                 "metadata": {"display_value": self.display, "styling": [[""] * len(self.headers)] * len(self.data)}}
 
 
+_SERIALS = itertools.count(1)
+
+
 @dataclass
 class Board:
     bench: Benchmark
     parts: dict[str, Part] = field(default_factory=dict)
+    serial: int = field(default_factory=lambda: next(_SERIALS))  # a new number per build: pages redraw on change
 
     @classmethod
     def build(cls, bench: Benchmark, entries: list) -> "Board":

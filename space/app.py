@@ -124,7 +124,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
                                 elem_classes=["leaderboard-table"],
                                 label=SAMPLE_LABEL.format(bench.pretty_name), elem_id=f"sample-table-{bench.name}")
     inputs = [access, domain, reasoning, modality, size, sources, comparable, search, columns]
-    seen = gr.State(id(board))  # the board this page shows; the timer redraws only when it changed
+    seen = gr.State(board.serial)  # the board this page shows; the timer redraws only when it changed
 
     def filters_of(access, domain, reasoning, modality, size, sources, comparable, search, columns):
         return Filters(access=access, domain=domain, reasoning=reasoning, input_modality=modality, size=size,
@@ -135,7 +135,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
         filters = filters_of(*values)
         current = BOARDS.get(bench, service.entries(bench.name))
         view = current.view(MAIN, filters, SHOWN_ROWS)
-        csv_path, json_path = EXPORTS.files(bench.name, id(current), _view_key(MAIN, filters), lambda: view.download)
+        csv_path, json_path = EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
         return _table_update(view), csv_path, json_path
 
     def update_sample(show, *values):
@@ -149,9 +149,9 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     def tick(last, show, *values):
         """Redraw when a result landed since this page last drew (new rows appear without a reload)."""
         current = BOARDS.get(bench, service.entries(bench.name))
-        if id(current) == last:
+        if current.serial == last:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), last
-        return *update(*values), update_sample(show, *values), id(current)
+        return *update(*values), update_sample(show, *values), current.serial
 
     outputs = [table, csv_button, json_button]
     for control in inputs:
@@ -336,7 +336,7 @@ def build_app(service: Service | None = None) -> gr.Blocks:
                 drawn = gr.State(None)  # the entries the overview was drawn from; redrawn only when they change
 
                 def live_overview(last):
-                    token = tuple(id(service.entries(b.name)) for b in registry.scorers().values())
+                    token = tuple(BOARDS.get(b, service.entries(b.name)).serial for b in registry.scorers().values())
                     return (gr.skip(), last) if token == last else (_overview(service), token)
 
                 app.load(live_overview, drawn, [overview, drawn], api_name=False, show_progress="hidden")
