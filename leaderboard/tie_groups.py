@@ -124,26 +124,34 @@ def _paired_counts(lo, hi, resamples, pair_keys, budget, higher_is_better, pair_
         total += int(counts.sum())
         if total > budget:
             return None
-        for a in np.flatnonzero(counts > 0):
-            partners = order[a + 1:ends[a]]
-            candidates.append(np.column_stack([np.full(len(partners), order[a]), partners]))
+        if counts.sum():  # every (order[a], order[a+1 .. ends[a]-1]) at once
+            firsts = np.repeat(np.arange(len(order)), counts)
+            offsets = np.arange(len(firsts)) - np.repeat(np.cumsum(counts) - counts, counts)
+            candidates.append(np.column_stack([order[firsts], order[firsts + 1 + offsets]]))
     if not candidates:
         return ahead, behind
     pairs = np.concatenate(candidates)
     outcome = np.zeros(len(pairs), dtype=np.int8)  # 1: first ahead, -1: second ahead, 0: not separated
+    fresh = np.arange(len(pairs))
     if cache is not None and pair_ids is not None:  # pairs seen before (a board rebuilt after one new result)
-        keys = [(pair_ids[i], pair_ids[j]) for i, j in pairs.tolist()]
-        known = np.array([k in cache for k in keys], dtype=bool)
-        outcome[known] = [cache[k] for k, hit in zip(keys, known) if hit]
+        codes = cache.setdefault("codes", {})  # stable pair id -> small integer
+        row_codes = np.array([codes.setdefault(pid, len(codes)) for pid in pair_ids], dtype=np.int64)
+        keys = (row_codes[pairs[:, 0]] << 32) | row_codes[pairs[:, 1]]
+        known_keys = cache.get("keys", np.zeros(0, np.int64))
+        known_values = cache.get("values", np.zeros(0, np.int8))
+        at = np.minimum(np.searchsorted(known_keys, keys), max(len(known_keys) - 1, 0))
+        known = (known_keys[at] == keys) if len(known_keys) else np.zeros(len(keys), bool)
+        outcome[known] = known_values[at[known]]
         fresh = np.flatnonzero(~known)
-    else:
-        keys, fresh = None, np.arange(len(pairs))
     if len(fresh):
         outcome[fresh] = _paired_outcomes(pairs[fresh], resamples, higher_is_better)
-        if keys is not None:
-            if len(cache) > 4 * MAX_PAIRED_PAIRS:
+        if cache is not None and pair_ids is not None:
+            merged_keys = np.concatenate([known_keys, keys[fresh]])
+            merged_values = np.concatenate([known_values, outcome[fresh]])
+            order = np.argsort(merged_keys, kind="stable")
+            cache["keys"], cache["values"] = merged_keys[order], merged_values[order]
+            if len(order) > 4 * MAX_PAIRED_PAIRS:  # bounded: start again
                 cache.clear()
-            cache.update((keys[k], int(outcome[k])) for k in fresh.tolist())
     np.add.at(ahead, pairs[outcome == 1, 1], 1)
     np.add.at(behind, pairs[outcome == 1, 0], 1)
     np.add.at(ahead, pairs[outcome == -1, 0], 1)
