@@ -113,8 +113,15 @@ class View:
     data: list[list]
     display: list[list[str]]
     datatypes: list[str]
-    download: pd.DataFrame  # every filtered row, ids and full precision
+    _part: "Part"
+    _rows: np.ndarray  # every filtered row
     total: int  # rows after filters
+
+    @property
+    def download(self) -> pd.DataFrame:
+        """Every filtered row, ids and full precision (built only when a download file is written)."""
+        frame = self._part.frame.iloc[self._rows].drop(columns=["source_kind", "size"])
+        return frame.reset_index(drop=True)
 
     def payload(self) -> dict:
         return {"headers": self.headers, "data": self.data,
@@ -163,9 +170,8 @@ class Board:
     def view(self, board: str, f: Filters, limit: int | None = None) -> View:
         part = self.parts[board]
         rows = np.flatnonzero(self.mask(board, f))
-        download = part.frame.iloc[rows].drop(columns=["source_kind", "size"]).reset_index(drop=True)
         shown = rows if limit is None else rows[:limit]
-        return _draw(self.bench, part, shown, f.columns, download, len(rows))
+        return _draw(self.bench, part, shown, f.columns, rows)
 
 
 def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
@@ -245,8 +251,7 @@ def _fmt(value, decimals: int) -> str:
     return "" if value is None or value != value else f"{value:.{decimals}f}"  # value != value: NaN
 
 
-def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | None, download: pd.DataFrame,
-          total: int) -> View:
+def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | None, filtered: np.ndarray) -> View:
     primary = bench.primary_metric
     spec = bench.metric(primary)
     frame = part.frame.iloc[rows]
@@ -283,7 +288,8 @@ def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | No
             if all(np.isnan(v) for v in values):
                 continue
             add(header, [_clean(v) for v in values], [_fmt(v, decimals) for v in values], "number")
-    return View(headers, [list(r) for r in zip(*data)], [list(r) for r in zip(*display)], types, download, total)
+    return View(headers, [list(r) for r in zip(*data)], [list(r) for r in zip(*display)], types, part, filtered,
+                len(filtered))
 
 
 def _clean(value):
