@@ -101,6 +101,13 @@ def start(argv: list[str], env: dict, log: Path, wait: float = 900):
     raise RuntimeError(f"{argv} did not answer within {wait} s")
 
 
+def Client_check(url: str) -> None:
+    """The page answers and still answers a moment later (gradio exits if its self-check failed)."""
+    time.sleep(1.0)
+    with urllib.request.urlopen(url + "config", timeout=60) as response:
+        response.read()
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -126,7 +133,19 @@ def apps(store_root: Path, data: Path, work: Path, runs: int, bench: str) -> Non
     seen = {name: {"start": [], "rss": [], "refresh": []} for name in commands}
     for _ in range(runs):
         for name, argv in commands.items():
-            process, url, seconds = start(argv, env, work / f"{name}.log")
+            for attempt in range(3):  # under heavy load gradio's own 3 s self-check of the page can fail
+                try:
+                    process, url, seconds = start(argv, env, work / f"{name}.log")
+                    Client_check(url)
+                    break
+                except Exception as exc:  # noqa: BLE001 - reported, then retried
+                    print(f"({name} start-up attempt {attempt + 1} failed: {type(exc).__name__}; retrying)")
+                    try:
+                        process.terminate()
+                    except Exception:  # noqa: BLE001
+                        pass
+            else:
+                raise RuntimeError(f"{name} did not start")
             try:
                 seen[name]["start"].append(seconds)
                 seen[name]["rss"].append(rss_mb(process.pid))
