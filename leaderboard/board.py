@@ -103,6 +103,7 @@ class Part:
     badge_reasons: list[str]
     search_text: list[str]
     paired: bool = True
+    arrays: dict = field(default_factory=dict)  # column -> numpy array: views index these, never the DataFrame
 
 
 @dataclass
@@ -151,20 +152,20 @@ class Board:
         return len(self.parts[board].entries)
 
     def mask(self, board: str, f: Filters) -> np.ndarray:
-        frame = self.parts[board].frame
-        keep = np.ones(len(frame), dtype=bool)
-        if not len(frame):
+        part = self.parts[board]
+        keep = np.ones(len(part.frame), dtype=bool)
+        if not len(keep):
             return keep
         for column, wanted in (("access", f.access), ("domain", f.domain), ("reasoning", f.reasoning),
                                ("input_modality", f.input_modality), ("size", f.size)):
             if wanted != ANY:
-                keep &= frame[column].to_numpy() == wanted
-        keep &= frame["source_kind"].isin(list(f.sources)).to_numpy()
+                keep &= part.arrays[column] == wanted
+        keep &= np.isin(part.arrays["source_kind"], list(f.sources))
         if f.comparable_only:
-            keep &= frame["protocol"].to_numpy() == "paper protocol"
+            keep &= part.arrays["protocol"] == "paper protocol"
         if f.search:
             needle = f.search.casefold()
-            keep &= np.fromiter((needle in text for text in self.parts[board].search_text), bool, len(frame))
+            keep &= np.fromiter((needle in text for text in part.search_text), bool, len(keep))
         return keep
 
     def view(self, board: str, f: Filters, limit: int | None = None) -> View:
@@ -235,7 +236,9 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
     })
     frame = pd.DataFrame(columns)
     search = [(m.name + " " + (m.organisation or "")).casefold() for m in models]
-    return Part(entries, frame, [b[1] for b in badges], search, ranks.paired)
+    arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
+              for name, values in columns.items()}
+    return Part(entries, frame, [b[1] for b in badges], search, ranks.paired, arrays)
 
 
 # --------------------------------------------------------------------------- drawing the shown rows
@@ -254,7 +257,7 @@ def _fmt(value, decimals: int) -> str:
 def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | None, filtered: np.ndarray) -> View:
     primary = bench.primary_metric
     spec = bench.metric(primary)
-    frame = part.frame.iloc[rows]
+    frame = _Rows(part.arrays, rows)
     metric_names = [m.name for m in bench.metrics if m.name != primary and (chosen is None or m.name in chosen)]
     headers, data, display, types = [], [], [], []
 
@@ -290,6 +293,16 @@ def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | No
             add(header, [_clean(v) for v in values], [_fmt(v, decimals) for v in values], "number")
     return View(headers, [list(r) for r in zip(*data)], [list(r) for r in zip(*display)], types, part, filtered,
                 len(filtered))
+
+
+class _Rows:
+    """The shown rows of a part's column arrays, column by column (`rows["model"].tolist()`)."""
+
+    def __init__(self, arrays: dict, rows: np.ndarray):
+        self.arrays, self.rows = arrays, rows
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self.arrays[column][self.rows]
 
 
 def _clean(value):
