@@ -165,7 +165,8 @@ class Service:
                                   other_ids=self.other_ids(form.benchmark))
         rendered = report.render()
         if not report.ok:
-            wrong = next((i.message for i in report.issues if i.message.startswith("this looks like")), "")
+            first = report.issues[0].message if report.issues else ""
+            wrong = first if first.startswith("this looks like") else ""  # validate_file puts that hint first
             return Outcome(False, "The file has errors; nothing was queued. "
                            + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
                            + "Fix the lines below and upload again.", rendered)
