@@ -334,15 +334,22 @@ class BoardCache:
     def __init__(self):
         self._boards: dict[str, tuple[int, list, Board]] = {}
         self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}  # one build per benchmark at a time; others wait for it
 
     def get(self, bench: Benchmark, entries: list) -> Board:
         with self._lock:
             cached = self._boards.get(bench.name)
             if cached and cached[1] is entries:
                 return cached[2]
-        board = Board.build(bench, entries)
-        with self._lock:
-            self._boards[bench.name] = (id(entries), entries, board)
+            building = self._building.setdefault(bench.name, threading.Lock())
+        with building:
+            with self._lock:
+                cached = self._boards.get(bench.name)
+                if cached and cached[1] is entries:
+                    return cached[2]
+            board = Board.build(bench, entries)
+            with self._lock:
+                self._boards[bench.name] = (id(entries), entries, board)
         return board
 
 

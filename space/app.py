@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +40,6 @@ from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
 SHOWN_ROWS = 500  # rows drawn per table; the downloads always hold the whole filtered view
-FIRST_ROWS = 100  # rows in the page itself (a small page config answers fast); the load event draws the rest
 SAMPLE_LABEL = "{}: submissions scored on sample data (ranked among themselves)"
 LIVE_SECONDS = 5.0  # how often an open page checks for new results
 # headers break between words only (the table scrolls sideways behind the pinned rank and model columns);
@@ -110,11 +110,10 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     with gr.Accordion("Metric columns", open=False):
         columns = gr.Dropdown([(m.label, m.name) for m in bench.metrics], value=default_columns, multiselect=True,
                               label="Metric columns", elem_id=f"columns-{bench.name}")
-    board = BOARDS.get(bench, entries)
-    first = board.view(MAIN, Filters(columns=default_columns), FIRST_ROWS)  # page load draws SHOWN_ROWS
-    table = gr.Dataframe(value=first.payload(), datatype=first.datatypes, interactive=False, wrap=True,
-                         max_height=600, pinned_columns=2, label=f"{bench.pretty_name} leaderboard",
-                         elem_id=f"table-{bench.name}", elem_classes=["leaderboard-table"])
+    # the board (ranks with paired tests) is built off the start-up path, and the page load draws it
+    table = gr.Dataframe(interactive=False, wrap=True, max_height=600, pinned_columns=2,
+                         label=f"{bench.pretty_name} leaderboard", elem_id=f"table-{bench.name}",
+                         elem_classes=["leaderboard-table"])
     with gr.Row():  # the files are written on the first page load (start-up stays cheap), then reused
         csv_button = gr.DownloadButton("Download CSV", size="sm", elem_id=f"csv-{bench.name}")
         json_button = gr.DownloadButton("Download JSON", size="sm", elem_id=f"json-{bench.name}")
@@ -125,7 +124,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
                                 elem_classes=["leaderboard-table"],
                                 label=SAMPLE_LABEL.format(bench.pretty_name), elem_id=f"sample-table-{bench.name}")
     inputs = [access, domain, reasoning, modality, size, sources, comparable, search, columns]
-    seen = gr.State(board.serial)  # the board this page shows; the timer redraws only when it changed
+    seen = gr.State(None)  # the board this page shows; the timer redraws only when it changed
 
     def filters_of(access, domain, reasoning, modality, size, sources, comparable, search, columns):
         return Filters(access=access, domain=domain, reasoning=reasoning, input_modality=modality, size=size,
@@ -350,7 +349,15 @@ def build_app(service: Service | None = None) -> gr.Blocks:
             with gr.Tab("About", id="tab-about"):
                 _about_tab()
     app.service = service  # tests and main() reach the worker through the app
+    threading.Thread(target=_warm_boards, args=(service,), name="warm-boards", daemon=True).start()
     return app
+
+
+def _warm_boards(service: Service) -> None:
+    """Build every benchmark's board in the background: start-up does not wait for ranks, the first page load
+    finds them ready (or waits for the one build in progress)."""
+    for bench in registry.scorers().values():
+        BOARDS.get(bench, service.entries(bench.name))
 
 
 def main() -> None:
