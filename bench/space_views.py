@@ -1,16 +1,15 @@
-"""Times the leaderboard's views with N stored results per benchmark (default 1,000).
+"""Times the leaderboard's ranked tables with N stored results per benchmark (default 1,000), each beside its
+floor in the same run (bench/space_compare.py): in process, a view of the precomputed board against sorting a
+plain DataFrame of the same records; then the real Space against a minimal gr.Dataframe app on the same JSONs
+(bench/minimal_space.py): start-up, memory, and a table refresh through gradio_client. Goal: views < 300 ms,
+start-up <= 1.1x the floor.
 
-In process: loading the store (cold and cached), the ranked table (default and filtered), the
-stratified table and the radar data, each against the baseline of building a plain DataFrame from
-the same records. Then the real Space: start-up, first page load and a filter change through
-gradio_client (goal: under 300 ms per view after start-up).
-
-    .venv/bin/python bench/space_views.py [--results 1000]
+    .venv/bin/python bench/space_views.py [--results 1000] [--store DIR] [--runs 3] [--skip-space]
 """
 from __future__ import annotations
 
 import argparse
-import io
+import json
 import statistics
 import sys
 import tempfile
@@ -29,10 +28,43 @@ BENCHMARKS = registry.scorers()
 from leaderboard.result import ModelInfo, Result  # noqa: E402
 from leaderboard.service import Service  # noqa: E402
 from leaderboard.store import LocalStore  # noqa: E402
-from leaderboard.tables import Filters, radar_series, ranked_table, strata_table  # noqa: E402
 from leaderboard.breakdowns import breakdown  # noqa: E402
 from leaderboard.items import ItemSource  # noqa: E402
 from space import breakdown_view  # noqa: E402
+
+
+def populate(store: LocalStore, n: int, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    for bench in BENCHMARKS.values():
+        for i in range(n):
+            metrics = {m.name: float(rng.uniform(0, 100)) for m in bench.metrics}
+            strata = {"stratum": {f"v{k}": {"n": 20, "metrics": {bench.primary_metric: float(rng.uniform(0, 100))}}
+                                  for k in range(8)}}
+            items = bench.release_items or 1000  # scored on the full release: they rank on the main board
+            result = Result(benchmark=bench.name, metrics=metrics, n_items=items, n_answered=items, strata=strata,
+                            protocol={"items": items, "dataset_fingerprint": "bench"},
+                            model=ModelInfo(name=f"model-{i:04d}", access=("open", "proprietary")[i % 2],
+                                            domain=("general", "medical")[i % 3 == 0], params_b=float(i % 80 + 1)),
+                            ci={bench.primary_metric: [metrics[bench.primary_metric] - 2, metrics[bench.primary_metric] + 2]})
+            sub_id = f"{bench.name}-{i:05d}"
+            # the files the service writes, without its per-file fsync (only the bench's set-up time changes)
+            record = result.to_public_dict()
+            record["submission_id"] = sub_id
+            path = store.result_path(bench.name, sub_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            npy = store.private("bootstrap", f"{sub_id}.npy")
+            npy.parent.mkdir(parents=True, exist_ok=True)
+            np.save(npy, metrics[bench.primary_metric] + rng.normal(0, 2, 1000))
+
+
+def timed(fn, repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def items_bench(work: Path, rows: int = 10_000, group: int = 1_000) -> None:
@@ -76,84 +108,42 @@ def items_bench(work: Path, rows: int = 10_000, group: int = 1_000) -> None:
         pq.ParquetFile.read_row_group = original
 
 
-def populate(store: LocalStore, n: int, seed: int = 0) -> None:
-    rng = np.random.default_rng(seed)
-    for bench in BENCHMARKS.values():
-        for i in range(n):
-            metrics = {m.name: float(rng.uniform(0, 100)) for m in bench.metrics}
-            strata = {"stratum": {f"v{k}": {"n": 20, "metrics": {bench.primary_metric: float(rng.uniform(0, 100))}}
-                                  for k in range(8)}}
-            result = Result(benchmark=bench.name, metrics=metrics, n_items=1000, n_answered=1000, strata=strata,
-                            model=ModelInfo(name=f"model-{i:04d}", access=("open", "proprietary")[i % 2],
-                                            domain=("general", "medical")[i % 3 == 0], params_b=float(i % 80 + 1)),
-                            ci={bench.primary_metric: [metrics[bench.primary_metric] - 2, metrics[bench.primary_metric] + 2]})
-            sub_id = f"{bench.name}-{i:05d}"
-            store.save_result(sub_id, result)
-            buffer = io.BytesIO()
-            np.save(buffer, metrics[bench.primary_metric] + rng.normal(0, 2, 1000))
-            store.write_bytes(store.private("bootstrap", f"{sub_id}.npy"), buffer.getvalue())
-
-
-def timed(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--results", type=int, default=1000)
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="space-bench-"))
-    store = LocalStore(work / "store")
-    start = time.perf_counter()
-    populate(store, args.results)
-    print(f"stored {args.results} results x {len(BENCHMARKS)} benchmarks in {time.perf_counter() - start:.1f} s")
-    items_bench(work)
-    print(f"{'benchmark':<10} {'view':<22} {'ms':>8} {'x baseline':>11}")
+def breakdown_bench(store: LocalStore) -> None:
+    """The Breakdown sub-tab: the matrix alone and with both figures, per benchmark (goal < 300 ms)."""
+    print(f"\n{'benchmark':<10} {'breakdown view':<22} {'ms':>8}")
     for bench in BENCHMARKS.values():
         service = Service(store=store, data_dirs={})
-        cold = timed(lambda: Service(store=store, data_dirs={}).entries(bench.name), repeat=1)
         entries = service.entries(bench.name)
-        baseline = timed(lambda: pd.DataFrame([{**e.result.metrics, "model": e.result.model.name} for e in entries]))
-        rows = {
-            "load store (cold)": cold,
-            "load store (cached)": timed(lambda: service.entries(bench.name)),
-            "ranked table": timed(lambda: ranked_table(bench, service.entries(bench.name))),
-            "filter change": timed(lambda: ranked_table(bench, service.entries(bench.name),
-                                                        Filters(access="open", search="model-0"))),
-            "stratified table": timed(lambda: strata_table(bench, service.entries(bench.name), "stratum")),
-            "radar data": timed(lambda: radar_series(bench, service.entries(bench.name), "stratum")),
-            "breakdown matrix": timed(lambda: breakdown(bench, service.entries(bench.name), "stratum",
-                                                        bench.primary_metric)),
-            "breakdown tab (figs)": timed(lambda: breakdown_view._view(bench, service.entries(bench.name), None, None,
-                                                                       None)),
-        }
-        print(f"{bench.name:<10} {'baseline DataFrame':<22} {1000 * baseline:>8.1f} {1.0:>11.1f}")
+        rows = {"breakdown matrix": timed(lambda: breakdown(bench, entries, "stratum", bench.primary_metric)),
+                "breakdown tab (figs)": timed(lambda: breakdown_view._view(bench, entries, None, None, None))}
         for name, seconds in rows.items():
-            print(f"{bench.name:<10} {name:<22} {1000 * seconds:>8.1f} {seconds / baseline:>11.1f}")
-    from gradio_client import Client
-    from space_server import SpaceServer
+            print(f"{bench.name:<10} {name:<22} {1000 * seconds:>8.1f}")
 
-    start = time.perf_counter()
-    server = SpaceServer(ROOT / "hub", work / "store", work / "space.log")
-    startup = time.perf_counter() - start
-    try:
-        import urllib.request
 
-        page = timed(lambda: urllib.request.urlopen(server.url, timeout=30).read(), repeat=5)
-        client = Client(server.url, verbose=False)
-        first = next(iter(BENCHMARKS))
-        metric_names = [BENCHMARKS[first].primary_metric]
-        change = timed(lambda: client.predict("open", "any", "any", "any", "any", ["paper", "submission", "human"],
-                                              False, "model-0", metric_names, api_name=f"/table_{first}"), repeat=10)
-    finally:
-        server.stop()
-    print(f"Space start-up (all tabs, {args.results} results each): {startup:.1f} s")
-    print(f"first page load (GET /): {1000 * page:.0f} ms; filter change through gradio_client ({first}): {1000 * change:.0f} ms")
+def main(default_results: int = 1000) -> int:
+    from space_compare import apps, in_process
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--results", type=int, default=default_results)
+    parser.add_argument("--store", type=Path, help="reuse a store populated by an earlier run")
+    parser.add_argument("--data", type=Path, default=ROOT / "hub", help="built datasets (default hub/; may be absent)")
+    parser.add_argument("--runs", type=int, default=3, help="interleaved start-ups of each app")
+    parser.add_argument("--skip-space", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="space-bench-"))
+    store = LocalStore(args.store or work / "store")
+    if args.store is None:
+        start = time.perf_counter()
+        populate(store, args.results)
+        print(f"stored {args.results:,} results x {len(BENCHMARKS)} benchmarks in {time.perf_counter() - start:.0f} s "
+              f"({store.root})")
+    in_process(store, args.results)
+    breakdown_bench(store)
+    items_bench(work)
+    if not args.skip_space:
+        data = args.data if args.data.is_dir() else work / "no-data"
+        data.mkdir(exist_ok=True)
+        apps(store.root, data, work, args.runs, next(iter(BENCHMARKS)))
     return 0
 
 

@@ -9,6 +9,7 @@ ranked among themselves and never labelled "paper protocol".
 from __future__ import annotations
 
 import html
+import itertools
 import threading
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
 SIZE_BUCKETS = ("<10B", "10-70B", ">70B", "unknown")
 ANY = "any"
 MAIN, SAMPLE = "main", "sample"
+PAIR_OUTCOMES: dict[str, dict] = {}  # benchmark -> paired-test outcomes by (entry id, score) pair, kept across rebuilds
 
 
 @dataclass
@@ -53,6 +55,11 @@ def release_gap(bench: Benchmark, result) -> str | None:
     if items and items < bench.release_items:
         return f"scored on {items:,} items; the paper's release has {bench.release_items:,}"
     return None
+
+
+def main_entries(bench: Benchmark, entries: list) -> list:
+    """Entries that belong on the main board and in the overview (sample-data submissions left out)."""
+    return [e for e in entries if not release_gap(bench, e.result)]
 
 
 def protocol_badge(result, gap: str | None = None) -> tuple[str, str]:
@@ -96,6 +103,7 @@ class Part:
     badge_reasons: list[str]
     search_text: list[str]
     paired: bool = True
+    arrays: dict = field(default_factory=dict)  # column -> numpy array: views index these, never the DataFrame
 
 
 @dataclass
@@ -106,18 +114,29 @@ class View:
     data: list[list]
     display: list[list[str]]
     datatypes: list[str]
-    download: pd.DataFrame  # every filtered row, ids and full precision
+    _part: "Part"
+    _rows: np.ndarray  # every filtered row
     total: int  # rows after filters
+
+    @property
+    def download(self) -> pd.DataFrame:
+        """Every filtered row, ids and full precision (built only when a download file is written)."""
+        frame = self._part.frame.iloc[self._rows].drop(columns=["source_kind", "size"])
+        return frame.reset_index(drop=True)
 
     def payload(self) -> dict:
         return {"headers": self.headers, "data": self.data,
                 "metadata": {"display_value": self.display, "styling": [[""] * len(self.headers)] * len(self.data)}}
 
 
+_SERIALS = itertools.count(1)
+
+
 @dataclass
 class Board:
     bench: Benchmark
     parts: dict[str, Part] = field(default_factory=dict)
+    serial: int = field(default_factory=lambda: next(_SERIALS))  # a new number per build: pages redraw on change
 
     @classmethod
     def build(cls, bench: Benchmark, entries: list) -> "Board":
@@ -133,28 +152,27 @@ class Board:
         return len(self.parts[board].entries)
 
     def mask(self, board: str, f: Filters) -> np.ndarray:
-        frame = self.parts[board].frame
-        keep = np.ones(len(frame), dtype=bool)
-        if not len(frame):
+        part = self.parts[board]
+        keep = np.ones(len(part.frame), dtype=bool)
+        if not len(keep):
             return keep
         for column, wanted in (("access", f.access), ("domain", f.domain), ("reasoning", f.reasoning),
                                ("input_modality", f.input_modality), ("size", f.size)):
             if wanted != ANY:
-                keep &= frame[column].to_numpy() == wanted
-        keep &= frame["source_kind"].isin(list(f.sources)).to_numpy()
+                keep &= part.arrays[column] == wanted
+        keep &= np.isin(part.arrays["source_kind"], list(f.sources))
         if f.comparable_only:
-            keep &= frame["protocol"].to_numpy() == "paper protocol"
+            keep &= part.arrays["protocol"] == "paper protocol"
         if f.search:
             needle = f.search.casefold()
-            keep &= np.fromiter((needle in text for text in self.parts[board].search_text), bool, len(frame))
+            keep &= np.fromiter((needle in text for text in part.search_text), bool, len(keep))
         return keep
 
     def view(self, board: str, f: Filters, limit: int | None = None) -> View:
         part = self.parts[board]
         rows = np.flatnonzero(self.mask(board, f))
-        download = part.frame.iloc[rows].drop(columns=["source_kind", "size"]).reset_index(drop=True)
         shown = rows if limit is None else rows[:limit]
-        return _draw(self.bench, part, shown, f.columns, download, len(rows))
+        return _draw(self.bench, part, shown, f.columns, rows)
 
 
 def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
@@ -178,8 +196,10 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
     lo_rank = np.where(np.isnan(lows), scores, lows)
     hi_rank = np.where(np.isnan(highs), scores, highs)
     ranks = rank_ranges(scores, lo_rank, hi_rank, spec.higher_is_better,
-                        resamples=[e.resamples for e in entries],
-                        pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals)
+                        resamples=[e.paired_resamples for e in entries],
+                        pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals,
+                        pair_ids=[(e.entry_id, r.metrics[primary]) for e, r in zip(entries, results)],
+                        cache=PAIR_OUTCOMES.setdefault(bench.name, {}))
     badges = [protocol_badge(r, gaps.get(id(e))) for e, r in zip(entries, results)]
     models = [r.model for r in results]
     columns = {
@@ -195,9 +215,10 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
         f"{primary}_ci_high": highs,
         "ci_method": methods,
     }
-    for m in bench.metrics:
-        if m.name != primary:
-            columns[m.name] = np.array([_num(r.metrics.get(m.name)) for r in results], dtype=float)
+    others = [m.name for m in bench.metrics if m.name != primary]
+    if others:  # one C-level pass over the metric dicts (None -> NaN)
+        values = pd.DataFrame([r.metrics for r in results], columns=others, dtype=float)
+        columns.update({name: values[name].to_numpy() for name in others})
     columns.update({
         "coverage_pct": np.array([np.nan if r.coverage is None else 100 * r.coverage for r in results], dtype=float),
         "date": [r.created_at[:10] for r in results],
@@ -206,7 +227,7 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
         "domain": [m.domain or "" for m in models],
         "reasoning": [{True: "yes", False: "no"}.get(m.reasoning, "") for m in models],
         "input_modality": [m.input_modality or "" for m in models],
-        "params_b": np.array([_num(m.params_b) for m in models], dtype=float),
+        "params_b": np.array([m.params_b for m in models], dtype=float),
         "run_settings": [describe(r.protocol.get("run_settings")) for r in results],
         "flagged_cells": [", ".join(sorted(r.cell_flags)) for r in results],
         "id": [e.entry_id if r.source == "submission" else "" for e, r in zip(entries, results)],
@@ -215,11 +236,9 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
     })
     frame = pd.DataFrame(columns)
     search = [(m.name + " " + (m.organisation or "")).casefold() for m in models]
-    return Part(entries, frame, [b[1] for b in badges], search, ranks.paired)
-
-
-def _num(value) -> float:
-    return np.nan if value is None else float(value)
+    arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
+              for name, values in columns.items()}
+    return Part(entries, frame, [b[1] for b in badges], search, ranks.paired, arrays)
 
 
 # --------------------------------------------------------------------------- drawing the shown rows
@@ -232,14 +251,13 @@ META = (  # (download column, header, decimals or None for text)
 
 
 def _fmt(value, decimals: int) -> str:
-    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.{decimals}f}"
+    return "" if value is None or value != value else f"{value:.{decimals}f}"  # value != value: NaN
 
 
-def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | None, download: pd.DataFrame,
-          total: int) -> View:
+def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | None, filtered: np.ndarray) -> View:
     primary = bench.primary_metric
     spec = bench.metric(primary)
-    frame = part.frame.iloc[rows]
+    frame = _Rows(part.arrays, rows)
     metric_names = [m.name for m in bench.metrics if m.name != primary and (chosen is None or m.name in chosen)]
     headers, data, display, types = [], [], [], []
 
@@ -273,11 +291,22 @@ def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | No
             if all(np.isnan(v) for v in values):
                 continue
             add(header, [_clean(v) for v in values], [_fmt(v, decimals) for v in values], "number")
-    return View(headers, [list(r) for r in zip(*data)], [list(r) for r in zip(*display)], types, download, total)
+    return View(headers, [list(r) for r in zip(*data)], [list(r) for r in zip(*display)], types, part, filtered,
+                len(filtered))
+
+
+class _Rows:
+    """The shown rows of a part's column arrays, column by column (`rows["model"].tolist()`)."""
+
+    def __init__(self, arrays: dict, rows: np.ndarray):
+        self.arrays, self.rows = arrays, rows
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self.arrays[column][self.rows]
 
 
 def _clean(value):
-    return None if isinstance(value, float) and np.isnan(value) else value
+    return None if value != value else value  # NaN -> None (JSON null)
 
 
 def overview_payload(benches: list[Benchmark], table: pd.DataFrame) -> tuple[dict, list[str]]:
@@ -305,15 +334,22 @@ class BoardCache:
     def __init__(self):
         self._boards: dict[str, tuple[int, list, Board]] = {}
         self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}  # one build per benchmark at a time; others wait for it
 
     def get(self, bench: Benchmark, entries: list) -> Board:
         with self._lock:
             cached = self._boards.get(bench.name)
             if cached and cached[1] is entries:
                 return cached[2]
-        board = Board.build(bench, entries)
-        with self._lock:
-            self._boards[bench.name] = (id(entries), entries, board)
+            building = self._building.setdefault(bench.name, threading.Lock())
+        with building:
+            with self._lock:
+                cached = self._boards.get(bench.name)
+                if cached and cached[1] is entries:
+                    return cached[2]
+            board = Board.build(bench, entries)
+            with self._lock:
+                self._boards[bench.name] = (id(entries), entries, board)
         return board
 
 

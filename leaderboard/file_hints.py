@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
+from itertools import islice
 from pathlib import Path
 
 from .prediction_files import Issue, ValidationReport
@@ -70,8 +71,8 @@ def add_format_hints(report: ValidationReport, path: Path, limit: int = 50) -> N
     """Append a fix to the first `limit` JSON-syntax and CSV-list issues (re-reading only those lines)."""
     path = Path(path)
     suffix = path.suffix.lower()
-    targets = [i for i in report.issues if i.line is not None and (
-        i.message.startswith("not valid JSON") or (suffix == ".csv" and "got a single string" in i.message))][:limit]
+    targets = list(islice((i for i in report.issues if i.line is not None and (
+        i.message.startswith("not valid JSON") or (suffix == ".csv" and "got a single string" in i.message))), limit))
     if not targets:
         return
     lines = _lines_of(path, {i.line for i in targets})

@@ -20,6 +20,7 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -176,7 +177,8 @@ class Service:
                                   "available here); nothing was queued. Please try again later.")
         rendered = report.render()
         if not report.ok:
-            wrong = next((i.message for i in report.issues if i.message.startswith("this looks like")), "")
+            first = report.issues[0].message if report.issues else ""
+            wrong = first if first.startswith("this looks like") else ""  # validate_file puts that hint first
             return Outcome(False, "The file has errors; nothing was queued. "
                            + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
                            + "Fix the lines below and upload again.", rendered)
@@ -401,7 +403,7 @@ class Service:
         for name in names:
             parsed = self._parsed_record(folder / name)
             if parsed is not None:
-                entries.append(Entry(parsed[0], parsed[1], self._resamples(parsed[1])))
+                entries.append(Entry(parsed[0], parsed[1], partial(self._resamples, parsed[1])))  # read when ranked
         return entries
 
     def _parsed_record(self, path: Path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -19,11 +20,18 @@ ALWAYS_SHOWN = ("rank", "model", "source")
 @dataclass
 class Entry:
     """A result as the leaderboard sees it: the public record, its id and (server-side only) the
-    resampled primary-metric means used for paired rank tests."""
+    resampled primary-metric means used for paired rank tests (an array, or a loader called on first use:
+    a board too large for paired tests never reads them)."""
 
     result: Result
     entry_id: str
-    resamples: np.ndarray | None = None
+    paired_resamples: np.ndarray | Callable[[], np.ndarray | None] | None = None
+
+    @property
+    def resamples(self) -> np.ndarray | None:
+        if callable(self.paired_resamples):
+            self.paired_resamples = self.paired_resamples()
+        return self.paired_resamples
 
 
 def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filters: Filters | None = None,
@@ -170,4 +178,4 @@ def export_csv(table: pd.DataFrame) -> str:
 
 def export_json(table: pd.DataFrame) -> str:
     """Values as they are: JSON is not run by spreadsheets, so no formula escaping here."""
-    return json.dumps(json.loads(table.to_json(orient="records")), indent=2, ensure_ascii=False)
+    return table.to_json(orient="records", indent=2, force_ascii=False)  # 10 decimals: beyond any metric's precision

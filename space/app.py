@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,17 +28,20 @@ from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.disclosure import Policy  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
-from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, overview_payload  # noqa: E402
+from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, main_entries, overview_payload  # noqa: E402
+from leaderboard.examples import example_line  # noqa: E402
 from leaderboard.exports import Exports  # noqa: E402
 from leaderboard.release import build_status  # noqa: E402
 from leaderboard.tables import ANY, SIZE_BUCKETS, Filters, overview_table, reported_baselines  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402
 from space.breakdown_view import breakdown_tab  # noqa: E402
 from space.item_browser import item_browser_tab  # noqa: E402
+from space.compare_view import compare_tab  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
 SHOWN_ROWS = 500  # rows drawn per table; the downloads always hold the whole filtered view
+SAMPLE_LABEL = "{}: submissions scored on sample data (ranked among themselves)"
 LIVE_SECONDS = 5.0  # how often an open page checks for new results
 # headers break between words only (the table scrolls sideways behind the pinned rank and model columns);
 # protocol badges show their reasons on hover
@@ -102,25 +106,21 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     with gr.Accordion("Metric columns", open=False):
         columns = gr.Dropdown([(m.label, m.name) for m in bench.metrics], value=default_columns, multiselect=True,
                               label="Metric columns", elem_id=f"columns-{bench.name}")
-    board = BOARDS.get(bench, entries)
-    first = board.view(MAIN, Filters(columns=default_columns), SHOWN_ROWS)
-    table = gr.Dataframe(value=first.payload(), datatype=first.datatypes, interactive=False, wrap=True,
-                         max_height=600, pinned_columns=2, label=f"{bench.pretty_name} leaderboard",
-                         elem_id=f"table-{bench.name}", elem_classes=["leaderboard-table"])
-    csv_file, json_file = EXPORTS.files(bench.name, id(board), _view_key(MAIN, Filters(columns=default_columns)),
-                                        lambda: first.download)
-    with gr.Row():
-        csv_button = gr.DownloadButton("Download CSV", value=csv_file, size="sm", elem_id=f"csv-{bench.name}")
-        json_button = gr.DownloadButton("Download JSON", value=json_file, size="sm", elem_id=f"json-{bench.name}")
+    # the board (ranks with paired tests) is built off the start-up path, and the page load draws it
+    table = gr.Dataframe(interactive=False, wrap=True, max_height=600, pinned_columns=2,
+                         label=f"{bench.pretty_name} leaderboard", elem_id=f"table-{bench.name}",
+                         elem_classes=["leaderboard-table"])
+    with gr.Row():  # the files are written on the first page load (start-up stays cheap), then reused
+        csv_button = gr.DownloadButton("Download CSV", size="sm", elem_id=f"csv-{bench.name}")
+        json_button = gr.DownloadButton("Download JSON", size="sm", elem_id=f"json-{bench.name}")
         refresh = gr.Button("Refresh", size="sm", elem_id=f"refresh-{bench.name}")
     show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (their own board, not comparable "
                               "with the paper)", elem_id=f"show-sample-{bench.name}")
     sample_table = gr.Dataframe(visible=False, interactive=False, wrap=True, max_height=400, pinned_columns=2,
                                 elem_classes=["leaderboard-table"],
-                                label=f"{bench.pretty_name}: submissions scored on sample data (ranked among "
-                                      "themselves)", elem_id=f"sample-table-{bench.name}")
+                                label=SAMPLE_LABEL.format(bench.pretty_name), elem_id=f"sample-table-{bench.name}")
     inputs = [access, domain, reasoning, modality, size, sources, comparable, search, columns]
-    seen = gr.State(id(board))  # the board this page shows; the timer redraws only when it changed
+    seen = gr.State(None)  # the board this page shows; the timer redraws only when it changed
 
     def filters_of(access, domain, reasoning, modality, size, sources, comparable, search, columns):
         return Filters(access=access, domain=domain, reasoning=reasoning, input_modality=modality, size=size,
@@ -131,7 +131,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
         filters = filters_of(*values)
         current = BOARDS.get(bench, service.entries(bench.name))
         view = current.view(MAIN, filters, SHOWN_ROWS)
-        csv_path, json_path = EXPORTS.files(bench.name, id(current), _view_key(MAIN, filters), lambda: view.download)
+        csv_path, json_path = EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
         return _table_update(view), csv_path, json_path
 
     def update_sample(show, *values):
@@ -140,14 +140,14 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
         view = BOARDS.get(bench, service.entries(bench.name)).view(SAMPLE, filters_of(*values), SHOWN_ROWS)
         if not view.data:
             return gr.Dataframe(value=None, visible=True, label="No submission was scored on sample data.")
-        return gr.Dataframe(value=view.payload(), datatype=view.datatypes, visible=True)
+        return gr.Dataframe(value=view.payload(), datatype=view.datatypes, visible=True, label=SAMPLE_LABEL.format(bench.pretty_name))
 
     def tick(last, show, *values):
         """Redraw when a result landed since this page last drew (new rows appear without a reload)."""
         current = BOARDS.get(bench, service.entries(bench.name))
-        if id(current) == last:
+        if current.serial == last:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), last
-        return *update(*values), update_sample(show, *values), id(current)
+        return *update(*values), update_sample(show, *values), current.serial
 
     outputs = [table, csv_button, json_button]
     for control in inputs:
@@ -159,8 +159,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
     refresh.click(update_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
     gr.Timer(LIVE_SECONDS).tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
                                 show_progress="hidden")
-
-    app.load(update, inputs, [table, csv_button, json_button], api_name=False, show_progress="hidden")
+    app.load(tick, [gr.State(None), show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
+             show_progress="hidden")  # fresh rows and download files on every page load
     with gr.Tabs():  # per-stratum results and the cases themselves (space/breakdown_view.py, space/item_browser.py)
         with gr.Tab("Breakdown", id=f"breakdown-{bench.name}") as breakdown:
             breakdown_tab(app, service, bench, breakdown)
@@ -174,10 +174,10 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
 
 def _submit_tab(service: Service) -> None:
     available = service.available()
-    gr.Markdown("Upload a prediction file (JSONL, JSON, CSV or Parquet; see each benchmark's format in the "
-                "About tab). It is validated at once with the same code as `python -m leaderboard validate`; "
-                "scoring runs in the background. The validation report never shows answers. Per-item scores "
-                "and your contact stay private.")
+    gr.Markdown("Upload a prediction file: one line per item, JSONL (as below), a JSON array of such objects, CSV "
+                "(lists as a JSON array in the cell) or Parquet. It is validated at once with the same code as "
+                "`python -m leaderboard validate` (whatever your quota: only queueing counts); scoring runs in the "
+                "background. The report never shows answers. Per-item scores and your contact stay private.")
     if on_space():
         gr.LoginButton()
     else:
@@ -193,6 +193,11 @@ def _submit_tab(service: Service) -> None:
         reasoning = gr.Radio(["yes", "no", "unknown"], value="unknown", label="Reasoning mode")
         modality = gr.Radio(["multimodal", "text-only"], value="multimodal", label="Input modality")
         params = gr.Number(label="Parameters (billions)", minimum=0)
+    first = registry.scorer(available[0]) if available else None
+    example = gr.Textbox(value=example_line(first) if first else "", label="Example line for this benchmark",
+                         lines=2, interactive=False, buttons=["copy"], elem_id="example-line")
+    benchmark.change(lambda name: example_line(registry.scorer(name)) if name else "", benchmark, example,
+                     api_name=False, show_progress="hidden")
     contamination = gr.Textbox(label="Contamination disclosure (training data overlap with the benchmark sources?)",
                                lines=2, max_length=2000)
     contact = gr.Textbox(label="Contact e-mail (private, never shown)", max_length=300)
@@ -240,7 +245,8 @@ def _about_tab() -> None:
     parts = ["## Protocol and decisions\n"]
     for bench in registry.scorers().values():
         parts.append(f"### {bench.pretty_name}\n\nPrimary metric: `{bench.primary_metric}`. Prediction fields: "
-                     + ", ".join(f"`{f.name}`" for f in bench.schema.fields) + f" (plus `{bench.schema.id_field}`).\n")
+                     + ", ".join(f"`{f.name}`" for f in bench.schema.fields) + f" (plus `{bench.schema.id_field}`). "
+                     f"Example line:\n\n```json\n{example_line(bench)}\n```\n")
         parts += [f"- {d}" for d in bench.decisions]
         if bench.citation:
             parts.append(f"\n```bibtex\n{bench.citation}\n```")
@@ -268,7 +274,8 @@ def _sample_banner(service: Service) -> str:
 
 def _overview(service: Service) -> gr.Dataframe:
     benches = list(registry.scorers().values())
-    table = overview_table(benches, {b.name: service.entries(b.name) for b in benches}).head(SHOWN_ROWS)
+    entries = {b.name: main_entries(b, service.entries(b.name)) for b in benches}  # sample data stays out
+    table = overview_table(benches, entries).head(SHOWN_ROWS)
     if table.empty:
         return gr.Dataframe(value=None)
     payload, types = overview_payload(benches, table)
@@ -292,15 +299,31 @@ def build_app(service: Service | None = None) -> gr.Blocks:
                             "different things: compare within a column. Updated as results arrive.")
                 overview = gr.Dataframe(interactive=False, pinned_columns=1, wrap=True, elem_id="overview",
                                         elem_classes=["leaderboard-table"])
-                app.load(lambda: _overview(service), None, overview, api_name=False, show_progress="hidden")
-                gr.Timer(LIVE_SECONDS).tick(lambda: _overview(service), None, overview, api_name="overview",
+                drawn = gr.State(None)  # the entries the overview was drawn from; redrawn only when they change
+
+                def live_overview(last):
+                    token = tuple(BOARDS.get(b, service.entries(b.name)).serial for b in registry.scorers().values())
+                    return (gr.skip(), last) if token == last else (_overview(service), token)
+
+                app.load(live_overview, drawn, [overview, drawn], api_name=False, show_progress="hidden")
+                gr.Timer(LIVE_SECONDS).tick(live_overview, drawn, [overview, drawn], api_name=False,
                                             show_progress="hidden")
+            with gr.Tab("Compare", id="tab-compare"):
+                compare_tab(app, service)
             with gr.Tab("Submit", id="tab-submit"):
                 _submit_tab(service)
             with gr.Tab("About", id="tab-about"):
                 _about_tab()
     app.service = service  # tests and main() reach the worker through the app
+    threading.Thread(target=_warm_boards, args=(service,), name="warm-boards", daemon=True).start()
     return app
+
+
+def _warm_boards(service: Service) -> None:
+    """Build every benchmark's board in the background: start-up does not wait for ranks, the first page load
+    finds them ready (or waits for the one build in progress)."""
+    for bench in registry.scorers().values():
+        BOARDS.get(bench, service.entries(bench.name))
 
 
 def main() -> None:

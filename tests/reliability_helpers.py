@@ -62,20 +62,36 @@ def check_ranks(rows: list[dict], primary: str, higher_is_better: bool = True) -
     assert len(keys) == len(set(keys)), "a row appears twice"
     ids = [r["id"] for r in rows if r.get("id")]
     assert len(ids) == len(set(ids)), "a submission id appears twice"
-    previous = 0
     for position, row in enumerate(rows, start=1):
-        match = re.fullmatch(r"(\d+)(?:-(\d+))?", str(row["rank"]))
+        # rows ahead beyond doubt score higher and rows clearly behind score lower, so the range holds the position
+        match = re.fullmatch(r"(\d+)(?:[-–](\d+))?", str(row["rank"]))
         assert match, f"bad rank label {row['rank']!r}"
         low, high = int(match.group(1)), int(match.group(2) or match.group(1))
-        assert low <= position <= high and low >= previous, f"rank {row['rank']} at position {position}"
-        previous = low
+        assert low <= position <= high, f"rank {row['rank']} at position {position}"
 
 
-def table_rows(client, benchmark: str, columns: list[str], search: str = "") -> list[dict]:
-    result = client.predict("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, search,
-                            columns, api_name=f"/table_{benchmark}")
-    data = result[0]
-    return [dict(zip(data["headers"], row)) for row in data["data"]]
+def table_rows(client, benchmark: str, columns: list[str], search: str = "", sample: bool = False) -> list[dict]:
+    """The drawn table (main board, or the sample-data board) as dicts keyed like the downloads: `rank` (the
+    shown range), `model`, `source`, `id` and metric ids."""
+    from leaderboard import registry
+
+    filters = ("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, search, columns)
+    if sample:
+        data = client.predict(True, *filters, api_name=f"/sample_table_{benchmark}")
+    else:
+        data = client.predict(*filters, api_name=f"/table_{benchmark}")[0]
+    data = data.get("value", data) if isinstance(data, dict) else data
+    if not data or not data.get("data"):
+        return []
+    ids = {m.label: m.name for m in registry.scorer(benchmark).metrics}
+    ids.update({"Model": "model", "Source": "source", "Submission id": "id", "Protocol": "protocol"})
+    shown = data.get("metadata", {}).get("display_value") or data["data"]
+    rows = []
+    for values, display in zip(data["data"], shown):
+        row = {ids.get(h, h): v for h, v in zip(data["headers"], values)}
+        row["rank"] = display[data["headers"].index("Rank")]
+        rows.append(row)
+    return rows
 
 
 def status_rows(client) -> list[dict]:

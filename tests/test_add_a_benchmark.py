@@ -74,8 +74,9 @@ def test_a_new_folder_is_built_scored_and_shown(project, tmp_path):
             time.sleep(0.5)
         result = client.predict("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, "",
                                 ["accuracy"], api_name="/table_toy")
-        rows = [dict(zip(result[0]["headers"], row)) for row in result[0]["data"]]
-        assert [(r["model"], r["accuracy"]) for r in rows] == [("Toy-Model", 50.0)]
+        table = result[0].get("value", result[0])  # the table update carries the rows in "value"
+        rows = [dict(zip(table["headers"], row)) for row in table["data"]]
+        assert [(r["Model"], r["Accuracy"]) for r in rows] == [("Toy-Model", 50.0)]
     finally:
         server.stop()
     after = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()

@@ -1,0 +1,51 @@
+"""The Compare tab: two submissions on the same items, paired (leaderboard/compare.py computes; this draws)."""
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from leaderboard import registry
+from leaderboard.compare import CompareError, comparable_submissions, compare
+
+
+def compare_tab(app: gr.Blocks, service) -> None:
+    names = [(b.pretty_name, b.name) for b in registry.scorers().values()]
+    gr.Markdown("Two submissions scored on the same items, compared item by item on the primary metric: how often "
+                "each is better, and the mean difference with a 95% paired bootstrap CI (2,000 resamples over the "
+                "shared items). Only these aggregates are shown; per-item scores stay private. Paper rows have no "
+                "per-item scores and cannot be compared here.")
+    with gr.Row():
+        benchmark = gr.Dropdown(names, value=names[0][1] if names else None, label="Benchmark", elem_id="compare-benchmark")
+        first = gr.Dropdown([], label="Submission A", elem_id="compare-a")
+        second = gr.Dropdown([], label="Submission B", elem_id="compare-b")
+    run = gr.Button("Compare", variant="primary", elem_id="compare-run")
+    verdict = gr.Markdown(elem_id="compare-verdict")
+    table = gr.Dataframe(interactive=False, elem_id="compare-table", headers=["what", "value"])
+
+    def choices(name):
+        options = comparable_submissions(service.entries(name)) if name else []
+        return (gr.Dropdown(choices=options, value=options[0][1] if options else None),
+                gr.Dropdown(choices=options, value=options[1][1] if len(options) > 1 else None))
+
+    def run_compare(name, a, b):
+        if not (name and a and b):
+            return "Choose two submissions.", pd.DataFrame(columns=["what", "value"])
+        bench = registry.scorer(name)
+        labels = dict((sub_id, label.split(" · ")[0]) for label, sub_id in comparable_submissions(service.entries(name)))
+        try:
+            result = compare(bench, service.store, a, b)
+        except CompareError as exc:
+            return f"Cannot compare: {exc}.", pd.DataFrame(columns=["what", "value"])
+        name_a, name_b = labels.get(a, "A"), labels.get(b, "B")
+        if name_a == name_b:
+            name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
+        separated = result.ci[0] > 0 or result.ci[1] < 0
+        label = bench.metric(bench.primary_metric).label
+        text = (f"**{label}**: {name_a} − {name_b} = {result.diff:+.1f} [{result.ci[0]:+.1f}, {result.ci[1]:+.1f}] "
+                f"over {result.n:,} shared items — " + ("the CI excludes 0." if separated else
+                                                        "the CI includes 0: not separated."))
+        return text, pd.DataFrame(result.rows(name_a, name_b))
+
+    benchmark.change(choices, benchmark, [first, second], api_name=False, show_progress="hidden")
+    app.load(choices, benchmark, [first, second], api_name=False, show_progress="hidden")
+    run.click(run_compare, [benchmark, first, second], [verdict, table], api_name="compare")

@@ -1,0 +1,50 @@
+"""Two submissions compared item by item: counts and the paired difference, by hand."""
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from leaderboard import registry
+from leaderboard.compare import CompareError, compare
+from leaderboard.store import LocalStore
+
+BENCH = registry.scorer("medreamm")
+
+
+def put(store, sub_id, scores, published):
+    ids = [f"i{k}" for k in range(1, len(scores) + 1)]
+    path = store.private("per_item", f"{sub_id}.parquet")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"id": ids, "top5_primary_icd": scores}), path)
+    result = store.result_path("medreamm", sub_id)
+    result.parent.mkdir(parents=True, exist_ok=True)
+    result.write_text(json.dumps({"metrics": {"top5_primary_icd": published}}))
+
+
+def test_counts_and_mean_difference_by_hand(tmp_path):
+    store = LocalStore(tmp_path)
+    # items:      i1 i2 i3 i4 i5 i6 i7 i8
+    put(store, "a", [1., 1., 1., 0., 0., 1., 0., None], 400 / 7)  # i8 unscored by A: left out of the pairs
+    put(store, "b", [0., 1., 0., 0., 1., 0., 0., 1.], 300 / 8)
+    result = compare(BENCH, store, "a", "b")
+    # A better on i1, i3, i6; B better on i5; ties i2, i4, i7; per-item fractions shown x100 like the metric
+    assert (result.n, result.a_wins, result.b_wins, result.ties) == (7, 3, 1, 3)
+    assert result.mean_a == pytest.approx(400 / 7) and result.mean_b == pytest.approx(200 / 7)  # over shared items
+    assert result.diff == pytest.approx(200 / 7)  # (3 - 1) / 7 x 100
+    assert result.ci[0] < result.diff < result.ci[1] and -100 <= result.ci[0] and result.ci[1] <= 100
+    swapped = compare(BENCH, store, "b", "a")
+    assert (swapped.a_wins, swapped.b_wins) == (1, 3) and swapped.diff == pytest.approx(-200 / 7)
+
+
+def test_identical_submissions_have_a_zero_width_ci_and_small_overlaps_are_refused(tmp_path):
+    store = LocalStore(tmp_path)
+    put(store, "a", [1., 0., 1., 1., 0.], 60.0)
+    put(store, "c", [1., 0., 1., 1., 0.], 60.0)
+    same = compare(BENCH, store, "a", "c")
+    assert (same.ties, same.diff, same.ci) == (5, 0.0, (0.0, 0.0))
+    put(store, "d", [1., None, None, None, None], 100.0)
+    with pytest.raises(CompareError, match="share 1 scored items; at least 5"):
+        compare(BENCH, store, "a", "d")
+    with pytest.raises(CompareError, match="no per-item scores"):
+        compare(BENCH, store, "a", "paper-row")
