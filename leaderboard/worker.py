@@ -4,6 +4,11 @@ For answer keys or judges the Space must not hold: run the Space with LEADERBOAR
 (it then only validates and queues) and run this worker where the keys live. With Hub repos
 configured, each cycle pulls the queue and uploads from the private repo and pushes results back
 through the store's mirror; with a shared folder, both simply use the same store path.
+
+With Hub repos (`--hub-private-repo`, `--hub-results-repo`), workers share the queue through the Hub:
+each claims a submission with a parent-checked commit (leaderboard/hub_queue.py), so any number of
+workers can run at once; the answer keys come from `--data` or from the `<repo>-answers` dataset repos
+(`--datasets`, downloaded with the worker's own token).
 """
 from __future__ import annotations
 
@@ -52,7 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sapbert")
     parser.add_argument("--once", action="store_true", help="one pass over the queue, then exit")
     parser.add_argument("--poll", type=float, default=10.0, help="seconds between passes")
+    parser.add_argument("--datasets", default=settings.datasets,
+                        help="Hub dataset repos (ORG/NAME,... or ORG) to score against, with their -answers repos")
+    parser.add_argument("--worker-id", default=settings.worker_id, help="shown as 'scoring (worker X)'")
+    parser.add_argument("--lease", type=float, default=settings.lease_seconds,
+                        help="seconds without a lease renewal after which another worker takes a submission over")
     args = parser.parse_args(argv)
+    if args.hub_results_repo and args.hub_private_repo:
+        return hub_main(args)
     mirror = HubMirror(args.hub_results_repo, args.hub_private_repo) if args.hub_results_repo and args.hub_private_repo else None
 
     options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=args.store / "private" / "cache")
@@ -65,3 +77,40 @@ def main(argv: list[str] | None = None) -> int:
         if args.once:
             return 0
         time.sleep(args.poll)
+
+
+def hub_main(args) -> int:
+    """Claim, score and publish submissions from the Hub queue until stopped (or once through with --once)."""
+    from .hub_data import HubDatasets, dataset_repos, default_cache
+    from .hub_queue import HubQueue, LostClaim, default_worker_id, score_claimed
+
+    worker_id = args.worker_id or default_worker_id()
+    scratch = args.store / "worker" / worker_id  # this worker's own folder: nothing shared on disk
+    if args.datasets:
+        datasets = HubDatasets(dataset_repos(args.datasets, registry.names()), default_cache(Settings.from_env().hub_cache) / "datasets",
+                               answers=True)
+        datasets.sync()
+        data_dirs = datasets.data_dirs
+    else:
+        datasets, data_dirs = None, {n: args.data / n for n in registry.names()}
+    options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=scratch / "cache")
+    service = Service(store=LocalStore(scratch / "store"), data_dirs=data_dirs,
+                      context_factory=context_factory(lambda name: registry.scorer(name).needs, options))
+    queue = HubQueue(args.hub_private_repo, args.hub_results_repo, worker_id, args.lease, scratch / "hub-cache")
+    print(f"worker {worker_id}: scoring {', '.join(service.available()) or 'nothing'} from {args.hub_private_repo}",
+          flush=True)
+    while True:
+        claimed = queue.claim(service.available())
+        if claimed is None:
+            if args.once:
+                return 0
+            time.sleep(args.poll)
+            if datasets is not None and datasets.sync():
+                service.forget_keys()
+            continue
+        print(f"claimed {claimed['id']} (attempt {claimed['attempt']})", flush=True)
+        try:
+            state = score_claimed(queue, service, claimed)
+            print(f"{claimed['id']}: {state}", flush=True)
+        except LostClaim:
+            print(f"{claimed['id']}: lease lost to another worker; result dropped", flush=True)

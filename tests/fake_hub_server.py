@@ -57,7 +57,8 @@ class Repo:
     secrets: dict[str, dict] = field(default_factory=dict)
     variables: dict[str, dict] = field(default_factory=dict)
     hardware: str | None = None
-    readers: set[str] = field(default_factory=set)
+    readers: set[str] = field(default_factory=set)  # users granted read access to a private repo
+    writers: set[str] = field(default_factory=set)  # users granted write access (e.g. a Space's bot token)
 
     @property
     def head(self) -> Commit:
@@ -88,6 +89,11 @@ class FakeHub:
         self.requests: list[Recorded] = []
         self.lock = threading.RLock()
         self.commit_delay = 0.0  # seconds between reading the head and writing a commit (widens races)
+        # downloads of paths starting with `stall_prefix` by these users hang until `release` is set (or the
+        # server stops): a test can freeze a worker mid-job and kill it there
+        self.stall_users: set[str] = set()
+        self.stall_prefix = "private/uploads/"
+        self.release = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -104,6 +110,7 @@ class FakeHub:
         self._thread.start()
 
     def stop(self) -> None:
+        self.release.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -138,7 +145,9 @@ class FakeHub:
         return user == namespace or user in self.orgs.get(namespace, set())
 
     def can_write(self, repo_id: str, user: str | None) -> bool:
-        return user is not None and self._member(user, repo_id.split("/")[0])
+        repo = next((r for (t, i), r in self.repos.items() if i == repo_id), None)
+        return user is not None and (self._member(user, repo_id.split("/")[0])
+                                     or (repo is not None and user in repo.writers))
 
 
 def _sha(seed: str, salt: str) -> str:
@@ -338,6 +347,8 @@ def _handler(hub: FakeHub):
             if commit is None:
                 return self._error(404, "Invalid rev id", "RevisionNotFound", head=head)
             path = unquote(match[4])
+            if self._user() in hub.stall_users and path.startswith(hub.stall_prefix):
+                hub.release.wait(120)
             if path not in commit.files:
                 return self._error(404, "Entry not found", "EntryNotFound", head=head)
             data = commit.files[path]
