@@ -94,6 +94,7 @@ class FakeHub:
         self.stall_users: set[str] = set()
         self.stall_prefix = "private/uploads/"
         self.release = threading.Event()
+        self.stalled: list[tuple[str, str]] = []  # (user, path) of requests held that way
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -348,6 +349,7 @@ def _handler(hub: FakeHub):
                 return self._error(404, "Invalid rev id", "RevisionNotFound", head=head)
             path = unquote(match[4])
             if self._user() in hub.stall_users and path.startswith(hub.stall_prefix):
+                hub.stalled.append((self._user(), path))
                 hub.release.wait(120)
             if path not in commit.files:
                 return self._error(404, "Entry not found", "EntryNotFound", head=head)

@@ -134,7 +134,6 @@ def test_browser_signs_in_with_hugging_face_submits_and_sees_the_row(deployed):
         while not row.is_visible() and time.monotonic() < deadline:  # the row appears once it is scored
             refresh.click()
             page.wait_for_timeout(1500)
-        page.screenshot(path=str(ARTIFACTS / "hub-02-row.png"))
         row.wait_for(timeout=5_000)
         page.screenshot(path=str(ARTIFACTS / "hub-02-row.png"))
         browser.close()
