@@ -87,8 +87,8 @@ def hub_main(args) -> int:
     worker_id = args.worker_id or default_worker_id()
     scratch = args.store / "worker" / worker_id  # this worker's own folder: nothing shared on disk
     if args.datasets:
-        datasets = HubDatasets(dataset_repos(args.datasets, registry.names()), default_cache(Settings.from_env().hub_cache) / "datasets",
-                               answers=True)
+        datasets = HubDatasets(dataset_repos(args.datasets, registry.names()),
+                               default_cache(Settings.from_env().hub_cache) / "datasets", answers=True)
         datasets.sync()
         data_dirs = datasets.data_dirs
     else:
