@@ -95,6 +95,7 @@ class FakeHub:
         self.stall_prefix = "private/uploads/"
         self.release = threading.Event()
         self.stalled: list[tuple[str, str]] = []  # (user, path) of requests held that way
+        self.tamper: dict[tuple[str, str], bytes] = {}  # (repo id, path) -> bytes served instead of the real ones
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -354,14 +355,15 @@ def _handler(hub: FakeHub):
             if path not in commit.files:
                 return self._error(404, "Entry not found", "EntryNotFound", head=head)
             data = commit.files[path]
+            served = hub.tamper.get((repo.repo_id, path), data)  # a corrupted transfer, for checksum tests
             headers = {"ETag": f'"{git_blob_oid(data)}"', "X-Repo-Commit": commit.sha, "Accept-Ranges": "bytes"}
             wanted = re.match(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
             if wanted and not head:
                 start = int(wanted[1])
                 end = int(wanted[2]) if wanted[2] else len(data) - 1
                 headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-                return self._send(206, data[start:end + 1], headers, "application/octet-stream")
-            self._send(200, data, headers, "application/octet-stream", head=head)
+                return self._send(206, served[start:end + 1], headers, "application/octet-stream")
+            self._send(200, served, headers, "application/octet-stream", head=head)
 
         # -------------------------------------------------------------- uploads
         def _preupload(self, repo_type: str, repo_id: str, payload: dict) -> None:
