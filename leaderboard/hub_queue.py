@@ -5,7 +5,8 @@ A worker claims a submission with a commit to that repo made with `parent_commit
 the Hub refuses it (412) when anyone committed since, so of two workers racing for the same record one
 wins and the other re-reads and picks again. No lock of our own, no lost or doubled submission.
 
-Record states: `queued -> scoring (worker X) -> finished | failed`. A claim writes `worker`, `attempt` and
+Record states: `queued -> scoring (worker X) -> finished | failed` (or `waiting for judge`, claimed again
+after LEADERBOARD_JUDGE_RETRY seconds by a worker with a judge). A claim writes `worker`, `attempt` and
 `lease_until`; the worker renews the lease while it scores. A record in `scoring` whose lease ran out
 (its worker died) is claimable again. Finishing is also a parent-checked commit that first re-checks the
 record is still this worker's claim, so a worker that lost its lease never overwrites the new owner's state.
@@ -26,7 +27,6 @@ from pathlib import Path
 log = logging.getLogger("leaderboard.hub_queue")
 
 QUEUE_DIR = "private/queue"
-CLAIMABLE = ("queued", "scoring")
 MAX_RACES = 200  # re-reads after a lost race before giving up for this pass
 
 
@@ -50,8 +50,12 @@ class Snapshot:
 
 class HubQueue:
     def __init__(self, private_repo: str, results_repo: str, worker_id: str, lease_seconds: float,
-                 cache_dir: Path, token: str | None = None, api=None):
+                 cache_dir: Path, token: str | None = None, api=None, retry_judged_after: float | None = None):
+        """`retry_judged_after`: with a judge configured, re-claim `waiting for judge` records this many
+        seconds after their last update (None: leave them waiting)."""
         from huggingface_hub import HfApi
+
+        self.retry_judged_after = retry_judged_after
 
         self.private_repo, self.results_repo = private_repo, results_repo
         self.worker_id, self.lease_seconds = worker_id, lease_seconds
@@ -110,6 +114,9 @@ class HubQueue:
     def claimable(self, record: dict, at: float) -> bool:
         if record.get("state") == "queued":
             return True
+        if record.get("state") == "waiting for judge" and self.retry_judged_after is not None:
+            updated = datetime.fromisoformat(record.get("updated_at") or "1970-01-01T00:00:00+00:00").timestamp()
+            return updated + self.retry_judged_after < at
         return record.get("state") == "scoring" and float(record.get("lease_until") or 0) < at
 
     def claim(self, benchmarks: list[str]) -> dict | None:
