@@ -73,7 +73,7 @@ class HubQueue:
             path = sibling.rfilename
             if path.startswith(QUEUE_DIR + "/") and path.endswith(".json"):
                 local = hf_hub_download(self.private_repo, path, repo_type="dataset", revision=info.sha,
-                                        cache_dir=self.cache_dir, token=self.token)
+                                        cache_dir=self.cache_dir, token=self.api.token, endpoint=self.api.endpoint)
                 record = json.loads(Path(local).read_text(encoding="utf-8"))
                 records[record["id"]] = record
         return Snapshot(info.sha, records)
@@ -82,7 +82,8 @@ class HubQueue:
         from huggingface_hub import hf_hub_download
 
         local = hf_hub_download(self.private_repo, f"private/uploads/{record['id']}/{record['file_name']}",
-                                repo_type="dataset", cache_dir=self.cache_dir, token=self.token)
+                                repo_type="dataset", cache_dir=self.cache_dir, token=self.api.token,
+                                endpoint=self.api.endpoint)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(Path(local).read_bytes())
         return target
