@@ -9,6 +9,7 @@ from .errors import BuildError
 from leaderboard import registry
 
 from .adapter import PreparationError
+from .remote_source import RemoteSourceError, fetch_release, is_remote
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -16,7 +17,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="build one benchmark's raw release into a Hub-shaped folder")
     build.add_argument("name", choices=registry.names())
-    build.add_argument("--source", type=Path, required=True, help="the unpacked raw release (folder or file)")
+    build.add_argument("--source", required=True,
+                       help="the unpacked raw release (folder or file), or hf://ORG/NAME[@REV] (a Hub dataset repo)")
     build.add_argument("--out", type=Path, default=Path("hub"), help="output root; the dataset lands in OUT/NAME")
     build.add_argument("--hold-out-answers", action="store_true", help="move answer fields to OUT/NAME-answers")
     build.add_argument("--repo-id", help="Hub id used in the card's examples (default: NAME)")
@@ -72,6 +74,15 @@ def _prepare(name: str, source: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "build":
+        if is_remote(args.source):
+            try:
+                folder, sha = fetch_release(args.source)
+            except RemoteSourceError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+            print(f"release {args.source} at commit {sha}: checksums verified ({folder})")
+            args.source = folder
+        args.source = Path(args.source)
         if args.prepare:
             status = _prepare(args.name, args.source)
             if status:

@@ -108,12 +108,20 @@ def pull_store(results_repo: str, private_repo: str, root: Path, token: str | No
                private_patterns: tuple[str, ...] = ("private/queue/*", "private/bootstrap/*")) -> None:
     """The parts of the results store a Space shows: public results, queue records and the bootstrap
     resamples used for tie groups. Uploads, per-item scores and contacts stay on the Hub."""
-    from huggingface_hub import snapshot_download
+    _pull(results_repo, root, ["results/**"], token)
+    _pull(private_repo, root, list(private_patterns), token)
 
-    snapshot_download(results_repo, repo_type="dataset", local_dir=str(root), allow_patterns=["results/**"],
-                      token=token)
-    snapshot_download(private_repo, repo_type="dataset", local_dir=str(root), allow_patterns=list(private_patterns),
-                      token=token)
+
+def _pull(repo_id: str, root: Path, patterns: list[str], token: str | None) -> None:
+    """Download the repo's files matching `patterns` into `root` (only changed files move)."""
+    from fnmatch import fnmatch
+
+    from huggingface_hub import HfApi, snapshot_download
+
+    info = HfApi(token=token).dataset_info(repo_id)
+    if any(fnmatch(s.rfilename, p) for s in info.siblings or [] for p in patterns):  # else: nothing yet
+        snapshot_download(repo_id, repo_type="dataset", revision=info.sha, local_dir=str(root),
+                          allow_patterns=patterns, token=token)
 
 
 class Refresher:

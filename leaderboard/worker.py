@@ -1,9 +1,13 @@
 """`python -m leaderboard worker`: scores queued submissions outside the Space.
 
 For answer keys or judges the Space must not hold: run the Space with LEADERBOARD_WORKER=external
-(it then only validates and queues) and run this worker where the keys live. With Hub repos
-configured, each cycle pulls the queue and uploads from the private repo and pushes results back
-through the store's mirror; with a shared folder, both simply use the same store path.
+(it then only validates and queues) and run this worker where the keys live. With a shared folder,
+the Space and one worker simply use the same store path (`--store`).
+
+With Hub repos (`--hub-private-repo`, `--hub-results-repo`), workers share the queue through the Hub:
+each claims a submission with a parent-checked commit (leaderboard/hub_queue.py), so any number of
+workers can run at once; the answer keys come from `--data` or from the `<repo>-answers` dataset repos
+(`--datasets`, downloaded with the worker's own token).
 """
 from __future__ import annotations
 
@@ -16,21 +20,11 @@ from .scoring_services import CODER_CHOICES, ServiceOptions, context_factory
 from .service import Service
 from .settings import Settings
 from .disclosure import Policy
-from .store import HubMirror, LocalStore
+from .store import LocalStore
 
 
-def pull(mirror: HubMirror, root: Path) -> None:
-    from huggingface_hub import snapshot_download
-
-    snapshot_download(repo_id=mirror.private_repo, repo_type="dataset", local_dir=str(root),
-                      allow_patterns=["private/queue/*", "private/uploads/**"], token=getattr(mirror.api, "token", None))
-
-
-def run_cycle(service: Service, mirror: HubMirror | None = None) -> int:
-    """Score every queued submission once; returns how many were processed."""
-    if mirror is not None:
-        pull(mirror, service.store.root)
-        mirror.retry_pending()
+def run_cycle(service: Service) -> int:
+    """Score every queued submission of a shared store folder once; returns how many were processed."""
     from .judge import JudgeConfig
 
     states = ("queued", "scoring") + (("waiting for judge",) if JudgeConfig.from_env() is not None else ())
@@ -53,16 +47,65 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sapbert")
     parser.add_argument("--once", action="store_true", help="one pass over the queue, then exit")
     parser.add_argument("--poll", type=float, default=10.0, help="seconds between passes")
+    parser.add_argument("--datasets", default=settings.datasets,
+                        help="Hub dataset repos (ORG/NAME,... or ORG) to score against, with their -answers repos")
+    parser.add_argument("--worker-id", default=settings.worker_id, help="shown as 'scoring (worker X)'")
+    parser.add_argument("--lease", type=float, default=settings.lease_seconds,
+                        help="seconds without a lease renewal after which another worker takes a submission over")
     args = parser.parse_args(argv)
-    mirror = HubMirror(args.hub_results_repo, args.hub_private_repo) if args.hub_results_repo and args.hub_private_repo else None
+    if bool(args.hub_results_repo) != bool(args.hub_private_repo):
+        parser.error("give both --hub-results-repo and --hub-private-repo (the Hub queue), or neither (a shared --store)")
+    if args.hub_results_repo:
+        return hub_main(args, settings)
 
     options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=args.store / "private" / "cache")
-    service = Service(store=LocalStore(args.store, mirror, Policy.from_settings(settings)), data_dirs={n: args.data / n for n in registry.names()},
+    service = Service(store=LocalStore(args.store, policy=Policy.from_settings(settings)), data_dirs={n: args.data / n for n in registry.names()},
                       context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
                       judge_retry_seconds=settings.judge_retry_seconds)
     while True:
-        done = run_cycle(service, mirror)
+        done = run_cycle(service)
         print(f"scored {done} submission(s)", flush=True)
         if args.once:
             return 0
         time.sleep(args.poll)
+
+
+def hub_main(args, settings: Settings) -> int:
+    """Claim, score and publish submissions from the Hub queue until stopped (or once through with --once)."""
+    from .hub_data import HubDatasets, dataset_repos, default_cache
+    from .hub_queue import HubQueue, LostClaim, default_worker_id, score_claimed
+
+    worker_id = args.worker_id or default_worker_id()
+    scratch = args.store / "worker" / worker_id  # this worker's own folder: nothing shared on disk
+    if args.datasets:
+        datasets = HubDatasets(dataset_repos(args.datasets, registry.names()),
+                               default_cache(settings.hub_cache) / "datasets", answers=True)
+        datasets.sync()
+        data_dirs = datasets.data_dirs
+    else:
+        datasets, data_dirs = None, {n: args.data / n for n in registry.names()}
+    options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=scratch / "cache")
+    # the disclosure policy (k, secret, noise) as configured: several workers must share LEADERBOARD_SECRET
+    service = Service(store=LocalStore(scratch / "store", policy=Policy.from_settings(settings)), data_dirs=data_dirs,
+                      context_factory=context_factory(lambda name: registry.scorer(name).needs, options))
+    from .judge import JudgeConfig
+
+    queue = HubQueue(args.hub_private_repo, args.hub_results_repo, worker_id, args.lease, scratch / "hub-cache",
+                     retry_judged_after=settings.judge_retry_seconds if JudgeConfig.from_env() is not None else None)
+    print(f"worker {worker_id}: scoring {', '.join(service.available()) or 'nothing'} from {args.hub_private_repo}",
+          flush=True)
+    while True:
+        claimed = queue.claim(service.available())
+        if claimed is None:
+            if args.once:
+                return 0
+            time.sleep(args.poll)
+            if datasets is not None and datasets.sync():
+                service.forget_keys()
+            continue
+        print(f"claimed {claimed['id']} (attempt {claimed['attempt']})", flush=True)
+        try:
+            state = score_claimed(queue, service, claimed)
+            print(f"{claimed['id']}: {state}", flush=True)
+        except LostClaim:
+            print(f"{claimed['id']}: lease lost to another worker; result dropped", flush=True)

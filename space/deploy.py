@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDORED = ("leaderboard", "space", "benchmarks", "submissions")
-SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "sample", ".pytest_cache", "README.md.tmp")
+SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "sample", ".pytest_cache")
 SAPBERT_PINS = ("torch", "transformers", "tokenizers", "safetensors")
 HARDWARE = ("cpu-basic", "cpu-upgrade", "t4-small", "t4-medium", "l4x1", "a10g-small", "a10g-large")
 

@@ -57,7 +57,8 @@ class Repo:
     secrets: dict[str, dict] = field(default_factory=dict)
     variables: dict[str, dict] = field(default_factory=dict)
     hardware: str | None = None
-    readers: set[str] = field(default_factory=set)
+    readers: set[str] = field(default_factory=set)  # users granted read access to a private repo
+    writers: set[str] = field(default_factory=set)  # users granted write access (e.g. a Space's bot token)
 
     @property
     def head(self) -> Commit:
@@ -88,6 +89,13 @@ class FakeHub:
         self.requests: list[Recorded] = []
         self.lock = threading.RLock()
         self.commit_delay = 0.0  # seconds between reading the head and writing a commit (widens races)
+        # downloads of paths starting with `stall_prefix` by these users hang until `release` is set (or the
+        # server stops): a test can freeze a worker mid-job and kill it there
+        self.stall_users: set[str] = set()
+        self.stall_prefix = "private/uploads/"
+        self.release = threading.Event()
+        self.stalled: list[tuple[str, str]] = []  # (user, path) of requests held that way
+        self.tamper: dict[tuple[str, str], bytes] = {}  # (repo id, path) -> bytes served instead of the real ones
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -104,6 +112,7 @@ class FakeHub:
         self._thread.start()
 
     def stop(self) -> None:
+        self.release.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -138,7 +147,9 @@ class FakeHub:
         return user == namespace or user in self.orgs.get(namespace, set())
 
     def can_write(self, repo_id: str, user: str | None) -> bool:
-        return user is not None and self._member(user, repo_id.split("/")[0])
+        repo = next((r for (t, i), r in self.repos.items() if i == repo_id), None)
+        return user is not None and (self._member(user, repo_id.split("/")[0])
+                                     or (repo is not None and user in repo.writers))
 
 
 def _sha(seed: str, salt: str) -> str:
@@ -338,17 +349,21 @@ def _handler(hub: FakeHub):
             if commit is None:
                 return self._error(404, "Invalid rev id", "RevisionNotFound", head=head)
             path = unquote(match[4])
+            if self._user() in hub.stall_users and path.startswith(hub.stall_prefix):
+                hub.stalled.append((self._user(), path))
+                hub.release.wait(120)
             if path not in commit.files:
                 return self._error(404, "Entry not found", "EntryNotFound", head=head)
             data = commit.files[path]
+            served = hub.tamper.get((repo.repo_id, path), data)  # a corrupted transfer, for checksum tests
             headers = {"ETag": f'"{git_blob_oid(data)}"', "X-Repo-Commit": commit.sha, "Accept-Ranges": "bytes"}
             wanted = re.match(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
             if wanted and not head:
                 start = int(wanted[1])
                 end = int(wanted[2]) if wanted[2] else len(data) - 1
                 headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-                return self._send(206, data[start:end + 1], headers, "application/octet-stream")
-            self._send(200, data, headers, "application/octet-stream", head=head)
+                return self._send(206, served[start:end + 1], headers, "application/octet-stream")
+            self._send(200, served, headers, "application/octet-stream", head=head)
 
         # -------------------------------------------------------------- uploads
         def _preupload(self, repo_type: str, repo_id: str, payload: dict) -> None:

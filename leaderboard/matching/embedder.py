@@ -390,10 +390,21 @@ def load_embedder(model_path: str | None = None) -> tuple[Embedder | None, str]:
             f"semantic matching unavailable: set {ENV_VAR} to a local copy of "
             f"{PAPER_MODEL_NAME}"
         )
+    revision = None
+    from .hub_model import fetch_model, looks_like_repo
+
+    if looks_like_repo(str(path).strip()):  # ORG/NAME[@REV]: through the Hugging Face cache
+        local, revision, reason = fetch_model(str(path).strip())
+        if local is None:
+            return None, f"semantic matching unavailable: {reason}"
+        path = local
     try:
-        return SapBertEmbedder(str(path).strip()), ""
+        model = SapBertEmbedder(str(path).strip())
     except EmbedderUnavailable as exc:
         return None, f"semantic matching unavailable: {exc}"
+    if revision:
+        model.identity.update(repo_id=str(model_path).split("@")[0].strip(), revision=revision)
+    return model, ""
 
 
 def similarity_matrix(
