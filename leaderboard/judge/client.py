@@ -75,21 +75,22 @@ class JudgeCall:
     variables: dict[str, str]
     images: list[bytes] = field(default_factory=list)
     candidate_field: str = "candidate"
-    # (names, digest) from `item_digest`: the variables and images every call of one item shares, hashed
-    # once per item by the caller (a case's dialogue and images for each of its rubric criteria)
-    item: tuple[tuple[str, ...], str] | None = None
+    # (names, digest, flagged) from `item_digest`: the variables and images every call of one item shares,
+    # hashed once per item by the caller (a case's dialogue and images for each of its rubric criteria)
+    item: tuple[tuple[str, ...], str, bool] | None = None
 
 
 def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate"
-                ) -> tuple[tuple[str, ...], str]:
-    """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted)."""
-    parts = []
+                ) -> tuple[tuple[str, ...], str, bool]:
+    """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted, so a
+    redaction change is a new key), and whether the candidate was flagged as addressing the judge."""
+    parts, flagged = [], False
     for name, value in sorted(variables.items()):
         if name == candidate_field:
-            value = quote_candidate(value)[0]
+            value, flagged = quote_candidate(value)
         parts.append(name + "=" + _text_sha(value))
     parts += ["image=" + _image_sha(b) for b in images]
-    return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
 
 
 @dataclass
@@ -210,11 +211,13 @@ class Judge:
         but one part, and those digests are memoised, so a key costs one small hash, not a rendered
         prompt + json.dumps + a hash of the whole request (a 50,000-call rescore spent most of its time there)."""
         if call.item is not None:  # shared part hashed once per item: only the rest is hashed here
-            names, digest = call.item
-            flagged = call.candidate_field in call.variables and quote_candidate(call.variables[call.candidate_field])[1]
-            parts = [self._header(call.prompt, schema), "item=" + digest]
-            parts += [name + "=" + _text_sha(value) for name, value in sorted(call.variables.items()) if name not in names]
-            return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+            names, digest, flagged = call.item
+            h = hashlib.sha256(self._header(call.prompt, schema).encode())
+            h.update(b"\nitem=" + digest.encode())
+            for name in sorted(n for n in call.variables if n not in names):
+                value = call.variables[name].encode()
+                h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)  # length-prefixed: unambiguous
+            return h.hexdigest(), flagged
         variables = call.variables
         flagged = False
         if call.candidate_field in variables:
