@@ -307,7 +307,7 @@ def build_floor_phase(source: Path, out: Path) -> dict:
     code = ("import json,resource,sys,time; sys.path.insert(0, %r); from pathlib import Path;"
             "import datasets; from leaderboard import registry; from dataset_builders.errors import ProblemLog;"
             "a=registry.adapter('xpcr'); specs={c.name: c for c in a.configs()}; rows={};"
-            "[rows.setdefault(c, []).append(r) for c, r in a.read(Path(%r), ProblemLog())];"
+            "[rows.setdefault(c, []).append({k: r[k] for k in specs[c].features}) for c, r in a.read(Path(%r), ProblemLog())];"
             "out=Path(%r); out.mkdir(parents=True, exist_ok=True); t=time.perf_counter();"
             "[datasets.Dataset.from_list(rs, features=specs[c].features).to_parquet(str(out / (c + '.parquet')))"
             " for c, rs in rows.items()];"
