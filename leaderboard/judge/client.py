@@ -260,8 +260,8 @@ class Judge:
         return hit
 
     def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None,
-                  _looked_up: bool = False) -> JudgeVerdict:
-        key, flagged = self._key(call, schema)
+                  _looked_up: bool = False, _keyed: tuple[str, bool] | None = None) -> JudgeVerdict:
+        key, flagged = _keyed or self._key(call, schema)  # `run` passes the key it already computed
         with self._lock:
             self.prompts_used[call.prompt.id] = call.prompt.sha
             self.stats.flagged += flagged
@@ -346,7 +346,7 @@ class Judge:
         bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call", disable=not progress)
         if misses:
             with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
-                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema, True) for index in misses}
+                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema, True, keyed[index]) for index in misses}
                 for index in misses:
                     verdicts[index] = futures[index].result()
                     bar.update(1)
