@@ -27,7 +27,7 @@ def bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed
       of metrics/cell_bootstrap.py, with the distinct rows as cells).
     "auto" takes patterns when items outnumber distinct rows PATTERN_SHARE-fold (and no value is NaN).
     Both are the percentile bootstrap over items; their draws differ, so CI endpoints differ by Monte
-    Carlo noise only (bench/medreamm_scoring.py prints both)."""
+    Carlo noise only (a scoring bench under bench/ prints both)."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
         values = values[:, None]
