@@ -131,7 +131,7 @@ class Judge:
         self._client_args = dict(base_url=config.base_url.rstrip("/") + "/", headers=headers, timeout=config.timeout)
         self._shared_http = client  # a caller's client is shared by the workers
         self._local = threading.local()
-        self._clients: list[httpx.Client] = []
+        self._clients: list[tuple[threading.Thread, httpx.Client]] = []
         self.cache = JudgeCache(config.cache_path)
         self.stats = JudgeStats()
         self._lock = threading.Lock()
@@ -176,7 +176,13 @@ class Judge:
                                   limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
             self._local.client = client
             with self._lock:
-                self._clients.append(client)
+                # a caller's own pool (judge_one from short-lived threads) leaves clients behind: close
+                # those whose thread has ended, so connections never pile up across batches
+                ended = [(t, c) for t, c in self._clients if not t.is_alive()]
+                self._clients = [(t, c) for t, c in self._clients if t.is_alive()]
+                self._clients.append((threading.current_thread(), client))
+            for _, old in ended:
+                old.close()
         return client
 
     def _body(self, messages: list[dict], schema: dict | None) -> dict:
@@ -351,7 +357,7 @@ class Judge:
                     verdicts[index] = futures[index].result()
                     bar.update(1)
             self.cache.flush()  # the last partial batch of verdicts
-            self._close_worker_clients()  # their threads are gone with the pool
+            self._close_worker_clients(ended_only=True)  # their threads are gone with the pool
         bar.close()
         return verdicts
 
@@ -367,10 +373,12 @@ class Judge:
                 self.cache.put(key, *found[old])
         self.cache.flush()
 
-    def _close_worker_clients(self) -> None:
+    def _close_worker_clients(self, ended_only: bool = False) -> None:
+        """Close the per-thread clients (of ended threads only: another run may be using the others)."""
         with self._lock:
-            clients, self._clients = self._clients, []
-        for client in clients:
+            clients = [(t, c) for t, c in self._clients if not (ended_only and t.is_alive())]
+            self._clients = [(t, c) for t, c in self._clients if ended_only and t.is_alive()]
+        for _, client in clients:
             client.close()
 
     def with_model(self, model: str) -> "Judge":
