@@ -90,13 +90,38 @@ def phase(name: str, data: Path, pred: Path) -> dict:
         from leaderboard.matching.icd import OfflineTitleCoder
         from leaderboard.scoring import score_file
 
-        ctx = ScoringContext(icd_coder=OfflineTitleCoder(), embedder=HashingEmbedder())
+        ctx = ScoringContext(icd_coder=OfflineTitleCoder(), embedder=HashingEmbedder(), keep_per_item=True)
         _, result = score_file("medreamm", pred, data, ctx)
         count = result.n_answered
+        seconds = time.perf_counter() - start
+        extra = _bootstrap_methods(result, ctx)
+        return {"seconds": seconds, "items": count,
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}
     else:
         raise SystemExit(f"unknown phase {name}")
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "items": count, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _bootstrap_methods(result, ctx) -> dict:
+    """The scorer's bootstrap (auto: draws over distinct per-item rows) against resampling item indices,
+    on the same per-item matrix and seed: seconds of each and the largest CI endpoint difference (pp)."""
+    import numpy as np
+
+    from leaderboard.metrics.bootstrap import bootstrap_means
+
+    names = sorted(next(iter(result.per_item.values())))
+    matrix = np.array([[row[n] for n in names] for row in result.per_item.values()], dtype=np.float64)
+    out = {"distinct_rows": int(len(np.unique(matrix, axis=0)))}
+    ends = {}
+    for method in ("auto", "items"):
+        t = time.perf_counter()
+        draws = bootstrap_means(matrix, ctx.resamples, ctx.seed, method=method)
+        out[f"bootstrap_{method}_s"] = time.perf_counter() - t
+        ends[method] = np.quantile(draws, [0.025, 0.975], axis=0) * 100
+    out["ci_endpoint_max_diff_pp"] = float(np.max(np.abs(ends["auto"] - ends["items"])))
+    out["ci_width_median_pp"] = float(np.median(ends["items"][1] - ends["items"][0]))
+    return out
 
 
 def run_phase(name: str, data: Path, pred: Path) -> dict:
@@ -117,6 +142,12 @@ def build_phase(source: Path, out: Path) -> dict:
     result = json.loads(out_json.stdout.strip().splitlines()[-1])
     result["seconds"] = time.perf_counter() - start
     return result
+
+
+def ctx_resamples() -> int:
+    from leaderboard.metrics.bootstrap import DEFAULT_RESAMPLES
+
+    return DEFAULT_RESAMPLES
 
 
 def main() -> int:
@@ -143,6 +174,11 @@ def main() -> int:
         for name, r in rows.items():
             print(f"{size:>8} {name:>9} {r['seconds']:>9.2f} {1000 * r['seconds'] / size:>9.3f} "
                   f"{r['seconds'] / base:>8.1f} {r['peak_mb']:>9.0f}")
+        score = rows["score"]
+        print(f"{size:>8} bootstrap ({ctx_resamples()} resamples, {score['distinct_rows']} distinct per-item rows): "
+              f"pattern draws {score['bootstrap_auto_s']:.2f} s vs item draws {score['bootstrap_items_s']:.2f} s; "
+              f"CI endpoints differ by at most {score['ci_endpoint_max_diff_pp']:.3f} pp (median CI width "
+              f"{score['ci_width_median_pp']:.2f} pp)")
     return 0
 
 

@@ -10,6 +10,11 @@
    5,000 bootstrap resamples). Prints seconds, ratio to the baseline and peak RSS.
 
     .venv/bin/python bench/xpcr_scale.py [--workdir /tmp/xpcr-bench] [--images 26415] [--items 177868]
+    .venv/bin/python bench/xpcr_scale.py --score-only --workdir DIR     # the score table on a kept run
+    .venv/bin/python bench/xpcr_scale.py --build-sizes 1000 4000 --image-kb 300   # build vs floor, memory
+
+4. whole process: `python -m leaderboard score xpcr FILE` vs a floor script (pyarrow read of the file and
+   the key + numpy compare; for free text one vectorised regex), interleaved, medians of `--repeats`.
 """
 from __future__ import annotations
 
@@ -39,6 +44,32 @@ CASE_GROUPS = {1: (22, ["CFP", "OCT"]), 2: (18, ["CFP", "OCT", "FFA"]), 3: (14, 
 LETTERS = "ABCDE"
 
 
+_PHOTOS: list[bytes] = []
+
+
+def photo(k: int, kb: int) -> bytes:
+    """A noisy JPEG of about `kb` KB (fundus photographs and OCT scans are hundreds of KB); a pool of 16
+    distinct ones is cycled so generating a large release stays quick."""
+    if not _PHOTOS:
+        import numpy as np
+        from PIL import Image
+
+        side = 64
+        while True:  # noise compresses badly: the file grows with the side
+            arr = np.random.default_rng(side).integers(0, 255, (side, side, 3), dtype=np.uint8)
+            buffer = io.BytesIO()
+            Image.fromarray(arr).save(buffer, format="JPEG", quality=85)
+            if buffer.tell() >= kb * 1024:
+                break
+            side = int(side * 1.15)
+        for j in range(16):
+            arr = np.random.default_rng(j).integers(0, 255, (side, side, 3), dtype=np.uint8)
+            buffer = io.BytesIO()
+            Image.fromarray(arr).save(buffer, format="JPEG", quality=85)
+            _PHOTOS.append(buffer.getvalue())
+    return _PHOTOS[k % len(_PHOTOS)]
+
+
 def tiny_png(k: int) -> bytes:
     from PIL import Image
 
@@ -63,7 +94,7 @@ def plan_stages(rng: random.Random, images: int, items: int) -> list[list[str]]:
     return [sorted(p, key=stages.index) for p in plans]
 
 
-def make_release(folder: Path, images: int, items: int, seed: int = 0) -> dict:
+def make_release(folder: Path, images: int, items: int, seed: int = 0, image_kb: int = 0) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -102,7 +133,7 @@ def make_release(folder: Path, images: int, items: int, seed: int = 0) -> dict:
                              "answer": options[gold], "sub_label": f"{stage} template {rng.randrange(10)}",
                              "question_type": "single_choice", "tier": rng.choice("RAS") if k % 2 else None})
             answers.append((f"{image_id}-{j}", LETTERS[gold], n))
-        png = tiny_png(k)
+        png = photo(k, image_kb) if image_kb else tiny_png(k)
         row = {"id": image_id, "modality": modality, "image": {"bytes": png, "path": f"{image_id}.png"},
                "image_path": f"{modality}/{rng.choice(SOURCES)}/{image_id}.png", "disease": rng.choice(DISEASES),
                "qa_pairs": qa_pairs}
@@ -110,7 +141,7 @@ def make_release(folder: Path, images: int, items: int, seed: int = 0) -> dict:
         totals["text_bytes"] += sum(len(str(v).encode()) for q in qa_pairs for v in q.values() if v) + \
             len(row["id"]) + len(row["image_path"]) + len(row["disease"]) + len(modality)
         batch.setdefault(modality, []).append(row)
-        if len(batch[modality]) >= 1000:
+        if len(batch[modality]) >= (1000 if not image_kb else 50):  # large images: small batches
             flush(modality)
     for modality in list(batch):
         flush(modality)
@@ -230,6 +261,89 @@ def build_phase(source: Path, out: Path) -> dict:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+FLOOR = """
+import sys
+from pathlib import Path
+import numpy as np, pyarrow as pa, pyarrow.compute as pc, pyarrow.json as pj, pyarrow.parquet as pq
+pred, data, kind = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+key = pa.concat_tables([pq.ParquetFile(p).read(columns=["id", "answer"]) for p in sorted((data / "items").rglob("*.parquet"))])
+table = pj.read_json(pred)
+taken = table.take(pc.index_in(key.column("id"), value_set=table.column("id")))
+if kind == "letters":
+    letters = taken.column("answer")
+else:  # one vectorised regex: the letter in "(B)"
+    letters = pc.extract_regex(taken.column("response").combine_chunks(), r"\\((?P<l>[A-E])\\)").field("l")
+print(float(np.mean(pc.fill_null(pc.equal(letters, key.column("answer")), False).to_numpy(zero_copy_only=False))))
+"""
+
+
+def score_table(folder: Path, preds: dict[str, Path], repeats: int) -> None:
+    """Whole-process wall time of `python -m leaderboard score xpcr FILE` against the floor (a script that
+    reads the same file and the key's answers with pyarrow and compares them with numpy; for free text
+    with one vectorised regex), interleaved, medians."""
+    import statistics
+
+    def wall(command: list[str]) -> float:
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True, cwd=ROOT)
+        return time.perf_counter() - start
+
+    print(f"\n{'file':>10} {'project s':>9} {'floor s':>8} {'ratio':>6}  (whole process, medians of {repeats} "
+          "interleaved runs; project = python -m leaderboard score xpcr FILE --quiet, 5,000 resamples)")
+    for label, pred in preds.items():
+        kind = "letters" if label == "letters" else "responses"
+        project, floor = [], []
+        for _ in range(repeats):
+            floor.append(wall([sys.executable, "-c", FLOOR, str(pred), str(folder), kind]))
+            project.append(wall([sys.executable, "-m", "leaderboard", "score", "xpcr", str(pred), "--data",
+                                 str(folder), "--quiet"]))
+        p, f = statistics.median(project), statistics.median(floor)
+        print(f"{label:>10} {p:>9.2f} {f:>8.2f} {p / f:>6.2f}")
+
+
+def build_floor_phase(source: Path, out: Path) -> dict:
+    """The floor of a build: the same rows the adapter yields, already parsed and held in a list (not
+    timed), written per config with `datasets.Dataset.from_list(rows, features).to_parquet`."""
+    code = ("import json,resource,sys,time; sys.path.insert(0, %r); from pathlib import Path;"
+            "import datasets; from leaderboard import registry; from dataset_builders.errors import ProblemLog;"
+            "a=registry.adapter('xpcr'); specs={c.name: c for c in a.configs()}; rows={};"
+            "[rows.setdefault(c, []).append({k: r[k] for k in specs[c].features}) for c, r in a.read(Path(%r), ProblemLog())];"
+            "out=Path(%r); out.mkdir(parents=True, exist_ok=True); t=time.perf_counter();"
+            "[datasets.Dataset.from_list(rs, features=specs[c].features).to_parquet(str(out / (c + '.parquet')))"
+            " for c, rs in rows.items()];"
+            "print(json.dumps({'seconds': time.perf_counter()-t, 'rows': {c: len(r) for c, r in rows.items()}, "
+            "'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))") % (str(ROOT), str(source), str(out))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if run.returncode:
+        raise SystemExit(run.stderr[-3000:])
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def build_table(workdir: Path, images: list[int], items_per_image: float, image_kb: int, repeats: int) -> None:
+    """Build vs floor (interleaved, medians), and peak memory as the release grows."""
+    import shutil
+    import statistics
+
+    print(f"\n{'images':>7} {'items':>8} {'image KB':>8} {'build s':>8} {'floor s':>8} {'floor/build':>11} "
+          f"{'build MB':>8} {'floor MB':>8}  (medians of {repeats} interleaved runs; floor = Dataset.from_list + "
+          "to_parquet of the parsed rows)")
+    for n in images:
+        work = workdir / f"build-{n}"
+        shutil.rmtree(work, ignore_errors=True)
+        make_release(work / "raw", n, int(n * items_per_image), image_kb=image_kb)
+        builds, floors = [], []
+        for _ in range(repeats):
+            shutil.rmtree(work / "hub", ignore_errors=True)
+            builds.append(build_phase(work / "raw", work / "hub"))
+            shutil.rmtree(work / "floor", ignore_errors=True)
+            floors.append(build_floor_phase(work / "raw", work / "floor"))
+        b = statistics.median(r["seconds"] for r in builds)
+        f = statistics.median(r["seconds"] for r in floors)
+        print(f"{n:>7} {sum(builds[0]['rows'].values()):>8} {image_kb or 0.1:>8} {b:>8.1f} {f:>8.1f} {f / b:>11.2f} "
+              f"{max(r['peak_mb'] for r in builds):>8.0f} {max(r['peak_mb'] for r in floors):>8.0f}")
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/xpcr-bench"))
@@ -238,7 +352,19 @@ def main() -> int:
     parser.add_argument("--phase")
     parser.add_argument("--data", type=Path)
     parser.add_argument("--pred", type=Path)
+    parser.add_argument("--build-sizes", type=int, nargs="*", default=[],
+                        help="also: build vs floor and peak memory for releases of these image counts")
+    parser.add_argument("--image-kb", type=int, default=300, help="image size for --build-sizes")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--score-only", action="store_true", help="reuse --workdir: only the score table")
     args = parser.parse_args()
+    if args.score_only:  # a kept --workdir: only the whole-process score table
+        score_table(args.workdir / "hub" / "xpcr", {"letters": args.workdir / "letters.jsonl",
+                                                     "responses": args.workdir / "responses.jsonl"}, args.repeats)
+        return 0
+    if args.build_sizes:
+        build_table(args.workdir, args.build_sizes, args.items / args.images, args.image_kb, args.repeats)
+        return 0
     if args.phase:
         print(json.dumps(phase(args.phase, args.data, args.pred)))
         return 0
@@ -273,6 +399,7 @@ def main() -> int:
                            f"(x read {r['score_only_s'] / base:.1f}; {r['score_cold_s']:.2f} s = x {r['score_cold_s'] / base:.1f} "
                            f"with the key index rebuilt); SWA_Avg {r['swa']:.2f}")
             print(f"{label:>10} {name:>9} {r['seconds']:>8.2f} {r['seconds'] / base:>7.1f} {r['peak_mb']:>8.0f}  {detail}")
+    score_table(folder, preds, args.repeats)
     return 0
 
 

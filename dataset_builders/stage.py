@@ -35,7 +35,7 @@ from . import __version__
 from .adapter import Adapter, ConfigSpec
 from .card import ConfigOutcome, render, write_card
 from .errors import ProblemLog
-from .parquet_writer import SHARD_BYTES, ShardedParquetWriter, SplitFiles
+from .parquet_writer import SHARD_BYTES, ShardedParquetWriter, SplitFiles, image_bytes, image_columns
 
 ANSWERS_SUFFIX = "-answers"
 
@@ -193,6 +193,7 @@ class _Sink:
             for name, spec in specs.items()
         }
         self.tally = _Tally({name: {} for name in specs})
+        self.image_columns = {name: image_columns(spec.features) for name, spec in specs.items()}
 
     def add(self, config: str, row: dict) -> None:
         pub_writer, ans_writer = self.writers[config]
@@ -201,7 +202,7 @@ class _Sink:
         if ans_writer is not None:
             ans_writer.write({k: row[k] for k in ans_feats})
         _count(self.tally.counts[config], self.adapter.strata(config, row))
-        self.tally.image_bytes += _image_bytes(row)
+        self.tally.image_bytes += image_bytes(row, self.image_columns[config])
         self.tally.image_hashes.extend(row.get("image_sha256") or [])
         self.tally.rows += 1
 
@@ -360,17 +361,6 @@ def _gather(parts: list[SplitFiles], folder: Path, split: str) -> SplitFiles:
         out.files.append(final)
         out.download_size += final.stat().st_size
     return out
-
-
-def _image_bytes(value) -> int:
-    """Total bytes of the image structs ({bytes, path}) anywhere in a row."""
-    if isinstance(value, dict):
-        if isinstance(value.get("bytes"), (bytes, bytearray)):
-            return len(value["bytes"])
-        return sum(_image_bytes(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_image_bytes(v) for v in value)
-    return 0
 
 
 def _swap_in(staged: Path, final: Path) -> Path:

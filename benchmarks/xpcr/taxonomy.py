@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+from functools import lru_cache
 
 STAGES = ("IQA", "AL", "LC", "DD", "SG", "CD")  # progressive order 1..6
 STAGE_NAMES = {
@@ -170,11 +171,28 @@ class OptionError(ValueError):
     """The question text or answer cannot be turned into options + a letter; the message says why."""
 
 
+_QUOTED = "'[^'\\\\\\n]*'|\"[^\"\\\\\\n]*\""  # a quoted string without backslash or newline
+_PLAIN_LIST = re.compile(f"\\[\\s*(?:{_QUOTED})(?:\\s*,\\s*(?:{_QUOTED}))*\\s*,?\\s*\\]")
+_PLAIN_ITEM = re.compile(_QUOTED)
+
+
+def _plain_string_list(text: str) -> list[str] | None:
+    """The values of a list of quoted strings without backslashes (['a', "b's"]): what ast.literal_eval
+    returns for it, at regex speed. None for anything else (escapes, numbers, adjacent literals, string
+    prefixes...), which goes to ast.literal_eval."""
+    if not _PLAIN_LIST.fullmatch(text):
+        return None
+    return [m.group(0)[1:-1] for m in _PLAIN_ITEM.finditer(text)]
+
+
 def split_options(question: str) -> tuple[str, list[str]] | None:
     """(stem, options) from a question with options appended: "...\\nOptions: ['a', 'b']" (the HF
     viewer's form) or lettered lines "A. a" / "(B) b" / "C) c"; None when the text holds no options."""
     match = _OPTIONS_LIST.search(question)
     if match:
+        plain = _plain_string_list(match.group(1))
+        if plain is not None:
+            return question[: match.start()].rstrip(), [v.strip() for v in plain]
         try:
             values = ast.literal_eval(match.group(1))
         except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -197,6 +215,7 @@ def split_options(question: str) -> tuple[str, list[str]] | None:
     return None
 
 
+@lru_cache(maxsize=65536)  # option texts repeat across items (an answer is matched against each of them)
 def normalise_text(value: str) -> str:
     text = re.sub(r"\s+", " ", str(value)).strip().strip("'\"").strip()
     return text.rstrip(".").strip().casefold()

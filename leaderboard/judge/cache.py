@@ -3,8 +3,9 @@ images; see Judge._key). Only answers that parsed are stored, so a rescore after
 of nothing costs no call, and a failure is always retried.
 
 Writes are batched: a verdict is in memory at once and reaches the sqlite file (WAL) with up to
-WRITE_BATCH - 1 others in one transaction, and at every `flush` (the judge flushes at the end of each
-run and on close). A crash loses at most the verdicts of one unflushed batch; they are simply asked again.
+WRITE_BATCH - 1 others in one transaction, at the latest FLUSH_AFTER_S after it arrived, and at every
+`flush` (the judge flushes at the end of each run and on close). A crash loses at most the verdicts of
+the last fraction of a second; they are simply asked again.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import threading
 from pathlib import Path
 
 WRITE_BATCH = 256
+FLUSH_AFTER_S = 0.2  # a verdict waits at most this long for its batch: a SIGKILL later loses nothing
 SCAN_SHARE = 4  # get_many reads the whole table when asked for at least a quarter of its rows
 KEY_SCHEME = "k2"  # keep in step with leaderboard.judge.client.KEY_VERSION
 
@@ -30,6 +32,7 @@ class JudgeCache:
         self._db_lock = threading.Lock()  # the sqlite connection (a write holds it for one batch)
         self._memory: dict[str, tuple[str, dict]] = {}
         self._pending: list[tuple[str, str, str]] = []
+        self._timer: threading.Timer | None = None
         self._db = None
         self._legacy = False
         if self.path is not None:
@@ -94,6 +97,10 @@ class JudgeCache:
                 return
             self._pending.append((key, raw, json.dumps(parsed)))
             full = len(self._pending) >= WRITE_BATCH
+            if not full and self._timer is None:  # a partial batch is written within FLUSH_AFTER_S anyway
+                self._timer = threading.Timer(FLUSH_AFTER_S, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
         if full:
             self.flush()
 
@@ -101,6 +108,9 @@ class JudgeCache:
         """Write the pending verdicts in one transaction (the network waits never hold this lock)."""
         with self._lock:
             batch, self._pending = self._pending, []
+            timer, self._timer = self._timer, None
+        if timer is not None and timer is not threading.current_thread():
+            timer.cancel()
         if not batch or self._db is None:
             return
         with self._db_lock:

@@ -75,21 +75,22 @@ class JudgeCall:
     variables: dict[str, str]
     images: list[bytes] = field(default_factory=list)
     candidate_field: str = "candidate"
-    # (names, digest) from `item_digest`: the variables and images every call of one item shares, hashed
-    # once per item by the caller (a case's dialogue and images for each of its rubric criteria)
-    item: tuple[tuple[str, ...], str] | None = None
+    # (names, digest, flagged) from `item_digest`: the variables and images every call of one item shares,
+    # hashed once per item by the caller (a case's dialogue and images for each of its rubric criteria)
+    item: tuple[tuple[str, ...], str, bool] | None = None
 
 
 def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate"
-                ) -> tuple[tuple[str, ...], str]:
-    """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted)."""
-    parts = []
+                ) -> tuple[tuple[str, ...], str, bool]:
+    """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted, so a
+    redaction change is a new key), and whether the candidate was flagged as addressing the judge."""
+    parts, flagged = [], False
     for name, value in sorted(variables.items()):
         if name == candidate_field:
-            value = quote_candidate(value)[0]
+            value, flagged = quote_candidate(value)
         parts.append(name + "=" + _text_sha(value))
     parts += ["image=" + _image_sha(b) for b in images]
-    return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
 
 
 @dataclass
@@ -130,7 +131,7 @@ class Judge:
         self._client_args = dict(base_url=config.base_url.rstrip("/") + "/", headers=headers, timeout=config.timeout)
         self._shared_http = client  # a caller's client is shared by the workers
         self._local = threading.local()
-        self._clients: list[httpx.Client] = []
+        self._clients: list[tuple[threading.Thread, httpx.Client]] = []
         self.cache = JudgeCache(config.cache_path)
         self.stats = JudgeStats()
         self._lock = threading.Lock()
@@ -175,7 +176,13 @@ class Judge:
                                   limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
             self._local.client = client
             with self._lock:
-                self._clients.append(client)
+                # a caller's own pool (judge_one from short-lived threads) leaves clients behind: close
+                # those whose thread has ended, so connections never pile up across batches
+                ended = [(t, c) for t, c in self._clients if not t.is_alive()]
+                self._clients = [(t, c) for t, c in self._clients if t.is_alive()]
+                self._clients.append((threading.current_thread(), client))
+            for _, old in ended:
+                old.close()
         return client
 
     def _body(self, messages: list[dict], schema: dict | None) -> dict:
@@ -210,11 +217,13 @@ class Judge:
         but one part, and those digests are memoised, so a key costs one small hash, not a rendered
         prompt + json.dumps + a hash of the whole request (a 50,000-call rescore spent most of its time there)."""
         if call.item is not None:  # shared part hashed once per item: only the rest is hashed here
-            names, digest = call.item
-            flagged = call.candidate_field in call.variables and quote_candidate(call.variables[call.candidate_field])[1]
-            parts = [self._header(call.prompt, schema), "item=" + digest]
-            parts += [name + "=" + _text_sha(value) for name, value in sorted(call.variables.items()) if name not in names]
-            return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+            names, digest, flagged = call.item
+            h = hashlib.sha256(self._header(call.prompt, schema).encode())
+            h.update(b"\nitem=" + digest.encode())
+            for name in sorted(n for n in call.variables if n not in names):
+                value = call.variables[name].encode()
+                h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)  # length-prefixed: unambiguous
+            return h.hexdigest(), flagged
         variables = call.variables
         flagged = False
         if call.candidate_field in variables:
@@ -257,8 +266,8 @@ class Judge:
         return hit
 
     def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None,
-                  _looked_up: bool = False) -> JudgeVerdict:
-        key, flagged = self._key(call, schema)
+                  _looked_up: bool = False, _keyed: tuple[str, bool] | None = None) -> JudgeVerdict:
+        key, flagged = _keyed or self._key(call, schema)  # `run` passes the key it already computed
         with self._lock:
             self.prompts_used[call.prompt.id] = call.prompt.sha
             self.stats.flagged += flagged
@@ -343,12 +352,12 @@ class Judge:
         bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call", disable=not progress)
         if misses:
             with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
-                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema, True) for index in misses}
+                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema, True, keyed[index]) for index in misses}
                 for index in misses:
                     verdicts[index] = futures[index].result()
                     bar.update(1)
             self.cache.flush()  # the last partial batch of verdicts
-            self._close_worker_clients()  # their threads are gone with the pool
+            self._close_worker_clients(ended_only=True)  # their threads are gone with the pool
         bar.close()
         return verdicts
 
@@ -364,10 +373,12 @@ class Judge:
                 self.cache.put(key, *found[old])
         self.cache.flush()
 
-    def _close_worker_clients(self) -> None:
+    def _close_worker_clients(self, ended_only: bool = False) -> None:
+        """Close the per-thread clients (of ended threads only: another run may be using the others)."""
         with self._lock:
-            clients, self._clients = self._clients, []
-        for client in clients:
+            clients = [(t, c) for t, c in self._clients if not (ended_only and t.is_alive())]
+            self._clients = [(t, c) for t, c in self._clients if ended_only and t.is_alive()]
+        for _, client in clients:
             client.close()
 
     def with_model(self, model: str) -> "Judge":
