@@ -11,7 +11,7 @@ from leaderboard.metrics.bootstrap import bootstrap_means, percentile_ci
 from leaderboard.metrics.cell_bootstrap import cell_bootstrap, cell_draws, group_accuracy, percentile_interval
 from leaderboard.metrics.ranked_lists import NO_MATCH, first_match_ranks, ranked_metrics, reciprocal_rank
 from leaderboard.metrics.subgroup import percentile_bounds
-from leaderboard.tie_groups import TIE_RESAMPLES, neighbour_ties, tie_groups, tied
+from leaderboard.tie_groups import PAIRED_SHARE, TIE_RESAMPLES, rank_ranges, tied
 
 
 # ------------------------------------------------------------------ ranked lists: the last counted rank
@@ -59,16 +59,19 @@ def test_one_judge_zero_one_judge_one_is_partially_correct_never_a_complete_erro
 def test_two_models_with_identical_resamples_tie():
     rng = np.random.default_rng(7)
     same = rng.normal(60, 2, TIE_RESAMPLES)
-    assert tied(same, same.copy())  # difference 0 in every resample: the interval is [0, 0] and contains 0
-    assert neighbour_ties([same, same.copy()]) == [True]
-    assert tie_groups([same + 5, same, same.copy(), same - 5]) == [1, 2, 2, 3]
-    # a paired difference that never reaches 0 is separated, one that touches it at the 2.5% bound is not
-    assert not tied(same + 1e-9, same)
-    # numpy's linear quantile puts the 2.5% bound of 1000 sorted differences at position 0.025 x 999 = 24.975
-    shifted = np.where(np.arange(TIE_RESAMPLES) < 26, 0.0, 1.0)  # positions 0..25 are 0: the bound is 0
-    assert tied(shifted, np.zeros(TIE_RESAMPLES)) and neighbour_ties([shifted, np.zeros(TIE_RESAMPLES)]) == [True]
-    shifted[25] = 1.0  # positions 0..24 are 0: the bound is 0.975 x 1 = 0.975 > 0
-    assert not tied(shifted, np.zeros(TIE_RESAMPLES)) and neighbour_ties([shifted, np.zeros(TIE_RESAMPLES)]) == [False]
+    assert tied(same, same.copy())  # neither leads in any resample
+    # scores differ at the shown precision and every CI overlaps, so only the paired resamples decide
+    scores = np.array([65.0, 60.04, 60.0, 55.0])
+    ranks = rank_ranges(scores, scores - 10, scores + 10, resamples=[same + 5, same, same.copy(), same - 5],
+                        pair_keys=["fp"] * 4, decimals=2)
+    assert ranks.labels() == ["1", "2–3", "2–3", "4"] and ranks.paired
+    # j is ahead of i only when it leads in MORE than PAIRED_SHARE of the paired resamples
+    assert PAIRED_SHARE == 0.975
+    boundary = np.where(np.arange(TIE_RESAMPLES) < 25, 0.0, 1.0)  # leads in 975 of 1000: exactly the share
+    assert tied(boundary, np.zeros(TIE_RESAMPLES))
+    boundary[24] = 1.0  # leads in 976 of 1000
+    assert not tied(boundary, np.zeros(TIE_RESAMPLES))
+    assert not tied(same + 1e-9, same)  # a lead in every resample, however small, separates
 
 
 # ------------------------------------------------------------------ percentile positions: 2.5% and 97.5%
@@ -109,4 +112,8 @@ def test_rows_without_comparable_resamples_are_never_tied():
     assert not tied(a, np.array([50.0, 51.0, 49.0, 50.0]))  # different resample counts are not paired
     assert not tied(np.array([]), np.array([]))
     assert tied(np.array([50.0]), np.array([50.0]))  # one paired resample with difference 0 does tie
-    assert neighbour_ties([a, None, a, a[:2], np.array([]), np.array([])]) == [False, False, False, False, False]
+    # rows without comparable resamples are ranked by their intervals alone: overlapping CIs share a range
+    scores = np.array([70.0, 60.0, 58.0])
+    ranks = rank_ranges(scores, np.array([69.0, 55.0, 50.0]), np.array([71.0, 65.0, 61.0]),
+                        resamples=[a, None, a[:2]], pair_keys=["fp", "fp", "fp"])
+    assert ranks.labels() == ["1", "2–3", "2–3"]
