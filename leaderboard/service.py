@@ -33,7 +33,8 @@ from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
 from .run_settings import RunSettingsError, read_run_settings
-from .scoring import load_key, score_file, validate_file
+from .isolation import Limits, ScoreJob, ScoringCrash, ScoringLimit, ScoringProcess
+from .scoring import load_key, validate_file
 from .store import LocalStore, StoreError
 from .tables import Entry
 
@@ -102,6 +103,9 @@ class Service:
     max_bytes: int = MAX_FILE_BYTES
     # while idle, the worker re-tries `waiting for judge` submissions this often when a judge is configured
     judge_retry_seconds: float = Settings.judge_retry_seconds  # front doors pass LEADERBOARD_JUDGE_RETRY
+    judge_max_attempts: int = Settings.judge_max_attempts  # LEADERBOARD_JUDGE_ATTEMPTS: then `failed`, not re-asked
+    score_seconds: float = Settings.score_seconds  # LEADERBOARD_SCORE_SECONDS: wall-time limit of one scoring
+    score_memory_mb: int = Settings.score_memory_mb  # LEADERBOARD_SCORE_MEMORY_MB: memory limit of one scoring
     _queue: "queue.Queue[str]" = field(default_factory=queue.Queue)
     _worker: threading.Thread | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -109,6 +113,8 @@ class Service:
     _resample_cache: dict = field(default_factory=dict)
     _entries_cache: dict = field(default_factory=dict)
     _record_cache: dict = field(default_factory=dict)  # result path -> ((mtime_ns, size), (Result, id))
+    _scorer: ScoringProcess = field(default_factory=ScoringProcess)  # the child process that scores
+    _unrecorded: dict = field(default_factory=dict)  # sub id -> failure the store could not take yet (disk full)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _submit_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -194,7 +200,12 @@ class Service:
     def queue_records(self) -> list[dict]:
         folder = self.store.private("queue")
         records = [self.store.read_json(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
-        return [r for r in records if r]
+        return [self._with_unrecorded(r) for r in records if r]
+
+    def _with_unrecorded(self, record: dict) -> dict:
+        """A failure the full disk would not take yet still shows (and refunds the quota) at once."""
+        failure = self._unrecorded.get(record.get("id"))
+        return {**record, **failure} if failure else record
 
     def status_for(self, user: str) -> list[dict]:
         return [r for r in self.queue_records() if r.get("user") == user]
@@ -224,6 +235,7 @@ class Service:
     def stop(self) -> None:
         self._stop.set()
         self._queue.put("")
+        self._scorer.close_when_idle()
 
     def drain(self, timeout: float = 60.0) -> bool:
         """Wait until the queue is empty (tests and batch use)."""
@@ -240,6 +252,7 @@ class Service:
             try:
                 sub_id = self._queue.get(timeout=max(0.05, next_retry - time.monotonic()))
             except queue.Empty:
+                self._record_pending_failures()
                 self._retry_waiting_for_judge()
                 next_retry = time.monotonic() + self.judge_retry_seconds
                 continue
@@ -262,17 +275,25 @@ class Service:
                 self._queue.put(record["id"])
 
     def score_one(self, sub_id: str) -> None:
+        """Score one queued submission in a child process (time and memory limited, see isolation.py): the
+        worker thread only waits for it, so a pathological file cannot freeze or exhaust the Space. A
+        limit hit, a scorer crash or a failed write records `failed` (not counted against the quota)."""
         record = self.store.read_json(self.queue_path(sub_id))
         if not record or record["state"] not in ("queued", "scoring", "waiting for judge"):
             return
         try:
-            self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1)
-            context = self.context_factory(record["benchmark"])
-            context.model = ModelInfo(**record["model"])
-            context.keep_per_item = True
-            upload = self.store.private("uploads", sub_id, record["file_name"])
-            _, result = score_file(record["benchmark"], upload, self.data_dirs[record["benchmark"]], context,
-                                   key=self.key(record["benchmark"]))
+            attempts = int(record.get("judge_attempts") or 0) + (record["state"] == "waiting for judge")
+            if attempts > self.judge_max_attempts:
+                self._fail(sub_id, f"the judge gave no usable verdicts after {self.judge_max_attempts} attempts; "
+                                   "deterministic metrics stay ranked, judged metrics are not scored",
+                           judge_attempts=attempts - 1)
+                return
+            self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1,
+                         **({"judge_attempts": attempts} if attempts else {}))
+            job = ScoreJob(benchmark=record["benchmark"], upload=self.store.private("uploads", sub_id, record["file_name"]),
+                           data_dir=self.data_dirs[record["benchmark"]], model=record["model"],
+                           context_factory=self.context_factory, key=self.key(record["benchmark"]))
+            result = self._scorer.run(job, Limits(seconds=self.score_seconds, memory_mb=self.score_memory_mb))
             result.protocol["contamination_disclosure"] = record.get("contamination", "")
             if record.get("run_settings"):
                 result.protocol["run_settings"] = record["run_settings"]
@@ -292,18 +313,31 @@ class Service:
             self._update(sub_id, state="waiting for judge" if judged_pending else "finished", progress=1.0,
                          message=message)
             del per_item
+        except ScoringLimit as exc:
+            log.warning("scoring %s stopped: %s", sub_id, exc)
+            self._fail(sub_id, f"{exc}; it does not count against your quota")
         except StoreError as exc:
             self._fail(sub_id, str(exc))
-        except Exception:  # a scorer bug must not kill the worker; the user gets a short message
-            log.error("scoring %s failed:\n%s", sub_id, traceback.format_exc())
+        except Exception as exc:  # a scorer bug must not kill the worker; the user gets a short message
+            detail = str(exc) if isinstance(exc, ScoringCrash) else traceback.format_exc()
+            log.error("scoring %s failed:\n%s", sub_id, detail)
             self._fail(sub_id, "scoring failed on the server; the maintainers were notified and it does not count "
                                "against your quota")
 
-    def _fail(self, sub_id: str, message: str) -> None:
+    def _fail(self, sub_id: str, message: str, **changes) -> None:
+        """Record `failed`; when even that write fails (disk full), keep the failure in memory so the
+        status and the quota show it at once, and write it on a later worker tick. A restart before then
+        finds the record `scoring` and scores it again (re-queued)."""
         try:
-            self._update(sub_id, state="failed", message=message)
+            self._update(sub_id, state="failed", message=message, **changes)
+            self._unrecorded.pop(sub_id, None)
         except StoreError:
-            log.error("could not record failure of %s", sub_id)
+            log.error("could not record failure of %s; kept in memory until the store accepts writes", sub_id)
+            self._unrecorded[sub_id] = {"state": "failed", "message": message, **changes}
+
+    def _record_pending_failures(self) -> None:
+        for sub_id, failure in list(self._unrecorded.items()):
+            self._fail(sub_id, failure["message"], **{k: v for k, v in failure.items() if k not in ("state", "message")})
 
     def _save_private_scores(self, sub_id: str, benchmark: str, result) -> None:
         import pyarrow as pa

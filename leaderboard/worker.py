@@ -57,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
 
     options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=args.store / "private" / "cache")
     service = Service(store=LocalStore(args.store, mirror), data_dirs={n: args.data / n for n in registry.names()},
-                      context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
-                      judge_retry_seconds=settings.judge_retry_seconds)
+                      context_factory=context_factory(options=options), judge_retry_seconds=settings.judge_retry_seconds,
+                      judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
+                      score_memory_mb=settings.score_memory_mb)
     while True:
         done = run_cycle(service, mirror)
         print(f"scored {done} submission(s)", flush=True)

@@ -47,8 +47,10 @@ def default_service(settings: Settings | None = None) -> Service:
         mirror = HubMirror(settings.hub_results_repo, settings.hub_private_repo)
     options = ServiceOptions(cache_dir=store_root / "private" / "cache")
     return Service(store=LocalStore(store_root, mirror), data_dirs={n: data_root / n for n in registry.names()},
-                   context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
-                   quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds)
+                   context_factory=context_factory(options=options),  # picklable: scoring runs in a child
+                   quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds,
+                   judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
+                   score_memory_mb=settings.score_memory_mb)
 
 
 def _download_files(table: pd.DataFrame, name: str) -> tuple[str, str]:
