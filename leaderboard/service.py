@@ -28,7 +28,7 @@ import numpy as np
 from . import registry
 from .benchmark import ScoringContext
 from .metrics.bootstrap import bootstrap_means
-from .prediction_files import MAX_FILE_BYTES
+from .prediction_files import MAX_FILE_BYTES, size_refusal
 from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
@@ -42,6 +42,7 @@ log = logging.getLogger("leaderboard.service")
 
 STATES = ("queued", "scoring", "waiting for judge", "finished", "failed")
 ALLOWED_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+VALIDATION_SLOTS = 2  # uploads validated at once (each bounded in memory by prediction_files' limits)
 MAX_TEXT = {"model_name": 120, "organisation": 120, "link": 300, "contamination": 2000, "contact": 300}
 
 
@@ -117,6 +118,7 @@ class Service:
     _unrecorded: dict = field(default_factory=dict)  # sub id -> failure the store could not take yet (disk full)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _submit_lock: threading.Lock = field(default_factory=threading.Lock)
+    _validation_slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(VALIDATION_SLOTS))
 
     # ---------------------------------------------------------------- submit
     def available(self) -> list[str]:
@@ -141,7 +143,7 @@ class Service:
             return Outcome(False, f"Upload a {', '.join(ALLOWED_SUFFIXES)} file (got {clean_text(suffix, 20) or 'no extension'}).")
         size = upload.stat().st_size
         if size > self.max_bytes:
-            return Outcome(False, f"The file is {size / 1e6:.1f} MB; the limit is {self.max_bytes / 1e6:.0f} MB.")
+            return Outcome(False, f"The {size_refusal(size, self.max_bytes)}.")
         run_settings = None
         if settings is not None:
             try:
@@ -151,32 +153,49 @@ class Service:
                                       "or leave that field empty.")
             if run_settings.get("benchmark") not in (None, form.benchmark):
                 return Outcome(False, f"The run settings are for {run_settings['benchmark']}, not {form.benchmark}.")
-        digest = sha256_file(upload)
+        quota = self._quota_refusal(user)  # before the work of validating: an over-quota user costs nothing
+        if quota:
+            return quota
+        # Validation runs outside the submit lock (one slow file must not hold up everyone's submissions),
+        # at most `VALIDATION_SLOTS` at a time so their (bounded) memory adds up to a bounded total.
+        with self._validation_slots:
+            report, _ = validate_file(form.benchmark, upload, self.data_dirs[form.benchmark],
+                                      key=self.key(form.benchmark), max_bytes=self.max_bytes)
+            rendered = report.render()
+            if not report.ok:
+                return Outcome(False, "The file has errors; nothing was queued. Fix the lines below and upload again.",
+                               rendered)
+            content = content_digest(report.table)
+            del report
         with self._submit_lock:  # the duplicate and quota checks and the queue write are one step
-            return self._submit_checked(user, form, upload, suffix, digest, run_settings)
+            return self._submit_checked(user, form, upload, suffix, content, rendered, run_settings)
 
-    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, digest: str,
-                        run_settings: dict | None = None) -> Outcome:
-        for record in self.queue_records():
-            if record.get("file_sha256") == digest and record.get("benchmark") == form.benchmark and record["state"] != "failed":
-                if record.get("user") != user:  # never show another account's submission
-                    return Outcome(False, "This exact file was already submitted by another account; the same "
-                                          "predictions are not ranked twice.")
-                return Outcome(False, f"You already submitted this exact file as {record['id']} "
-                                      f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
+    def _quota_refusal(self, user: str) -> Outcome | None:
         used = self.used_today(user)
         if used >= self.quota_per_day:
             return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
                                   "excluded). Try again tomorrow (UTC).")
-        report, _ = validate_file(form.benchmark, upload, self.data_dirs[form.benchmark], key=self.key(form.benchmark))
-        rendered = report.render()
-        if not report.ok:
-            return Outcome(False, "The file has errors; nothing was queued. Fix the lines below and upload again.", rendered)
+        return None
+
+    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, content: str,
+                        rendered: str, run_settings: dict | None = None) -> Outcome:
+        for record in self.queue_records():
+            same = record.get("content_sha256") == content
+            if same and record.get("benchmark") == form.benchmark and record["state"] != "failed":
+                if record.get("user") != user:  # nothing about that submission, its account or its model
+                    return Outcome(False, "These predictions were already submitted; identical predictions "
+                                          "(same ids and answers, in any file format or order) are ranked once.")
+                return Outcome(False, f"You already submitted these predictions as {record['id']} "
+                                      f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
+        quota = self._quota_refusal(user)
+        if quota:
+            return quota
         sub_id = f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
         model = form.model()
         record = {
             "id": sub_id, "benchmark": form.benchmark, "user": user, "state": "queued", "created_at": now(),
-            "updated_at": now(), "message": "waiting for a scoring worker", "progress": 0.0, "file_sha256": digest,
+            "updated_at": now(), "message": "waiting for a scoring worker", "progress": 0.0,
+            "file_sha256": sha256_file(upload), "content_sha256": content,
             "file_name": f"predictions{suffix}", "model": model.__dict__,
             "contamination": clean_text(form.contamination, MAX_TEXT["contamination"]),
             "run_settings": run_settings,
@@ -421,6 +440,28 @@ class Service:
             path = self.store.private("bootstrap", f"{sub_id}.npy")
             self._resample_cache[sub_id] = np.load(path) if path.is_file() else None
         return self._resample_cache[sub_id]
+
+
+def content_digest(table) -> str:
+    """What a submission predicts, independent of its file: rows sorted by id, text with case and
+    whitespace normalised, lists kept in order (they are ranked). CSV and JSONL of the same predictions,
+    reordered lines, CRLF or an upper-case letter all give the same digest."""
+    import json
+
+    def canonical(value):
+        if isinstance(value, str):
+            return " ".join(value.split()).casefold()
+        if isinstance(value, list):
+            return [canonical(v) for v in value]
+        return value
+
+    digest = hashlib.sha256()
+    columns = table.column_names if table is not None else []
+    rows = sorted(table.to_pylist(), key=lambda row: row["id"]) if table is not None else []
+    for row in rows:
+        digest.update(json.dumps([canonical(row[name]) for name in columns], ensure_ascii=False).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def sha256_file(path: Path) -> str:

@@ -93,6 +93,11 @@ def store_text(root: Path) -> str:
     return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(Path(root).rglob("*")) if p.is_file())
 
 
+def distinct(base: bytes, k: int) -> bytes:
+    """A valid file predicting something new (duplicates are detected on content, not bytes)."""
+    return base + json.dumps({"id": MEDREAMM_IDS[-1], "diagnoses": [f"Variant {k}"]}).encode() + b"\n"
+
+
 def case_id(case) -> str:
     return f"{case.benchmark}/{case.name}"
 
@@ -171,6 +176,11 @@ def test_cli_subprocess_representative_cases(hub, gold, tmp_path):
 
 
 # ---------------------------------------------------------------- the Service: every case, then the worker
+# Cases holding the same predictions as an earlier case (another account submits them): CRLF line ends
+# and a JSON array instead of JSONL do not make new predictions (issue 13: duplicates compared raw bytes).
+SAME_PREDICTIONS = {"crlf.jsonl": "bom.jsonl", "bom_crlf_array.json": "bom.jsonl"}
+
+
 def test_service_refuses_or_scores_every_case_without_traceback_or_leak(tmp_path, hub, gold, caplog):
     caplog.set_level(logging.DEBUG)
     service = make_service(tmp_path, hub)
@@ -184,6 +194,9 @@ def test_service_refuses_or_scores_every_case_without_traceback_or_leak(tmp_path
         if case.expect == "refused":
             if outcome.accepted or "nothing was queued" not in outcome.message or case.says not in outcome.report:
                 problems.append(f"{case.name}: expected a refusal saying {case.says!r}, got {shown!r}")
+        elif case.name in SAME_PREDICTIONS:  # same ids and answers as an earlier case: a duplicate, however written
+            if outcome.accepted or not outcome.message.startswith("These predictions were already submitted"):
+                problems.append(f"{case.name}: expected a duplicate of {SAME_PREDICTIONS[case.name]}, got {shown!r}")
         elif not outcome.accepted:
             problems.append(f"{case.name}: expected acceptance, got {shown!r}")
         else:
@@ -213,11 +226,11 @@ def test_upload_names_cannot_steer_where_files_are_stored(tmp_path, hub):
     nested.mkdir(parents=True)
     for k, name in enumerate(HOSTILE_UPLOAD_NAMES):
         upload = nested / name
-        upload.write_bytes(source.read_bytes() + b"\n" * (k + 1))  # new bytes each time: not a duplicate
+        upload.write_bytes(distinct(source.read_bytes(), k))  # new predictions each time: not a duplicate
         outcome = service.submit("alice", SubmissionForm("medreamm", f"N{k}"), upload)
         assert outcome.accepted, (name, outcome.message)
     traversal = nested / ".." / ".." / "a" / "b" / HOSTILE_UPLOAD_NAMES[0]  # a path with '..' parts still works
-    assert not service.submit("alice", SubmissionForm("medreamm", "again"), traversal).accepted  # same bytes: duplicate
+    assert not service.submit("alice", SubmissionForm("medreamm", "again"), traversal).accepted  # same content: duplicate
     for name in REFUSED_UPLOAD_NAMES:
         (nested / name).write_bytes(source.read_bytes())
         outcome = service.submit("alice", SubmissionForm("medreamm", "bad suffix"), nested / name)
@@ -276,7 +289,7 @@ def test_hostile_metadata_is_cleaned_refused_or_escaped_in_every_export(tmp_path
     accepted = []
     for k, case in enumerate(METADATA_CASES):
         upload = tmp_path / f"m{k}.jsonl"
-        upload.write_bytes(base + b"\n" * (k + 1))
+        upload.write_bytes(distinct(base, k))
         fields = {"benchmark": "medreamm", "contact": "secret-contact@example.org", **case.form}
         outcome = service.submit("meta-user", SubmissionForm(**fields), upload)
         if case.refused:
@@ -385,7 +398,8 @@ def test_upload_over_the_size_limit_is_refused_without_being_read(tmp_path, hub,
     outcome = service.submit("frank", SubmissionForm("medreamm", "Big"), big)
     seconds = time.perf_counter() - start
     print(f"Service.submit refused it in {seconds * 1000:.1f} ms")
-    assert not outcome.accepted and "the limit is 210 MB" in outcome.message and reads == []
+    assert outcome.message == f"The file is {MAX_FILE_BYTES + 1:,} bytes; the limit is {MAX_FILE_BYTES:,} bytes."
+    assert not outcome.accepted and reads == []
     report = validate(big, registry.scorer("medreamm").schema, MEDREAMM_IDS)
     assert not report.ok and "the limit is" in report.render() and reads == []
     assert service.queue_records() == [] and not service.store.private("uploads").exists()
