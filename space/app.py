@@ -50,7 +50,7 @@ def default_service(settings: Settings | None = None) -> Service:
                    context_factory=context_factory(options=options),  # picklable: scoring runs in a child
                    quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds,
                    judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
-                   score_memory_mb=settings.score_memory_mb)
+                   score_memory_mb=settings.score_memory_mb, max_bytes=settings.max_upload_mb * 10**6)
 
 
 def _download_files(table: pd.DataFrame, name: str) -> tuple[str, str]:
@@ -204,7 +204,10 @@ def _submit_tab(service: Service) -> None:
                               access=access, domain=domain, reasoning={"yes": True, "no": False}.get(reasoning),
                               input_modality=modality, params_b=params, contamination=contamination or "",
                               contact=contact or "")
-        outcome = service.submit(user or "", form, Path(upload), Path(settings) if settings else None)
+        try:
+            outcome = service.submit(user or "", form, Path(upload), Path(settings) if settings else None)
+        finally:  # Gradio's copy is not needed any more: the store keeps accepted files, refused ones go
+            _discard_uploads(upload, settings)
         verdict = "**Accepted.**" if outcome.accepted else "**Not accepted.**"
         return f"{verdict} {outcome.message}", outcome.report, *my_status(request)
 
@@ -214,6 +217,16 @@ def _submit_tab(service: Service) -> None:
     timer = gr.Timer(2.0)
     timer.tick(my_status, None, [status, quota], api_name=False, show_progress="hidden")
     gr.Button("Refresh status", size="sm").click(my_status, None, [status, quota], api_name="status")
+
+
+def _discard_uploads(*paths) -> None:
+    for path in paths:
+        if path:
+            Path(path).unlink(missing_ok=True)
+            try:
+                Path(path).parent.rmdir()  # Gradio's per-upload folder, when now empty
+            except OSError:
+                pass
 
 
 def _about_tab() -> None:
@@ -232,7 +245,8 @@ def _about_tab() -> None:
 
 def build_app(service: Service | None = None) -> gr.Blocks:
     service = service or default_service()
-    with gr.Blocks(title="Medical multimodal benchmark hub") as app:
+    # delete_cache: uploads (and any file Gradio cached) older than an hour go, checked every 10 minutes
+    with gr.Blocks(title="Medical multimodal benchmark hub", delete_cache=(600, 3600)) as app:
         gr.Markdown("# Medical multimodal benchmark hub\nHard clinical cases, five benchmarks, one scorer: "
                     "paper-reported rows beside submissions scored server-side with each benchmark's own metrics.")
         with gr.Tabs():
@@ -260,7 +274,7 @@ def main() -> None:
     if settings.worker != "external":  # external: `python -m leaderboard worker`
         app.service.start()
     app.queue(default_concurrency_limit=4).launch(server_name=settings.server_name, server_port=settings.server_port,
-                                                  show_error=False)
+                                                  show_error=False, max_file_size=app.service.max_bytes)
 
 
 if __name__ == "__main__":
