@@ -42,8 +42,8 @@ def _type_problem(name: str, t: pa.DataType) -> str | None:
         t = pa.list_(t.value_type.value_type)
     if (pa.types.is_list(t) or pa.types.is_large_list(t)) and plain(t.value_type):
         return None
-    kind = "nested" if pa.types.is_nested(t) else str(t)
-    return (f"column '{name[:40]}' has type {str(t)[:60]} ({kind}); prediction columns hold text, numbers or "
+    kind = " (nested)" if pa.types.is_nested(t) else ""
+    return (f"column '{name[:40]}' has type {str(t)[:60]}{kind}; prediction columns hold text, numbers or "
             "lists of text")
 
 

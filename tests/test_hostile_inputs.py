@@ -560,3 +560,41 @@ def test_fuzz_valid_files_round_trip(chosen, values, form, columnar):
     assert report.ok, report.render()
     assert report.valid == expected
     assert report.missing_ids == len(MEDREAMM_IDS) - len(chosen)
+
+
+# ---------------------------------------------------------------- issue 13: freeze, bomb, drain
+def test_the_freeze_line_validates_and_scores_in_bounded_time(tmp_path, hub):
+    """21 valid Med-CMR lines of "answer", ~10^5 spaces and a digit: the old letter parser took ~170 s per
+    line holding the GIL (an hour of frozen Space per quota unit); now the whole file is seconds."""
+    from hostile.make_corpus import write_freeze_lines
+    from leaderboard.scoring import score_file
+
+    path = write_freeze_lines(tmp_path / "freeze.jsonl")
+    start = time.perf_counter()
+    report, result = score_file("medcmr", path, hub / "medcmr", ScoringContext(resamples=0))
+    seconds = time.perf_counter() - start
+    print(f"\nfreeze lines ({path.stat().st_size / 1e6:.1f} MB): validate + score {seconds:.2f} s")
+    assert report.ok and report.n_valid == 21
+    assert result.metrics[registry.scorer("medcmr").primary_metric] is not None
+    assert seconds < SLOW_LIMIT_S
+
+
+def test_a_json_array_of_empty_objects_is_capped_in_rows_and_memory(tmp_path, hub):
+    """25 MB of `[{},{},...]` (8.3 million items): decoded at once it peaked at 2.1 GB; now items are decoded one
+    at a time and reading stops at 10^6 rows. Measured in a child process (its own peak RSS)."""
+    from hostile.make_corpus import write_empty_objects_array
+
+    path = write_empty_objects_array(tmp_path / "empty.json")
+    code = ("import resource, sys; from leaderboard.scoring import validate_file; "
+            f"r, _ = validate_file('medreamm', {str(path)!r}, {str(hub / 'medreamm')!r}); print(r.summary()); "
+            "print([i.message for i in r.issues if i.line is None]); "
+            "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1000)")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    seconds = time.perf_counter() - start
+    peak_mb = int(done.stdout.rsplit("peak", 1)[1])
+    print(f"\n25 MB [{{}},...]: validate {seconds:.2f} s, peak {peak_mb} MB")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "the file has more than 1,000,000 rows" in done.stdout and "1000000 rows read" in done.stdout
+    assert peak_mb < 1000  # was 2,100 MB
+    assert seconds < 3 * SLOW_LIMIT_S
