@@ -182,7 +182,8 @@ class Service:
                         rendered: str, run_settings: dict | None = None) -> Outcome:
         for record in self.queue_records():
             same = record.get("content_sha256") == content
-            if same and record.get("benchmark") == form.benchmark and record["state"] != "failed":
+            live = record["state"] != "failed" or record.get("ranked")
+            if same and record.get("benchmark") == form.benchmark and live:
                 if record.get("user") != user:  # nothing about that submission, its account or its model
                     return Outcome(False, "These predictions were already submitted; identical predictions "
                                           "(same ids and answers, in any file format or order) are ranked once.")
@@ -268,7 +269,8 @@ class Service:
 
     def used_today(self, user: str) -> int:
         today = now()[:10]
-        return sum(1 for r in self.status_for(user) if r["created_at"][:10] == today and r["state"] != "failed")
+        return sum(1 for r in self.status_for(user)
+                   if r["created_at"][:10] == today and (r["state"] != "failed" or r.get("ranked")))
 
     def _update(self, sub_id: str, **changes) -> dict:
         record = self.store.read_json(self.queue_path(sub_id)) or {}
@@ -340,9 +342,11 @@ class Service:
         try:
             attempts = int(record.get("judge_attempts") or 0) + (record["state"] == "waiting for judge")
             if attempts > self.judge_max_attempts:
+                # its deterministic metrics stay ranked, so it keeps its quota unit (else unparseable answers
+                # would buy free ranked submissions)
                 self._fail(sub_id, f"the judge gave no usable verdicts after {self.judge_max_attempts} attempts; "
                                    "deterministic metrics stay ranked, judged metrics are not scored",
-                           judge_attempts=attempts - 1)
+                           judge_attempts=attempts - 1, ranked=True)
                 return
             self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1,
                          **({"judge_attempts": attempts} if attempts else {}))

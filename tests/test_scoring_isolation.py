@@ -181,4 +181,4 @@ def test_a_judge_whose_verdicts_never_parse_is_asked_a_bounded_number_of_times(t
     assert record["judge_attempts"] == 2
     assert record["message"] == ("the judge gave no usable verdicts after 2 attempts; deterministic metrics stay "
                                  "ranked, judged metrics are not scored")
-    assert service.used_today("alice") == 0
+    assert service.used_today("alice") == 1  # still ranked: it keeps its quota unit
