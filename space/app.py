@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import threading
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,10 +206,19 @@ def _submit_tab(service: Service) -> None:
                               access=access, domain=domain, reasoning={"yes": True, "no": False}.get(reasoning),
                               input_modality=modality, params_b=params, contamination=contamination or "",
                               contact=contact or "")
+        with _UPLOADS_LOCK:  # Gradio stores identical uploads at one path: count who is using it
+            _UPLOADS_IN_USE[upload] += 1
         try:
+            if not Path(upload).is_file():  # an identical refused upload was just deleted
+                return "**Not accepted.** The upload is no longer on the server; upload the file again.", "", \
+                    *my_status(request)
             outcome = service.submit(user or "", form, Path(upload), Path(settings) if settings else None)
-        finally:  # Gradio's copy is not needed any more: the store keeps accepted files, refused ones go
-            _discard_uploads(upload, settings)
+        finally:
+            with _UPLOADS_LOCK:
+                _UPLOADS_IN_USE[upload] -= 1
+                unused = _UPLOADS_IN_USE.pop(upload) if _UPLOADS_IN_USE[upload] <= 0 else None
+        if unused is not None and not outcome.accepted:  # a refused upload does not stay on disk (accepted
+            _discard_uploads(upload, settings)  # ones: the store has its copy; delete_cache removes Gradio's)
         verdict = "**Accepted.**" if outcome.accepted else "**Not accepted.**"
         return f"{verdict} {outcome.message}", outcome.report, *my_status(request)
 
@@ -217,6 +228,10 @@ def _submit_tab(service: Service) -> None:
     timer = gr.Timer(2.0)
     timer.tick(my_status, None, [status, quota], api_name=False, show_progress="hidden")
     gr.Button("Refresh status", size="sm").click(my_status, None, [status, quota], api_name="status")
+
+
+_UPLOADS_IN_USE: Counter = Counter()
+_UPLOADS_LOCK = threading.Lock()
 
 
 def _discard_uploads(*paths) -> None:
