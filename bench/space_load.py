@@ -98,7 +98,7 @@ def run_load(work: Path, n: int, duplicates: bool = False, poll: float = 0.25, t
         accepted = [a for a in answers if a[2].startswith("**Accepted.**")]
         refused = [a for a in answers if not a[2].startswith("**Accepted.**")]
         assert len(accepted) == n, f"{len(accepted)} accepted of {n}: {[a[2] for a in refused][:5]}"
-        assert all("You already submitted this exact file" in a[2] for a in refused), refused[:3]
+        assert all("You already submitted these predictions" in a[2] for a in refused), refused[:3]
         missing = sorted(set(names) - set(first_seen))
         assert not missing, f"never ranked within {timeout} s: {missing[:10]}"
         to_row = [first_seen[name] - upload_at[name] for name in names]

@@ -13,9 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-MAX_FILE_BYTES = 200 * 1024 * 1024
+MAX_FILE_BYTES = 200 * 10**6  # MB = 10^6 bytes in every limit and message
 MAX_STRING_CHARS = 100_000
 MAX_ISSUES_SHOWN = 200
+# Bounds checked before (or while) decoding, so a small file cannot decode into gigabytes: rows of any
+# format, and the decoded size of a Parquet file (its compressed size says nothing: a 666-byte file of
+# dictionary-encoded zstd pages decoded to 2.9 GB).
+MAX_ROWS = 1_000_000
+MAX_DECODED_BYTES = MAX_FILE_BYTES
 
 
 @dataclass(frozen=True)
@@ -140,15 +145,20 @@ def _show(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def size_refusal(size: int, max_bytes: int) -> str:
+    """"file is 250.3 MB; the limit is 200.0 MB", in exact bytes when rounding would print one figure twice."""
+    shown, limit = human_bytes(size), human_bytes(max_bytes)
+    if shown == limit:
+        shown, limit = f"{size:,} bytes", f"{max_bytes:,} bytes"
+    return f"file is {shown}; the limit is {limit}"
+
+
 def read_rows(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Iterable[tuple[int, Any]]:
     """(line number, parsed row) pairs; a row that cannot be parsed is yielded as a ParseFailure."""
     path = Path(path)
     size = path.stat().st_size
     if size > max_bytes:
-        shown, limit = human_bytes(size), human_bytes(max_bytes)
-        if shown == limit:  # just over the limit: rounding would print the same figure twice
-            shown, limit = f"{size:,} bytes", f"{max_bytes:,} bytes"
-        raise PredictionFileError(f"file is {shown}; the limit is {limit}")
+        raise PredictionFileError(size_refusal(size, max_bytes))
     if size == 0:
         raise PredictionFileError("file is empty")
     suffix = path.suffix.lower()
@@ -175,12 +185,17 @@ class ParseFailure:
     message: str
 
 
-def _lines(text: str) -> list[str]:
+def _lines(text: str) -> Iterable[str]:
     """Split at \\n, \\r\\n or \\r only: str.splitlines() also splits at U+2028, U+0085 and other characters
-    that are legal inside a JSON string written with ensure_ascii=False."""
+    that are legal inside a JSON string written with ensure_ascii=False. Lazily: 200 MB of newlines as
+    a list would take 1.6 GB of pointers."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.split("\n")
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def _jsonl_rows(text: str) -> Iterable[tuple[int, Any]]:
@@ -195,13 +210,41 @@ def _jsonl_rows(text: str) -> Iterable[tuple[int, Any]]:
             yield number, ParseFailure("JSON nested too deeply")
 
 
+_WHITESPACE = " \t\n\r"
+
+
 def _json_array_rows(text: str) -> Iterable[tuple[int, Any]]:
-    try:
-        data = _DECODER.decode(text)
-    except (ValueError, RecursionError) as exc:
-        raise PredictionFileError(f"not valid JSON ({_json_reason(exc)})") from None
-    for number, item in enumerate(data, start=1):
+    """The items of a top-level JSON array, decoded one at a time (line number = position in the array):
+    a 25 MB `[{},{},...]` decoded at once peaked at 2.1 GB."""
+    end = len(text)
+    i = len(text) - len(text.lstrip(_WHITESPACE))
+    if not text.startswith("[", i):
+        raise PredictionFileError("not valid JSON (a JSON array must start with '[')")
+    i += 1
+    number = 0
+    while True:
+        while i < end and text[i] in _WHITESPACE:
+            i += 1
+        if number == 0 and i < end and text[i] == "]":
+            i += 1
+            break
+        number += 1
+        try:
+            item, i = _DECODER.raw_decode(text, i)
+        except (ValueError, RecursionError) as exc:
+            raise PredictionFileError(f"item {number} of the JSON array: not valid JSON ({_json_reason(exc)})") from None
         yield number, item
+        while i < end and text[i] in _WHITESPACE:
+            i += 1
+        if i < end and text[i] == ",":
+            i += 1
+            continue
+        if i < end and text[i] == "]":
+            i += 1
+            break
+        raise PredictionFileError(f"item {number} of the JSON array: not valid JSON (expected ',' or ']' after it)")
+    if text[i:].strip(_WHITESPACE):
+        raise PredictionFileError("not valid JSON (extra data after the closing ']')")
 
 
 def _json_reason(exc: Exception) -> str:
@@ -243,22 +286,21 @@ def _csv_cell(value: str) -> Any:
 
 
 def _parquet_rows(path: Path) -> Iterable[tuple[int, Any]]:
-    import pyarrow.parquet as pq
+    from .parquet_guard import ParquetRefused, guarded_batches
 
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises ArrowInvalid/OSError variants
-        raise PredictionFileError(f"not a readable Parquet file ({type(exc).__name__})") from None
     number = 0
-    for batch in parquet.iter_batches(batch_size=10_000):
-        try:
-            batch.validate(full=True)  # Parquet does not check UTF-8; to_pylist would crash on a bad string
-        except Exception:  # ArrowInvalid
-            raise PredictionFileError(f"rows {number + 1}-{number + batch.num_rows}: a text column is not valid "
-                                      "UTF-8; save it as UTF-8") from None
-        for row in batch.to_pylist():
-            number += 1
-            yield number, {k: v for k, v in row.items() if v is not None}
+    try:
+        for batch in guarded_batches(path):
+            try:
+                batch.validate(full=True)  # Parquet does not check UTF-8; to_pylist would crash on a bad string
+            except Exception:  # ArrowInvalid
+                raise PredictionFileError(f"rows {number + 1}-{number + batch.num_rows}: a text column is not "
+                                          "valid UTF-8; save it as UTF-8") from None
+            for row in batch.to_pylist():
+                number += 1
+                yield number, {k: v for k, v in row.items() if v is not None}
+    except ParquetRefused as exc:
+        raise PredictionFileError(str(exc)) from None
 
 
 def _encodable(text: str) -> bool:
@@ -366,6 +408,10 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
     try:
         rows = read_rows(path, max_bytes)
         for line, row in rows:
+            if report.rows_read == MAX_ROWS:
+                report.issues.append(Issue(None, None, f"the file has more than {MAX_ROWS:,} rows; no benchmark has "
+                                                       "that many items (rows after that were not read)"))
+                break
             report.rows_read += 1
             if isinstance(row, ParseFailure):
                 report.issues.append(Issue(line, None, row.message))

@@ -14,7 +14,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
-import pyarrow.parquet as pq
 
 from .prediction_files import (MAX_STRING_CHARS, PredictionSchema, ValidationReport, add_missing_warning, arrow_schema)
 
@@ -38,7 +37,12 @@ def _checked(table: pa.Table | None) -> pa.Table | None:
 
 def _read_unchecked(path: Path, schema: PredictionSchema, suffix: str, head: bytes) -> pa.Table | None:
     if suffix == ".parquet" or head == b"PAR1":
-        return pq.read_table(path)
+        from .parquet_guard import ParquetRefused, read_guarded
+
+        try:
+            return read_guarded(path)  # metadata checked, decoded size bounded (a refusal: the slow path says why)
+        except ParquetRefused:
+            return None
     if suffix in (".jsonl", ".ndjson") or (suffix != ".csv" and suffix != ".json" and head[:1] == b"{"):
         if head[:3] == b"\xef\xbb\xbf" or not _every_line_is_an_object(path):
             return None

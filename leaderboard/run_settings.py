@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-MAX_BYTES = 256 * 1024
+MAX_BYTES = 256_000  # kB = 1000 bytes, like every limit
 
 
 class RunSettingsError(ValueError):
@@ -17,7 +17,10 @@ class RunSettingsError(ValueError):
 def _text(value, limit: int = 120) -> str | None:
     if value is None:
         return None
-    text = re.sub(r"[\x00-\x1f\x7f<>]", " ", str(value)).strip()
+    # control characters, angle brackets, and the bidi overrides / zero-width marks that can disguise text
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f<>\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]", " ",
+                  str(value))
+    text = " ".join(text.split())
     return text[:limit] or None
 
 
@@ -28,11 +31,13 @@ def _number(value):
 def read_run_settings(path: Path) -> dict:
     path = Path(path)
     if path.stat().st_size > MAX_BYTES:
-        raise RunSettingsError(f"run settings file is over {MAX_BYTES // 1024} kB")
+        raise RunSettingsError(f"run settings file is over {MAX_BYTES // 1000} kB")
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise RunSettingsError(f"run settings file is not valid JSON ({str(exc)[:80]})") from None
+    except RecursionError:
+        raise RunSettingsError("run settings file is not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict) or not isinstance(data.get("protocol"), dict):
         raise RunSettingsError("run settings file is not a `predict` metadata file (no `protocol` object)")
     protocol, request = data["protocol"], data.get("request") or {}

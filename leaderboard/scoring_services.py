@@ -49,12 +49,30 @@ def configure_services(context: ScoringContext, needs: tuple[str, ...], options:
     return context
 
 
-def context_factory(needs_of: Callable[[str], tuple[str, ...]], options: ServiceOptions | None = None,
-                    resamples: int = 1000) -> Callable[[str], ScoringContext]:
-    """benchmark name -> a fresh context with that benchmark's services (for the Space and the worker)."""
-    def make(benchmark: str) -> ScoringContext:
-        return configure_services(ScoringContext(resamples=resamples), needs_of(benchmark), options)
-    return make
+@dataclass(frozen=True)
+class ContextFactory:
+    """benchmark name -> a fresh context with that benchmark's services. A plain picklable object, so the
+    Service can hand it to the child process that scores (leaderboard/isolation.py)."""
+
+    options: ServiceOptions | None = None
+    resamples: int = 1000
+    needs_of: Callable[[str], tuple[str, ...]] | None = None  # None: what the benchmark declares in `needs`
+
+    def __call__(self, benchmark: str) -> ScoringContext:
+        if self.needs_of is not None:
+            needs = self.needs_of(benchmark)
+        else:
+            from . import registry
+
+            needs = registry.scorer(benchmark).needs
+        return configure_services(ScoringContext(resamples=self.resamples), needs, self.options)
+
+
+def context_factory(needs_of: Callable[[str], tuple[str, ...]] | None = None, options: ServiceOptions | None = None,
+                    resamples: int = 1000) -> ContextFactory:
+    """benchmark name -> a fresh context with that benchmark's services (for the Space and the worker);
+    leave `needs_of` out to use each benchmark's declared `needs` (and keep the factory picklable)."""
+    return ContextFactory(options, resamples, needs_of)
 
 
 def configure_matchers(context: ScoringContext, icd_coder: str = "auto", who_base_url: str | None = None,

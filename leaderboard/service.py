@@ -29,7 +29,7 @@ import numpy as np
 from . import registry
 from .benchmark import ScoringContext
 from .metrics.bootstrap import bootstrap_means
-from .prediction_files import MAX_FILE_BYTES
+from .prediction_files import MAX_FILE_BYTES, size_refusal
 from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
@@ -37,7 +37,8 @@ from .review import NEEDS_REVIEW, NEUTRAL_MESSAGE, review_note, suspected_inject
 from .run_settings import RunSettingsError, read_run_settings
 from .answer_key import AnswerKeyError
 from .public_index import has_answer_key, validate_public
-from .scoring import load_key, score_file, validate_file
+from .isolation import Limits, ScoreJob, ScoringCrash, ScoringLimit, ScoringProcess
+from .scoring import load_key, validate_file
 from .store import LocalStore, StoreError
 from .tables import Entry
 
@@ -45,6 +46,7 @@ log = logging.getLogger("leaderboard.service")
 
 STATES = ("queued", "needs review", "scoring", "waiting for judge", "finished", "failed")
 ALLOWED_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+VALIDATION_SLOTS = 2  # uploads validated at once (each bounded in memory by prediction_files' limits)
 MAX_TEXT = {"model_name": 120, "organisation": 120, "link": 300, "contamination": 2000, "contact": 300}
 
 
@@ -106,6 +108,9 @@ class Service:
     max_bytes: int = MAX_FILE_BYTES
     # while idle, the worker re-tries `waiting for judge` submissions this often when a judge is configured
     judge_retry_seconds: float = Settings.judge_retry_seconds  # front doors pass LEADERBOARD_JUDGE_RETRY
+    judge_max_attempts: int = Settings.judge_max_attempts  # LEADERBOARD_JUDGE_ATTEMPTS: then `failed`, not re-asked
+    score_seconds: float = Settings.score_seconds  # LEADERBOARD_SCORE_SECONDS: wall-time limit of one scoring
+    score_memory_mb: int = Settings.score_memory_mb  # LEADERBOARD_SCORE_MEMORY_MB: memory limit of one scoring
     _queue: "queue.Queue[str]" = field(default_factory=queue.Queue)
     _worker: threading.Thread | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -114,8 +119,12 @@ class Service:
     _entries_cache: dict = field(default_factory=dict)
     _record_cache: dict = field(default_factory=dict)  # result path -> ((mtime_ns, size), (Result, id))
     _public_ids: dict = field(default_factory=dict)  # benchmark -> its public ids (wrong-benchmark hints)
+    _scorer: ScoringProcess = field(default_factory=ScoringProcess)  # the child process that scores
+    _user_index_ready: bool = False
+    _unrecorded: dict = field(default_factory=dict)  # sub id -> failure the store could not take yet (disk full)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _submit_lock: threading.Lock = field(default_factory=threading.Lock)
+    _validation_slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(VALIDATION_SLOTS))
 
     # ---------------------------------------------------------------- submit
     def available(self) -> list[str]:
@@ -145,7 +154,7 @@ class Service:
             return Outcome(False, f"Upload a {', '.join(ALLOWED_SUFFIXES)} file (got {clean_text(suffix, 20) or 'no extension'}).")
         size = upload.stat().st_size
         if size > self.max_bytes:
-            return Outcome(False, f"The file is {size / 1e6:.1f} MB; the limit is {self.max_bytes / 1e6:.0f} MB.")
+            return Outcome(False, f"The {size_refusal(size, self.max_bytes)}.")
         run_settings = None
         if settings is not None:
             try:
@@ -155,45 +164,52 @@ class Service:
                                       "or leave that field empty.")
             if run_settings.get("benchmark") not in (None, form.benchmark):
                 return Outcome(False, f"The run settings are for {run_settings['benchmark']}, not {form.benchmark}.")
-        digest = sha256_file(upload)
+        # Validation runs outside the submit lock (one slow file must not hold up everyone's submissions),
+        # at most `VALIDATION_SLOTS` at a time so their (bounded) memory adds up to a bounded total. It runs
+        # whatever the quota: only queueing counts against it.
+        with self._validation_slots:
+            try:
+                report = self._validate(form.benchmark, upload)
+            except AnswerKeyError as exc:
+                log.error("benchmark data for %s unusable: %s", form.benchmark, exc)
+                return Outcome(False, f"{form.benchmark} cannot take submissions right now (its dataset is not "
+                                      "available here); nothing was queued. Please try again later.")
+            rendered = report.render()
+            if not report.ok:
+                first = report.issues[0].message if report.issues else ""
+                wrong = first if first.startswith("this looks like") else ""  # validate_file puts that hint first
+                return Outcome(False, "The file has errors; nothing was queued. "
+                               + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
+                               + "Fix the lines below and upload again.", rendered)
+            content = content_digest(report.table)
+            # text that seems to address the judge waits for a maintainer (`python -m leaderboard review`)
+            suspects = suspected_injections(registry.scorer(form.benchmark), report)
+            del report
         with self._submit_lock:  # the duplicate and quota checks and the queue write are one step
-            return self._submit_checked(user, form, upload, suffix, digest, run_settings)
+            return self._submit_checked(user, form, upload, suffix, content, rendered, run_settings, suspects)
 
-    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, digest: str,
-                        run_settings: dict | None = None) -> Outcome:
+    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, content: str,
+                        rendered: str, run_settings: dict | None = None, suspects: list | None = None) -> Outcome:
         for record in self.queue_records():
-            if record.get("file_sha256") == digest and record.get("benchmark") == form.benchmark and record["state"] != "failed":
-                if record.get("user") != user:  # never show another account's submission
-                    return Outcome(False, "This exact file was already submitted by another account; the same "
-                                          "predictions are not ranked twice.")
-                return Outcome(False, f"You already submitted this exact file as {record['id']} "
+            same = record.get("content_sha256") == content
+            live = record["state"] != "failed" or record.get("ranked")
+            if same and record.get("benchmark") == form.benchmark and live:
+                if record.get("user") != user:  # nothing about that submission, its account or its model
+                    return Outcome(False, "These predictions were already submitted; identical predictions "
+                                          "(same ids and answers, in any file format or order) are ranked once.")
+                return Outcome(False, f"You already submitted these predictions as {record['id']} "
                                       f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
-        # validate first: the report helps whatever the quota; only queueing counts against it
-        try:
-            report = self._validate(form.benchmark, upload)
-        except AnswerKeyError as exc:
-            log.error("benchmark data for %s unusable: %s", form.benchmark, exc)
-            return Outcome(False, f"{form.benchmark} cannot take submissions right now (its dataset is not "
-                                  "available here); nothing was queued. Please try again later.")
-        rendered = report.render()
-        if not report.ok:
-            first = report.issues[0].message if report.issues else ""
-            wrong = first if first.startswith("this looks like") else ""  # validate_file puts that hint first
-            return Outcome(False, "The file has errors; nothing was queued. "
-                           + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
-                           + "Fix the lines below and upload again.", rendered)
         used = self.used_today(user)
-        if used >= self.quota_per_day:
+        if used >= self.quota_per_day:  # checked after validation: the report helps whatever the quota
             return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
                                   "excluded): the file is valid, but nothing was queued. Try again tomorrow (UTC).",
                            rendered)
-        # text that seems to address the judge waits for a maintainer (`python -m leaderboard review`)
-        suspects = suspected_injections(registry.scorer(form.benchmark), report)
         sub_id = f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
         model = form.model()
         record = {
             "id": sub_id, "benchmark": form.benchmark, "user": user, "state": "queued", "created_at": now(),
-            "updated_at": now(), "message": "waiting for a scoring worker", "progress": 0.0, "file_sha256": digest,
+            "updated_at": now(), "message": "waiting for a scoring worker", "progress": 0.0,
+            "file_sha256": sha256_file(upload), "content_sha256": content,
             "file_name": f"predictions{suffix}", "model": model.__dict__,
             "contamination": clean_text(form.contamination, MAX_TEXT["contamination"]),
             "run_settings": run_settings,
@@ -205,6 +221,7 @@ class Service:
             if form.contact:
                 self.store.write_json(self.store.private("contacts", f"{sub_id}.json"),
                                       {"id": sub_id, "contact": clean_text(form.contact, MAX_TEXT["contact"])})
+            self._index_submission(user, sub_id)
             self.store.write_json(self.queue_path(sub_id), record)
         except StoreError as exc:
             shutil.rmtree(self.store.private("uploads", sub_id), ignore_errors=True)
@@ -220,7 +237,8 @@ class Service:
         data = self.data_dirs[benchmark]
         if not has_answer_key(registry.scorer(benchmark), data):
             return validate_public(registry.scorer(benchmark), upload, data, max_bytes=self.max_bytes)
-        return validate_file(benchmark, upload, data, key=self.key(benchmark), other_ids=self.other_ids(benchmark))[0]
+        return validate_file(benchmark, upload, data, key=self.key(benchmark), max_bytes=self.max_bytes,
+                             other_ids=self.other_ids(benchmark))[0]
 
     def other_ids(self, benchmark: str) -> dict[str, frozenset[str]]:
         """Pretty name -> public ids of every other open benchmark (read once), for "wrong benchmark?" hints."""
@@ -242,14 +260,55 @@ class Service:
     def queue_records(self) -> list[dict]:
         folder = self.store.private("queue")
         records = [self.store.read_json(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
-        return [r for r in records if r]
+        return [self._with_unrecorded(r) for r in records if r]
+
+    def _with_unrecorded(self, record: dict) -> dict:
+        """A failure the full disk would not take yet still shows (and refunds the quota) at once."""
+        failure = self._unrecorded.get(record.get("id"))
+        return {**record, **failure} if failure else record
 
     def status_for(self, user: str) -> list[dict]:
-        return [r for r in self.queue_records() if r.get("user") == user]
+        """The user's own records, through their index file: a status poll every 2 s from every open tab
+        reads a handful of small files, not the whole queue (~1 s per tick at 10,000 records)."""
+        records = (self.store.read_json(self.queue_path(sub_id)) for sub_id in self._user_ids(user))
+        return [self._with_unrecorded(r) for r in records if r and r.get("user") == user]
+
+    # ---------------------------------------------------------------- per-user index
+    def _user_index_path(self, user: str) -> Path:  # a hash: account names never become file names
+        return self.store.private("users", hashlib.sha256(user.encode("utf-8")).hexdigest()[:32] + ".json")
+
+    def _user_ids(self, user: str) -> list[str]:
+        if not user:
+            return []
+        self._ensure_user_index()
+        return list((self.store.read_json(self._user_index_path(user)) or {}).get("ids") or [])
+
+    def _ensure_user_index(self) -> None:
+        """A store from before the index (or copied without it) gets one, from one scan of the queue."""
+        if self._user_index_ready or self.store.private("users").is_dir():
+            self._user_index_ready = True
+            return
+        with self._lock:
+            if self._user_index_ready:
+                return
+            by_user: dict[str, list[str]] = {}
+            for record in self.queue_records():
+                by_user.setdefault(record.get("user") or "", []).append(record["id"])
+            self.store.private("users").mkdir(parents=True, exist_ok=True)
+            for user, ids in by_user.items():
+                if user:
+                    self.store.write_json(self._user_index_path(user), {"ids": ids})
+            self._user_index_ready = True
+
+    def _index_submission(self, user: str, sub_id: str) -> None:
+        """Called under the submit lock, before the queue record is written (an id without a record is skipped)."""
+        ids = self._user_ids(user)
+        self.store.write_json(self._user_index_path(user), {"ids": [*ids, sub_id]})
 
     def used_today(self, user: str) -> int:
         today = now()[:10]
-        return sum(1 for r in self.status_for(user) if r["created_at"][:10] == today and r["state"] != "failed")
+        return sum(1 for r in self.status_for(user)
+                   if r["created_at"][:10] == today and (r["state"] != "failed" or r.get("ranked")))
 
     def _update(self, sub_id: str, **changes) -> dict:
         record = self.store.read_json(self.queue_path(sub_id)) or {}
@@ -272,6 +331,7 @@ class Service:
     def stop(self) -> None:
         self._stop.set()
         self._queue.put("")
+        self._scorer.close_when_idle()
 
     def drain(self, timeout: float = 60.0) -> bool:
         """Wait until the queue is empty (tests and batch use)."""
@@ -288,6 +348,7 @@ class Service:
             try:
                 sub_id = self._queue.get(timeout=max(0.05, next_retry - time.monotonic()))
             except queue.Empty:
+                self._record_pending_failures()
                 self._retry_waiting_for_judge()
                 next_retry = time.monotonic() + self.judge_retry_seconds
                 continue
@@ -310,17 +371,27 @@ class Service:
                 self._queue.put(record["id"])
 
     def score_one(self, sub_id: str) -> None:
+        """Score one queued submission in a child process (time and memory limited, see isolation.py): the
+        worker thread only waits for it, so a pathological file cannot freeze or exhaust the Space. A
+        limit hit, a scorer crash or a failed write records `failed` (not counted against the quota)."""
         record = self.store.read_json(self.queue_path(sub_id))
         if not record or record["state"] not in ("queued", "scoring", "waiting for judge"):
             return
         try:
-            self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1)
-            context = self.context_factory(record["benchmark"])
-            context.model = ModelInfo(**record["model"])
-            context.keep_per_item = True
-            upload = self.store.private("uploads", sub_id, record["file_name"])
-            _, result = score_file(record["benchmark"], upload, self.data_dirs[record["benchmark"]], context,
-                                   key=self.key(record["benchmark"]))
+            attempts = int(record.get("judge_attempts") or 0) + (record["state"] == "waiting for judge")
+            if attempts > self.judge_max_attempts:
+                # its deterministic metrics stay ranked, so it keeps its quota unit (else unparseable answers
+                # would buy free ranked submissions)
+                self._fail(sub_id, f"the judge gave no usable verdicts after {self.judge_max_attempts} attempts; "
+                                   "deterministic metrics stay ranked, judged metrics are not scored",
+                           judge_attempts=attempts - 1, ranked=True)
+                return
+            self._update(sub_id, state="scoring", message="matching and scoring", progress=0.1,
+                         **({"judge_attempts": attempts} if attempts else {}))
+            job = ScoreJob(benchmark=record["benchmark"], upload=self.store.private("uploads", sub_id, record["file_name"]),
+                           data_dir=self.data_dirs[record["benchmark"]], model=record["model"],
+                           context_factory=self.context_factory, key=self.key(record["benchmark"]))
+            result = self._scorer.run(job, Limits(seconds=self.score_seconds, memory_mb=self.score_memory_mb))
             result.protocol["contamination_disclosure"] = record.get("contamination", "")
             if record.get("run_settings"):
                 result.protocol["run_settings"] = record["run_settings"]
@@ -340,18 +411,31 @@ class Service:
             self._update(sub_id, state="waiting for judge" if judged_pending else "finished", progress=1.0,
                          message=message)
             del per_item
+        except ScoringLimit as exc:
+            log.warning("scoring %s stopped: %s", sub_id, exc)
+            self._fail(sub_id, f"{exc}; it does not count against your quota")
         except StoreError as exc:
             self._fail(sub_id, str(exc))
-        except Exception:  # a scorer bug must not kill the worker; the user gets a short message
-            log.error("scoring %s failed:\n%s", sub_id, traceback.format_exc())
+        except Exception as exc:  # a scorer bug must not kill the worker; the user gets a short message
+            detail = str(exc) if isinstance(exc, ScoringCrash) else traceback.format_exc()
+            log.error("scoring %s failed:\n%s", sub_id, detail)
             self._fail(sub_id, "scoring failed on the server; the maintainers were notified and it does not count "
                                "against your quota")
 
-    def _fail(self, sub_id: str, message: str) -> None:
+    def _fail(self, sub_id: str, message: str, **changes) -> None:
+        """Record `failed`; when even that write fails (disk full), keep the failure in memory so the
+        status and the quota show it at once, and write it on a later worker tick. A restart before then
+        finds the record `scoring` and scores it again (re-queued)."""
         try:
-            self._update(sub_id, state="failed", message=message)
+            self._update(sub_id, state="failed", message=message, **changes)
+            self._unrecorded.pop(sub_id, None)
         except StoreError:
-            log.error("could not record failure of %s", sub_id)
+            log.error("could not record failure of %s; kept in memory until the store accepts writes", sub_id)
+            self._unrecorded[sub_id] = {"state": "failed", "message": message, **changes}
+
+    def _record_pending_failures(self) -> None:
+        for sub_id, failure in list(self._unrecorded.items()):
+            self._fail(sub_id, failure["message"], **{k: v for k, v in failure.items() if k not in ("state", "message")})
 
     def _save_private_scores(self, sub_id: str, benchmark: str, result) -> None:
         import pyarrow as pa
@@ -435,6 +519,28 @@ class Service:
             path = self.store.private("bootstrap", f"{sub_id}.npy")
             self._resample_cache[sub_id] = np.load(path) if path.is_file() else None
         return self._resample_cache[sub_id]
+
+
+def content_digest(table) -> str:
+    """What a submission predicts, independent of its file: rows sorted by id, text with case and
+    whitespace normalised, lists kept in order (they are ranked). CSV and JSONL of the same predictions,
+    reordered lines, CRLF or an upper-case letter all give the same digest."""
+    import json
+
+    def canonical(value):
+        if isinstance(value, str):
+            return " ".join(value.split()).casefold()
+        if isinstance(value, list):
+            return [canonical(v) for v in value]
+        return value
+
+    digest = hashlib.sha256()
+    columns = table.column_names if table is not None else []
+    rows = sorted(table.to_pylist(), key=lambda row: row["id"]) if table is not None else []
+    for row in rows:
+        digest.update(json.dumps([canonical(row[name]) for name in columns], ensure_ascii=False).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def sha256_file(path: Path) -> str:

@@ -25,6 +25,10 @@ class Settings:
     local_user: str = "local-user"  # LEADERBOARD_LOCAL_USER: identity when not on a Hugging Face Space
     worker: str = "internal"  # LEADERBOARD_WORKER: "external" = the Space only validates and queues
     judge_retry_seconds: float = 300.0  # LEADERBOARD_JUDGE_RETRY: idle retry of submissions waiting for a judge
+    judge_max_attempts: int = 5  # LEADERBOARD_JUDGE_ATTEMPTS: judge passes per submission, then `failed`
+    score_seconds: float = 3600.0  # LEADERBOARD_SCORE_SECONDS: wall-time limit of one submission's scoring
+    max_upload_mb: int = 200  # LEADERBOARD_MAX_UPLOAD_MB: largest prediction file (MB = 10^6 bytes), also Gradio's
+    score_memory_mb: int = 4000  # LEADERBOARD_SCORE_MEMORY_MB: memory limit (MB = 10^6 bytes) of one scoring
     hub_results_repo: str | None = None  # LEADERBOARD_HUB_RESULTS_REPO: public results mirror
     hub_private_repo: str | None = None  # LEADERBOARD_HUB_PRIVATE_REPO: private mirror (uploads, per-item, queue)
     # disclosure control of public records (leaderboard.disclosure)
@@ -71,7 +75,9 @@ class Settings:
 ENV_NAMES = {
     "data": "LEADERBOARD_DATA", "store": "LEADERBOARD_STORE", "quota": "LEADERBOARD_QUOTA",
     "local_user": "LEADERBOARD_LOCAL_USER", "worker": "LEADERBOARD_WORKER",
-    "judge_retry_seconds": "LEADERBOARD_JUDGE_RETRY", "hub_results_repo": "LEADERBOARD_HUB_RESULTS_REPO",
+    "judge_retry_seconds": "LEADERBOARD_JUDGE_RETRY", "judge_max_attempts": "LEADERBOARD_JUDGE_ATTEMPTS",
+    "score_seconds": "LEADERBOARD_SCORE_SECONDS", "max_upload_mb": "LEADERBOARD_MAX_UPLOAD_MB", "score_memory_mb": "LEADERBOARD_SCORE_MEMORY_MB",
+    "hub_results_repo": "LEADERBOARD_HUB_RESULTS_REPO",
     "hub_private_repo": "LEADERBOARD_HUB_PRIVATE_REPO", "min_public_cell": "LEADERBOARD_MIN_CELL",
     "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE", "datasets": "LEADERBOARD_DATASETS",
     "hub_cache": "LEADERBOARD_HUB_CACHE", "refresh_seconds": "LEADERBOARD_REFRESH", "lease_seconds": "LEADERBOARD_LEASE",

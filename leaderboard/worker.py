@@ -59,9 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         return hub_main(args, settings)
 
     options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=args.store / "private" / "cache")
-    service = Service(store=LocalStore(args.store, policy=Policy.from_settings(settings)), data_dirs={n: args.data / n for n in registry.names()},
-                      context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
-                      judge_retry_seconds=settings.judge_retry_seconds)
+    service = Service(store=LocalStore(args.store, policy=Policy.from_settings(settings)),
+                      data_dirs={n: args.data / n for n in registry.names()},
+                      context_factory=context_factory(options=options), judge_retry_seconds=settings.judge_retry_seconds,
+                      judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
+                      score_memory_mb=settings.score_memory_mb)
     while True:
         done = run_cycle(service)
         print(f"scored {done} submission(s)", flush=True)
@@ -87,7 +89,9 @@ def hub_main(args, settings: Settings) -> int:
     options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=scratch / "cache")
     # the disclosure policy (k, secret, noise) as configured: several workers must share LEADERBOARD_SECRET
     service = Service(store=LocalStore(scratch / "store", policy=Policy.from_settings(settings)), data_dirs=data_dirs,
-                      context_factory=context_factory(lambda name: registry.scorer(name).needs, options))
+                      context_factory=context_factory(options=options), judge_retry_seconds=settings.judge_retry_seconds,
+                      judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
+                      score_memory_mb=settings.score_memory_mb)
     from .judge import JudgeConfig
 
     queue = HubQueue(args.hub_private_repo, args.hub_results_repo, worker_id, args.lease, scratch / "hub-cache",

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import threading
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,9 +64,12 @@ def default_service(settings: Settings | None = None) -> Service:
     if settings.hub_results_repo and settings.hub_private_repo:
         mirror = HubMirror(settings.hub_results_repo, settings.hub_private_repo)
     options = ServiceOptions(cache_dir=store_root / "private" / "cache")
-    return Service(store=LocalStore(store_root, mirror, Policy.from_settings(settings)), data_dirs={n: data_root / n for n in registry.names()},
-                   context_factory=context_factory(lambda name: registry.scorer(name).needs, options),
-                   quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds)
+    return Service(store=LocalStore(store_root, mirror, Policy.from_settings(settings)),
+                   data_dirs={n: data_root / n for n in registry.names()},
+                   context_factory=context_factory(options=options),  # picklable: scoring runs in a child
+                   quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds,
+                   judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
+                   score_memory_mb=settings.score_memory_mb, max_bytes=settings.max_upload_mb * 10**6)
 
 
 EXPORTS = Exports()  # one folder per process; a view's files are written once per board and reused
@@ -229,7 +234,19 @@ def _submit_tab(service: Service) -> None:
                               access=access, domain=domain, reasoning={"yes": True, "no": False}.get(reasoning),
                               input_modality=modality, params_b=params, contamination=contamination or "",
                               contact=contact or "")
-        outcome = service.submit(user or "", form, Path(upload), Path(settings) if settings else None)
+        with _UPLOADS_LOCK:  # Gradio stores identical uploads at one path: count who is using it
+            _UPLOADS_IN_USE[upload] += 1
+        try:
+            if not Path(upload).is_file():  # an identical refused upload was just deleted
+                return "**Not accepted.** The upload is no longer on the server; upload the file again.", "", \
+                    *my_status(request)
+            outcome = service.submit(user or "", form, Path(upload), Path(settings) if settings else None)
+        finally:
+            with _UPLOADS_LOCK:
+                _UPLOADS_IN_USE[upload] -= 1
+                unused = _UPLOADS_IN_USE.pop(upload) if _UPLOADS_IN_USE[upload] <= 0 else None
+        if unused is not None and not outcome.accepted:  # a refused upload does not stay on disk (accepted
+            _discard_uploads(upload, settings)  # ones: the store has its copy; delete_cache removes Gradio's)
         verdict = "**Accepted.**" if outcome.accepted else "**Not accepted.**"
         return f"{verdict} {outcome.message}", outcome.report, *my_status(request, profile)
 
@@ -239,6 +256,20 @@ def _submit_tab(service: Service) -> None:
     timer = gr.Timer(2.0)
     timer.tick(my_status, None, [status, quota], api_name=False, show_progress="hidden")
     gr.Button("Refresh status", size="sm").click(my_status, None, [status, quota], api_name="status")
+
+
+_UPLOADS_IN_USE: Counter = Counter()
+_UPLOADS_LOCK = threading.Lock()
+
+
+def _discard_uploads(*paths) -> None:
+    for path in paths:
+        if path:
+            Path(path).unlink(missing_ok=True)
+            try:
+                Path(path).parent.rmdir()  # Gradio's per-upload folder, when now empty
+            except OSError:
+                pass
 
 
 def _about_tab() -> None:
@@ -284,7 +315,8 @@ def _overview(service: Service) -> gr.Dataframe:
 
 def build_app(service: Service | None = None) -> gr.Blocks:
     service = service or default_service()
-    with gr.Blocks(title="Medical multimodal benchmark hub") as app:
+    # delete_cache: uploads (and any file Gradio cached) older than an hour go, checked every 10 minutes
+    with gr.Blocks(title="Medical multimodal benchmark hub", delete_cache=(600, 3600)) as app:
         gr.Markdown("# Medical multimodal benchmark hub\nHard clinical cases, five benchmarks, one scorer: "
                     "paper-reported rows beside submissions scored server-side with each benchmark's own metrics.")
         banner = _sample_banner(service)
@@ -334,7 +366,7 @@ def main() -> None:
     if settings.worker != "external":  # external: `python -m leaderboard worker`
         app.service.start()
     app.queue(default_concurrency_limit=4).launch(server_name=settings.server_name, server_port=settings.server_port,
-                                                  show_error=False, css=CSS)
+                                                  show_error=False, css=CSS, max_file_size=app.service.max_bytes)
 
 
 if __name__ == "__main__":

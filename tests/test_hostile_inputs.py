@@ -93,6 +93,11 @@ def store_text(root: Path) -> str:
     return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(Path(root).rglob("*")) if p.is_file())
 
 
+def distinct(base: bytes, k: int) -> bytes:
+    """A valid file predicting something new (duplicates are detected on content, not bytes)."""
+    return base + json.dumps({"id": MEDREAMM_IDS[-1], "diagnoses": [f"Variant {k}"]}).encode() + b"\n"
+
+
 def case_id(case) -> str:
     return f"{case.benchmark}/{case.name}"
 
@@ -171,6 +176,11 @@ def test_cli_subprocess_representative_cases(hub, gold, tmp_path):
 
 
 # ---------------------------------------------------------------- the Service: every case, then the worker
+# Cases holding the same predictions as an earlier case (another account submits them): CRLF line ends
+# and a JSON array instead of JSONL do not make new predictions (issue 13: duplicates compared raw bytes).
+SAME_PREDICTIONS = {"crlf.jsonl": "bom.jsonl", "bom_crlf_array.json": "bom.jsonl"}
+
+
 def test_service_refuses_or_scores_every_case_without_traceback_or_leak(tmp_path, hub, gold, caplog):
     caplog.set_level(logging.DEBUG)
     service = make_service(tmp_path, hub)
@@ -184,6 +194,9 @@ def test_service_refuses_or_scores_every_case_without_traceback_or_leak(tmp_path
         if case.expect == "refused":
             if outcome.accepted or "nothing was queued" not in outcome.message or case.says not in outcome.report:
                 problems.append(f"{case.name}: expected a refusal saying {case.says!r}, got {shown!r}")
+        elif case.name in SAME_PREDICTIONS:  # same ids and answers as an earlier case: a duplicate, however written
+            if outcome.accepted or not outcome.message.startswith("These predictions were already submitted"):
+                problems.append(f"{case.name}: expected a duplicate of {SAME_PREDICTIONS[case.name]}, got {shown!r}")
         elif not outcome.accepted:
             problems.append(f"{case.name}: expected acceptance, got {shown!r}")
         else:
@@ -216,11 +229,11 @@ def test_upload_names_cannot_steer_where_files_are_stored(tmp_path, hub):
     nested.mkdir(parents=True)
     for k, name in enumerate(HOSTILE_UPLOAD_NAMES):
         upload = nested / name
-        upload.write_bytes(source.read_bytes() + b"\n" * (k + 1))  # new bytes each time: not a duplicate
+        upload.write_bytes(distinct(source.read_bytes(), k))  # new predictions each time: not a duplicate
         outcome = service.submit("alice", SubmissionForm("medreamm", f"N{k}"), upload)
         assert outcome.accepted, (name, outcome.message)
     traversal = nested / ".." / ".." / "a" / "b" / HOSTILE_UPLOAD_NAMES[0]  # a path with '..' parts still works
-    assert not service.submit("alice", SubmissionForm("medreamm", "again"), traversal).accepted  # same bytes: duplicate
+    assert not service.submit("alice", SubmissionForm("medreamm", "again"), traversal).accepted  # same content: duplicate
     for name in REFUSED_UPLOAD_NAMES:
         (nested / name).write_bytes(source.read_bytes())
         outcome = service.submit("alice", SubmissionForm("medreamm", "bad suffix"), nested / name)
@@ -279,7 +292,7 @@ def test_hostile_metadata_is_cleaned_refused_or_escaped_in_every_export(tmp_path
     accepted = []
     for k, case in enumerate(METADATA_CASES):
         upload = tmp_path / f"m{k}.jsonl"
-        upload.write_bytes(base + b"\n" * (k + 1))
+        upload.write_bytes(distinct(base, k))
         fields = {"benchmark": "medreamm", "contact": "secret-contact@example.org", **case.form}
         outcome = service.submit("meta-user", SubmissionForm(**fields), upload)
         if case.refused:
@@ -388,7 +401,8 @@ def test_upload_over_the_size_limit_is_refused_without_being_read(tmp_path, hub,
     outcome = service.submit("frank", SubmissionForm("medreamm", "Big"), big)
     seconds = time.perf_counter() - start
     print(f"Service.submit refused it in {seconds * 1000:.1f} ms")
-    assert not outcome.accepted and "the limit is 210 MB" in outcome.message and reads == []
+    assert outcome.message == f"The file is {MAX_FILE_BYTES + 1:,} bytes; the limit is {MAX_FILE_BYTES:,} bytes."
+    assert not outcome.accepted and reads == []
     report = validate(big, registry.scorer("medreamm").schema, MEDREAMM_IDS)
     assert not report.ok and "the limit is" in report.render() and reads == []
     assert service.queue_records() == [] and not service.store.private("uploads").exists()
@@ -549,3 +563,43 @@ def test_fuzz_valid_files_round_trip(chosen, values, form, columnar):
     assert report.ok, report.render()
     assert report.valid == expected
     assert report.missing_ids == len(MEDREAMM_IDS) - len(chosen)
+
+
+# ---------------------------------------------------------------- issue 13: freeze, bomb, drain
+def test_the_freeze_line_validates_and_scores_in_bounded_time(tmp_path, hub):
+    """21 valid Med-CMR lines of "answer", ~10^5 spaces and a digit: the old letter parser took ~170 s per
+    line holding the GIL (an hour of frozen Space per quota unit); now the whole file is seconds."""
+    from hostile.make_corpus import write_freeze_lines
+    from leaderboard.scoring import score_file
+
+    path = write_freeze_lines(tmp_path / "freeze.jsonl")
+    start = time.perf_counter()
+    report, result = score_file("medcmr", path, hub / "medcmr", ScoringContext(resamples=0))
+    seconds = time.perf_counter() - start
+    print(f"\nfreeze lines ({path.stat().st_size / 1e6:.1f} MB): validate + score {seconds:.2f} s")
+    assert report.ok and report.n_valid == 21
+    assert result.metrics[registry.scorer("medcmr").primary_metric] is not None
+    assert seconds < SLOW_LIMIT_S
+
+
+def test_a_json_array_of_empty_objects_is_capped_in_rows_and_memory(tmp_path, hub):
+    """25 MB of `[{},{},...]` (8.3 million items): decoded at once it peaked at 2.1 GB; now items are decoded one
+    at a time and reading stops at 10^6 rows. Measured in a child process (its own peak RSS)."""
+    from hostile.make_corpus import write_empty_objects_array
+
+    path = write_empty_objects_array(tmp_path / "empty.json")
+    code = ("import resource, sys; from leaderboard.scoring import validate_file; "
+            f"r, _ = validate_file('medreamm', {str(path)!r}, {str(hub / 'medreamm')!r}); print(r.summary()); "
+            "print([i.message for i in r.issues if i.line is None]); "
+            # VmHWM, not ru_maxrss: Linux carries the forking parent's (pytest's) peak into ru_maxrss across exec
+            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]; "
+            "print('peak', int(hwm) // 1000)")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    seconds = time.perf_counter() - start
+    peak_mb = int(done.stdout.rsplit("peak", 1)[1])
+    print(f"\n25 MB [{{}},...]: validate {seconds:.2f} s, peak {peak_mb} MB")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "the file has more than 1,000,000 rows" in done.stdout and "1000000 rows read" in done.stdout
+    assert peak_mb < 1000  # was 2,100 MB
+    assert seconds < 3 * SLOW_LIMIT_S

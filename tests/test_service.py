@@ -61,7 +61,7 @@ def test_duplicate_file_is_refused_with_a_pointer_and_quota_holds(tmp_path, serv
     mine = service.submit("alice", form(model_name="Renamed"), upload(tmp_path, PREDICTIONS, "other-name.jsonl"))
     assert not mine.accepted and first.submission_id in mine.message  # a pointer to the first
     theirs = service.submit("bob", form(model_name="Copy"), upload(tmp_path, PREDICTIONS, "copy.jsonl"))
-    assert not theirs.accepted and "another account" in theirs.message
+    assert not theirs.accepted and "already submitted" in theirs.message and "alice" not in theirs.message
     assert first.submission_id not in theirs.message and "Model A" not in theirs.message  # nothing of alice's shown
     for k in range(2):
         lines = [dict(PREDICTIONS[0], diagnoses=["Cholera", f"variant {k}"])]

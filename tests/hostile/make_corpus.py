@@ -233,8 +233,40 @@ def payload_cases() -> list[Case]:
     ]
 
 
+def _parquet(table) -> bytes:
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue()
+
+
+def bomb_cases() -> list[Case]:
+    """Small files that decode into gigabytes or into values Python cannot hold (issue 13)."""
+    import numpy as np
+    import pyarrow as pa
+
+    def ids(n):  # every row the same id, dictionary-encoded: a few bytes however many rows
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array(["S0001"]))
+
+    long_text = pa.array(["Viral syndrome " * 6_600])  # ~99,000 characters, under the field limit
+    bomb = pa.table({"id": ids(30_000), "response": pa.DictionaryArray.from_arrays(
+        pa.array(np.zeros(30_000, dtype=np.int32)), long_text)})  # 30,000 references: ~3 GB decoded
+    return [
+        Case("dictionary_bomb.parquet", "medreamm", "refused", "decodes to more than the 200.0 MB limit", _parquet(bomb)),
+        Case("too_many_rows.parquet", "medreamm", "refused", "the file has 1,000,001 rows; the limit is 1,000,000",
+             _parquet(pa.table({"id": ids(1_000_001)}))),
+        Case("date32_out_of_range.parquet", "medreamm", "refused", "column 'submitted_on' has type date32",
+             _parquet(pa.table({"id": ["S0001"], "diagnoses": [WRONG],
+                                "submitted_on": pa.array([2**31 - 1], pa.date32())}))),
+        Case("nested_struct.parquet", "medreamm", "refused", "column 'diagnoses' has type struct",
+             _parquet(pa.table({"id": ["S0001"], "diagnoses": [{"first": "Viral syndrome"}]}))),
+    ]
+
+
 def all_cases() -> list[Case]:
-    cases = encoding_cases() + structure_cases() + id_cases() + field_cases() + unicode_cases() + payload_cases()
+    cases = (encoding_cases() + structure_cases() + id_cases() + field_cases() + unicode_cases() + payload_cases()
+             + bomb_cases())
     names = [(c.benchmark, c.name) for c in cases]
     assert len(names) == len(set(names)), "case names must be unique per benchmark"
     return cases
@@ -314,6 +346,23 @@ def write_null_after_a_block(path: Path, block: int = 8 << 20) -> Path:
     """Valid lines filling pyarrow's first 8 MiB block exactly, then a bare `null` starting the second block."""
     line = b'{"id": "S0001", "diagnoses": ["Viral syndrome"]}\n'
     Path(path).write_bytes(line * (block // len(line)) + b"null\n" + line)
+    return Path(path)
+
+
+FREEZE_RESPONSE = "answer" + " " * 99_990 + "1"  # quadratic in the old letter parser: 170 s per line
+
+
+def write_freeze_lines(path: Path) -> Path:
+    """Valid Med-CMR predictions whose every MCQ `response` is the word "answer", ~10^5 spaces and a digit."""
+    rows = [{"id": i, "response": FREEZE_RESPONSE} for i in MEDCMR_IDS if i.startswith("mcq")]
+    Path(path).write_bytes(jsonl(rows))
+    return Path(path)
+
+
+def write_empty_objects_array(path: Path, size: int = 25_000_000) -> Path:
+    """`[{},{},...]` of 25 MB: decoded at once it peaked at 2.1 GB."""
+    count = (size - 2) // 3
+    Path(path).write_bytes(b"[" + b"{}," * (count - 1) + b"{}]")
     return Path(path)
 
 
