@@ -10,7 +10,7 @@ from benchmarks.clinmm.metrics import categories, consensus
 from leaderboard.metrics.bootstrap import bootstrap_means, percentile_ci
 from leaderboard.metrics.cell_bootstrap import cell_bootstrap, cell_draws, group_accuracy, percentile_interval
 from leaderboard.metrics.ranked_lists import NO_MATCH, first_match_ranks, ranked_metrics, reciprocal_rank
-from leaderboard.metrics.subgroup import percentile_bounds
+from leaderboard.metrics.subgroup import percentile_bounds, subset_replicates
 from leaderboard.tie_groups import TIE_RESAMPLES, neighbour_ties, tie_groups, tied
 
 
@@ -110,3 +110,23 @@ def test_rows_without_comparable_resamples_are_never_tied():
     assert not tied(np.array([]), np.array([]))
     assert tied(np.array([50.0]), np.array([50.0]))  # one paired resample with difference 0 does tie
     assert neighbour_ties([a, None, a, a[:2], np.array([]), np.array([])]) == [False, False, False, False, False]
+
+
+def test_subset_replicates_reuse_the_overall_bootstrap_draws():
+    """Same seed, same item draws as bootstrap_means: the all-items subset IS the overall mean's replicate,
+    and a subset's replicate is its items' share of each resample."""
+    values = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0])
+    masks = np.column_stack([np.ones(7, dtype=bool), np.arange(7) < 3])  # all items; the first three (2 of 3 right)
+    reps = subset_replicates(values, masks, resamples=300, seed=9)
+    assert reps[:, 0].tolist() == pytest.approx(bootstrap_means(values, 300, 9)[:, 0].tolist())
+    both = bootstrap_means(np.column_stack([values * masks[:, 1], masks[:, 1]]), 300, 9)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = np.where(both[:, 1] > 0, both[:, 0] / both[:, 1], np.nan)
+    assert np.array_equal(np.isnan(reps[:, 1]), np.isnan(expected))
+    assert reps[:, 1][~np.isnan(expected)].tolist() == pytest.approx(expected[~np.isnan(expected)].tolist())
+    assert not np.array_equal(reps, subset_replicates(values, masks, resamples=300, seed=10), equal_nan=True)
+
+
+def test_subset_replicates_without_items_are_all_nan():
+    reps = subset_replicates(np.array([]), np.zeros((0, 3), dtype=bool), resamples=50, seed=1)
+    assert reps.shape == (50, 3) and np.isnan(reps).all()
