@@ -130,3 +130,36 @@ def test_subset_replicates_reuse_the_overall_bootstrap_draws():
 def test_subset_replicates_without_items_are_all_nan():
     reps = subset_replicates(np.array([]), np.zeros((0, 3), dtype=bool), resamples=50, seed=1)
     assert reps.shape == (50, 3) and np.isnan(reps).all()
+
+
+def test_neighbour_ties_mix_resample_counts_and_agree_with_tied():
+    rng = np.random.default_rng(2)
+    long, short = rng.normal(50, 2, 1000), rng.normal(40, 2, 400)
+    rows = [long, long.copy(), short, short + rng.normal(0, 0.5, 400), short - 30, None]
+    expected = [tied(rows[i], rows[i + 1]) for i in range(len(rows) - 1)]
+    assert expected == [True, False, True, False, False]
+    assert neighbour_ties(rows) == expected and neighbour_ties(rows, chunk=1) == expected
+
+
+def test_group_accuracy_of_single_item_groups_and_empty_groups():
+    draws = np.array([[0, 1, 1, 0, 0, 0], [2, 1, 0, 3, 0, 0]])  # (wrong, right) per group, per resample
+    acc = group_accuracy(draws, 3)
+    assert acc[:, :2].tolist() == [[1.0, 0.0], [pytest.approx(1 / 3), 1.0]] and np.isnan(acc[:, 2]).all()
+
+
+def test_percentile_interval_with_nan_is_per_column():
+    draws = np.column_stack([np.arange(201, dtype=float), np.arange(201, dtype=float) + 1000])
+    draws[7, 1] = np.nan  # a resample that emptied the second stratum: that column loses one value
+    lo, hi = percentile_interval(draws)
+    # 200 values left (0..6, 8..200): positions 0.025 x 199 = 4.975 and 0.975 x 199 = 194.025 of that column
+    assert lo.tolist() == pytest.approx([5.0, 1000 + 4.975])
+    assert hi.tolist() == pytest.approx([195.0, 1000 + 195.025])
+    assert lo.shape == hi.shape == (2,)
+
+
+def test_cell_bootstrap_passes_its_level_on():
+    counts = np.array([3, 9, 6, 2])
+    accuracy = group_accuracy(cell_draws(counts, 400, 11), 2)
+    lo, hi = cell_bootstrap(counts, lambda d: group_accuracy(d, 2), resamples=400, seed=11, level=0.8)
+    assert lo.tolist() == pytest.approx(np.quantile(accuracy, 0.1, axis=0).tolist())
+    assert hi.tolist() == pytest.approx(np.quantile(accuracy, 0.9, axis=0).tolist())
