@@ -163,3 +163,15 @@ def test_cell_bootstrap_passes_its_level_on():
     lo, hi = cell_bootstrap(counts, lambda d: group_accuracy(d, 2), resamples=400, seed=11, level=0.8)
     assert lo.tolist() == pytest.approx(np.quantile(accuracy, 0.1, axis=0).tolist())
     assert hi.tolist() == pytest.approx(np.quantile(accuracy, 0.9, axis=0).tolist())
+
+
+def test_lists_of_depth_zero_and_one():
+    valid = np.array([[True, True], [True, False]])
+    empty = ranked_metrics(np.zeros((2, 0, 2), dtype=bool), valid)  # nobody submitted a diagnosis
+    assert all(v.tolist() == [0.0, 0.0] for v in empty.values())
+    assert first_match_ranks(np.zeros((2, 0, 2), dtype=bool), valid).tolist() == [[NO_MATCH] * 2] * 2
+    one = np.zeros((2, 1, 2), dtype=bool)
+    one[0, 0, 0] = one[1, 0, 1] = True  # case 0: its primary at rank 1; case 1: only padding "matches"
+    m = ranked_metrics(one, valid)
+    assert m["top1"].tolist() == [1.0, 0.0] and m["mrr"].tolist() == [1.0, 0.0]
+    assert m["top5_complete"].tolist() == [0.0, 0.0]  # case 0 still misses its secondary
