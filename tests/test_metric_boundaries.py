@@ -175,3 +175,28 @@ def test_lists_of_depth_zero_and_one():
     m = ranked_metrics(one, valid)
     assert m["top1"].tolist() == [1.0, 0.0] and m["mrr"].tolist() == [1.0, 0.0]
     assert m["top5_complete"].tolist() == [0.0, 0.0]  # case 0 still misses its secondary
+
+
+def test_the_at_ten_metrics_stop_at_rank_ten_even_in_longer_lists():
+    matches = np.zeros((2, 11, 2), dtype=bool)
+    matches[0, 10, 0] = True  # case 0: primary only at rank 11
+    matches[1, 0, 0] = matches[1, 10, 1] = True  # case 1: primary at 1, secondary only at rank 11
+    m = ranked_metrics(matches, np.ones((2, 2), dtype=bool))
+    assert m["top10_primary"].tolist() == [0.0, 1.0] and m["mrr"].tolist() == [0.0, 1.0]
+    assert m["top10_complete"].tolist() == [0.0, 0.0]
+    assert m["ndcg10"][1] == pytest.approx(2 / (2 + 1 / math.log2(3)))  # the rank-11 secondary earns nothing
+
+
+def test_a_secondary_at_rank_six_misses_the_top5_complete():
+    m = {k: float(v[0]) for k, v in ranked_metrics(*one_case(1, 6)).items()}
+    assert (m["top5_complete"], m["top10_complete"], m["top5_primary"]) == (0.0, 1.0, 1.0)
+
+
+def test_ndcg_truncates_the_ideal_list_at_ten_and_is_zero_without_ground_truth():
+    matches = np.zeros((2, 10, 12), dtype=bool)
+    for rank in range(10):
+        matches[0, rank, rank] = True  # twelve entities, the first ten found in the ideal order
+    valid = np.array([[True] * 12, [False] * 12])  # case 1 has no valid entity at all
+    m = ranked_metrics(matches, valid)
+    assert m["ndcg10"][0] == pytest.approx(1.0)  # IDCG counts ten positions, not twelve entities
+    assert m["ndcg10"][1] == 0.0 and not np.isnan(m["ndcg10"]).any()

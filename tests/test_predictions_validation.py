@@ -142,3 +142,10 @@ def test_columnar_path_agrees_with_line_by_line(tmp_path, name):
 def test_doubtful_files_take_the_line_by_line_path(tmp_path, line):
     report = check(tmp_path, line + "\n")
     assert report.path == "line-by-line" and report.issues
+
+
+def test_duplicates_differing_only_in_inner_whitespace_are_dropped():
+    from benchmarks.medreamm.parsing import normalise
+
+    assert normalise(" Acute  kidney\tinjury. ") == "acute kidney injury"
+    assert ranked_list(["Acute kidney injury", "acute  kidney\tinjury", "Sepsis"]) == ["Acute kidney injury", "Sepsis"]
