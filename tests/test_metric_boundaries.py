@@ -200,3 +200,12 @@ def test_ndcg_truncates_the_ideal_list_at_ten_and_is_zero_without_ground_truth()
     m = ranked_metrics(matches, valid)
     assert m["ndcg10"][0] == pytest.approx(1.0)  # IDCG counts ten positions, not twelve entities
     assert m["ndcg10"][1] == 0.0 and not np.isnan(m["ndcg10"]).any()
+
+
+def test_modality_contribution_of_one_item_and_of_none():
+    from leaderboard.metrics.chains import modality_contribution
+
+    assert modality_contribution(np.array([True]), np.array([False])) == 100.0
+    assert modality_contribution(np.array([1, 1, 0]), np.array([0, 1, 1])) == 0.0
+    assert modality_contribution(np.array([1, 1, 1, 0]), np.array([0, 1, 0, 0])) == 50.0
+    assert np.isnan(modality_contribution(np.array([]), np.array([])))
