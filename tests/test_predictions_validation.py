@@ -149,3 +149,13 @@ def test_duplicates_differing_only_in_inner_whitespace_are_dropped():
 
     assert normalise(" Acute  kidney\tinjury. ") == "acute kidney injury"
     assert ranked_list(["Acute kidney injury", "acute  kidney\tinjury", "Sepsis"]) == ["Acute kidney injury", "Sepsis"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('Draft: ["Asthma"]\n### Output ###\n["Pneumonia"]', ["Pneumonia"]),  # only the text after the heading
+    ('### Output ###\n["Asthma"]\n### Output ###\n["Pneumonia", "Empyema"]', ["Pneumonia", "Empyema"]),  # the last one
+    ("### Output ###\n[]\n1. Gout", ["Gout"]),  # an empty list is no answer: the numbered list is read
+    ("### Output ###\n[1, 2]\n1. Gout", ["Gout"]),  # a list of numbers is not a list of diagnoses
+])
+def test_response_parsing_reads_after_the_last_heading_and_skips_non_answers(text, expected):
+    assert parse_response(text) == expected
