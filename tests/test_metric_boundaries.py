@@ -209,3 +209,12 @@ def test_modality_contribution_of_one_item_and_of_none():
     assert modality_contribution(np.array([1, 1, 0]), np.array([0, 1, 1])) == 0.0
     assert modality_contribution(np.array([1, 1, 1, 0]), np.array([0, 1, 0, 0])) == 50.0
     assert np.isnan(modality_contribution(np.array([]), np.array([])))
+
+
+def test_a_cell_holding_the_last_item_gets_every_draw():
+    """When one item of mass is left and it sits in the current cell, that cell's share is 1, not 0."""
+    for counts in ([1, 0, 0], [0, 1, 0], [2, 1, 0]):
+        draws = cell_draws(np.array(counts), 200, 4)
+        assert (draws.sum(axis=1) == sum(counts)).all()
+        assert (draws[:, 2] == 0).all(), counts  # an empty cell never receives an item
+    assert (cell_draws(np.array([0, 1, 0]), 50, 4) == [0, 1, 0]).all()
