@@ -218,3 +218,15 @@ def test_a_cell_holding_the_last_item_gets_every_draw():
         assert (draws.sum(axis=1) == sum(counts)).all()
         assert (draws[:, 2] == 0).all(), counts  # an empty cell never receives an item
     assert (cell_draws(np.array([0, 1, 0]), 50, 4) == [0, 1, 0]).all()
+
+
+def test_calibration_and_fact_scores_of_a_single_item():
+    from benchmarks.clinmm.metrics import fact_scores
+    from benchmarks.xpcr.taxonomy import TIER_WEIGHTS
+    from leaderboard.metrics.calibration import BASE_SCORES, expected_calibration_error, uncertainty_aware_score
+
+    assert expected_calibration_error(np.array([0.8]), np.array([1])) == pytest.approx(0.2)  # |1 - 0.8| / 1
+    # one R-tier item (total weight 1.0 is a real total, not "no items"): CU scores its base 0.5
+    assert uncertainty_aware_score(np.array([0.3]), np.array([1]), np.array([TIER_WEIGHTS["R"]])) == \
+        pytest.approx(100 * BASE_SCORES["CU"])
+    assert fact_scores(2, 1, 1, 1, 1) == (1.0, 0.5, 0.5)  # one reference fact is a valid case
