@@ -10,7 +10,7 @@ from benchmarks.clinmm.metrics import categories, consensus
 from leaderboard.metrics.bootstrap import bootstrap_means, percentile_ci
 from leaderboard.metrics.cell_bootstrap import cell_bootstrap, cell_draws, group_accuracy, percentile_interval
 from leaderboard.metrics.ranked_lists import NO_MATCH, first_match_ranks, ranked_metrics, reciprocal_rank
-from leaderboard.metrics.subgroup import percentile_bounds
+from leaderboard.metrics.subgroup import percentile_bounds, subset_replicates
 from leaderboard.tie_groups import PAIRED_SHARE, TIE_RESAMPLES, rank_ranges, tied
 
 
@@ -117,3 +117,122 @@ def test_rows_without_comparable_resamples_are_never_tied():
     ranks = rank_ranges(scores, np.array([69.0, 55.0, 50.0]), np.array([71.0, 65.0, 61.0]),
                         resamples=[a, None, a[:2]], pair_keys=["fp", "fp", "fp"])
     assert ranks.labels() == ["1", "2–3", "2–3"]
+
+
+def test_subset_replicates_reuse_the_overall_bootstrap_draws():
+    """Same seed, same item draws as bootstrap_means: the all-items subset IS the overall mean's replicate,
+    and a subset's replicate is its items' share of each resample."""
+    values = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0])
+    masks = np.column_stack([np.ones(7, dtype=bool), np.arange(7) < 3])  # all items; the first three (2 of 3 right)
+    reps = subset_replicates(values, masks, resamples=300, seed=9)
+    assert reps[:, 0].tolist() == pytest.approx(bootstrap_means(values, 300, 9)[:, 0].tolist())
+    both = bootstrap_means(np.column_stack([values * masks[:, 1], masks[:, 1]]), 300, 9)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = np.where(both[:, 1] > 0, both[:, 0] / both[:, 1], np.nan)
+    assert np.array_equal(np.isnan(reps[:, 1]), np.isnan(expected))
+    assert reps[:, 1][~np.isnan(expected)].tolist() == pytest.approx(expected[~np.isnan(expected)].tolist())
+    assert not np.array_equal(reps, subset_replicates(values, masks, resamples=300, seed=10), equal_nan=True)
+
+
+def test_subset_replicates_without_items_are_all_nan():
+    reps = subset_replicates(np.array([]), np.zeros((0, 3), dtype=bool), resamples=50, seed=1)
+    assert reps.shape == (50, 3) and np.isnan(reps).all()
+
+
+def test_tied_needs_equal_resample_counts():
+    rng = np.random.default_rng(2)
+    long, short = rng.normal(50, 2, 1000), rng.normal(40, 2, 400)
+    rows = [long, long.copy(), short, short + rng.normal(0, 0.5, 400), short - 30, None]
+    expected = [tied(rows[i], rows[i + 1]) for i in range(len(rows) - 1)]
+    assert expected == [True, False, True, False, False]
+
+
+def test_group_accuracy_of_single_item_groups_and_empty_groups():
+    draws = np.array([[0, 1, 1, 0, 0, 0], [2, 1, 0, 3, 0, 0]])  # (wrong, right) per group, per resample
+    acc = group_accuracy(draws, 3)
+    assert acc[:, :2].tolist() == [[1.0, 0.0], [pytest.approx(1 / 3), 1.0]] and np.isnan(acc[:, 2]).all()
+
+
+def test_percentile_interval_with_nan_is_per_column():
+    draws = np.column_stack([np.arange(201, dtype=float), np.arange(201, dtype=float) + 1000])
+    draws[7, 1] = np.nan  # a resample that emptied the second stratum: that column loses one value
+    lo, hi = percentile_interval(draws)
+    # 200 values left (0..6, 8..200): positions 0.025 x 199 = 4.975 and 0.975 x 199 = 194.025 of that column
+    assert lo.tolist() == pytest.approx([5.0, 1000 + 4.975])
+    assert hi.tolist() == pytest.approx([195.0, 1000 + 195.025])
+    assert lo.shape == hi.shape == (2,)
+
+
+def test_cell_bootstrap_passes_its_level_on():
+    counts = np.array([3, 9, 6, 2])
+    accuracy = group_accuracy(cell_draws(counts, 400, 11), 2)
+    lo, hi = cell_bootstrap(counts, lambda d: group_accuracy(d, 2), resamples=400, seed=11, level=0.8)
+    assert lo.tolist() == pytest.approx(np.quantile(accuracy, 0.1, axis=0).tolist())
+    assert hi.tolist() == pytest.approx(np.quantile(accuracy, 0.9, axis=0).tolist())
+
+
+def test_lists_of_depth_zero_and_one():
+    valid = np.array([[True, True], [True, False]])
+    empty = ranked_metrics(np.zeros((2, 0, 2), dtype=bool), valid)  # nobody submitted a diagnosis
+    assert all(v.tolist() == [0.0, 0.0] for v in empty.values())
+    assert first_match_ranks(np.zeros((2, 0, 2), dtype=bool), valid).tolist() == [[NO_MATCH] * 2] * 2
+    one = np.zeros((2, 1, 2), dtype=bool)
+    one[0, 0, 0] = one[1, 0, 1] = True  # case 0: its primary at rank 1; case 1: only padding "matches"
+    m = ranked_metrics(one, valid)
+    assert m["top1"].tolist() == [1.0, 0.0] and m["mrr"].tolist() == [1.0, 0.0]
+    assert m["top5_complete"].tolist() == [0.0, 0.0]  # case 0 still misses its secondary
+
+
+def test_the_at_ten_metrics_stop_at_rank_ten_even_in_longer_lists():
+    matches = np.zeros((2, 11, 2), dtype=bool)
+    matches[0, 10, 0] = True  # case 0: primary only at rank 11
+    matches[1, 0, 0] = matches[1, 10, 1] = True  # case 1: primary at 1, secondary only at rank 11
+    m = ranked_metrics(matches, np.ones((2, 2), dtype=bool))
+    assert m["top10_primary"].tolist() == [0.0, 1.0] and m["mrr"].tolist() == [0.0, 1.0]
+    assert m["top10_complete"].tolist() == [0.0, 0.0]
+    assert m["ndcg10"][1] == pytest.approx(2 / (2 + 1 / math.log2(3)))  # the rank-11 secondary earns nothing
+
+
+def test_a_secondary_at_rank_six_misses_the_top5_complete():
+    m = {k: float(v[0]) for k, v in ranked_metrics(*one_case(1, 6)).items()}
+    assert (m["top5_complete"], m["top10_complete"], m["top5_primary"]) == (0.0, 1.0, 1.0)
+
+
+def test_ndcg_truncates_the_ideal_list_at_ten_and_is_zero_without_ground_truth():
+    matches = np.zeros((2, 10, 12), dtype=bool)
+    for rank in range(10):
+        matches[0, rank, rank] = True  # twelve entities, the first ten found in the ideal order
+    valid = np.array([[True] * 12, [False] * 12])  # case 1 has no valid entity at all
+    m = ranked_metrics(matches, valid)
+    assert m["ndcg10"][0] == pytest.approx(1.0)  # IDCG counts ten positions, not twelve entities
+    assert m["ndcg10"][1] == 0.0 and not np.isnan(m["ndcg10"]).any()
+
+
+def test_modality_contribution_of_one_item_and_of_none():
+    from leaderboard.metrics.chains import modality_contribution
+
+    assert modality_contribution(np.array([True]), np.array([False])) == 100.0
+    assert modality_contribution(np.array([1, 1, 0]), np.array([0, 1, 1])) == 0.0
+    assert modality_contribution(np.array([1, 1, 1, 0]), np.array([0, 1, 0, 0])) == 50.0
+    assert np.isnan(modality_contribution(np.array([]), np.array([])))
+
+
+def test_a_cell_holding_the_last_item_gets_every_draw():
+    """When one item of mass is left and it sits in the current cell, that cell's share is 1, not 0."""
+    for counts in ([1, 0, 0], [0, 1, 0], [2, 1, 0]):
+        draws = cell_draws(np.array(counts), 200, 4)
+        assert (draws.sum(axis=1) == sum(counts)).all()
+        assert (draws[:, 2] == 0).all(), counts  # an empty cell never receives an item
+    assert (cell_draws(np.array([0, 1, 0]), 50, 4) == [0, 1, 0]).all()
+
+
+def test_calibration_and_fact_scores_of_a_single_item():
+    from benchmarks.clinmm.metrics import fact_scores
+    from benchmarks.xpcr.taxonomy import TIER_WEIGHTS
+    from leaderboard.metrics.calibration import BASE_SCORES, expected_calibration_error, uncertainty_aware_score
+
+    assert expected_calibration_error(np.array([0.8]), np.array([1])) == pytest.approx(0.2)  # |1 - 0.8| / 1
+    # one R-tier item (total weight 1.0 is a real total, not "no items"): CU scores its base 0.5
+    assert uncertainty_aware_score(np.array([0.3]), np.array([1]), np.array([TIER_WEIGHTS["R"]])) == \
+        pytest.approx(100 * BASE_SCORES["CU"])
+    assert fact_scores(2, 1, 1, 1, 1) == (1.0, 0.5, 0.5)  # one reference fact is a valid case

@@ -142,3 +142,20 @@ def test_columnar_path_agrees_with_line_by_line(tmp_path, name):
 def test_doubtful_files_take_the_line_by_line_path(tmp_path, line):
     report = check(tmp_path, line + "\n")
     assert report.path == "line-by-line" and report.issues
+
+
+def test_duplicates_differing_only_in_inner_whitespace_are_dropped():
+    from benchmarks.medreamm.parsing import normalise
+
+    assert normalise(" Acute  kidney\tinjury. ") == "acute kidney injury"
+    assert ranked_list(["Acute kidney injury", "acute  kidney\tinjury", "Sepsis"]) == ["Acute kidney injury", "Sepsis"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('Draft: ["Asthma"]\n### Output ###\n["Pneumonia"]', ["Pneumonia"]),  # only the text after the heading
+    ('### Output ###\n["Asthma"]\n### Output ###\n["Pneumonia", "Empyema"]', ["Pneumonia", "Empyema"]),  # the last one
+    ("### Output ###\n[]\n1. Gout", ["Gout"]),  # an empty list is no answer: the numbered list is read
+    ("### Output ###\n[1, 2]\n1. Gout", ["Gout"]),  # a list of numbers is not a list of diagnoses
+])
+def test_response_parsing_reads_after_the_last_heading_and_skips_non_answers(text, expected):
+    assert parse_response(text) == expected

@@ -116,6 +116,9 @@ def test_private_writes_go_to_the_private_repo_and_results_to_the_public_one(tmp
     s.write_json(s.private("queue", "sub-1.json"), {"state": "queued"})
     s.save_result("sub-1", result(50.0))
     sent = [(c.kwargs["repo_id"], c.kwargs["path_in_repo"]) for c in api.upload_file.call_args_list]
+    assert [c.kwargs["path_or_fileobj"] for c in api.upload_file.call_args_list] == [
+        str(s.private("per_item", "sub-1.parquet")), str(s.private("queue", "sub-1.json")),
+        str(s.result_path("medreamm", "sub-1"))]
     assert sent == [("org/private", "private/per_item/sub-1.parquet"), ("org/private", "private/queue/sub-1.json"),
                     ("org/results", "results/medreamm/sub-1.json")]
 
@@ -137,3 +140,11 @@ def test_records_are_pretty_printed_utf8_json(store):
     store.write_json(path, obj)
     assert path.read_bytes() == ('{\n  "model": {\n    "name": "Modèle-β"\n  },\n  "metrics": {\n    "top1": 12.5\n'
                                  '  }\n}\n').encode("utf-8")
+
+
+def test_every_saved_result_bumps_the_version_caches_key_on(store):
+    versions = [store.version]
+    for score in (60.0, 61.0, 62.0):
+        store.save_result("sub-1", result(score))
+        versions.append(store.version)
+    assert versions == sorted(versions) and len(set(versions)) == 4
