@@ -25,11 +25,13 @@ def raw_images(dataset):
     protocol code reads the original bytes exactly as `predict` does."""
     import datasets
 
-    def undecoded(feature):
+    def undecoded(feature):  # images anywhere: a column, a list, a struct field, a list of structs
         if isinstance(feature, datasets.Image):
             return datasets.Image(decode=False)
-        if isinstance(feature, datasets.List) and isinstance(feature.feature, datasets.Image):
-            return datasets.List(datasets.Image(decode=False))
+        if isinstance(feature, datasets.List):
+            return datasets.List(undecoded(feature.feature), length=feature.length)
+        if isinstance(feature, dict):
+            return {name: undecoded(value) for name, value in feature.items()}
         return feature
 
     features = dataset.features.copy()
