@@ -79,6 +79,10 @@ def _runs(log_dirs: list[Path], benchmark: str, tasks: set[str] | None) -> dict[
     return found
 
 
+def _by_date(key: tuple[Path, str]) -> tuple[str, str]:
+    return key[1], str(key[0])  # run ids are date ids: oldest first
+
+
 def _chosen(runs: dict, benchmark: str, wanted: set[str] | None) -> list[tuple[Path, str]]:
     """The runs to combine: those named by --run, else all of them when no task appears in two runs (e.g. the
     single-turn tasks from `python -m lmms_eval` and the multi-round ones from our wrapper)."""
@@ -87,7 +91,7 @@ def _chosen(runs: dict, benchmark: str, wanted: set[str] | None) -> list[tuple[P
         if missing:
             raise ImportProblem(f"no run {', '.join(sorted(missing))} of {benchmark} (found: "
                                 f"{', '.join(sorted({r for _, r in runs}))})")
-        return sorted(key for key in runs if key[1] in wanted)
+        return sorted((key for key in runs if key[1] in wanted), key=_by_date)
     by_task: dict[str, list[str]] = {}
     for (_, run), files in runs.items():
         for task, _, _ in files:
@@ -97,7 +101,7 @@ def _chosen(runs: dict, benchmark: str, wanted: set[str] | None) -> list[tuple[P
         task, found = sorted(repeated.items())[0]
         raise ImportProblem(f"task {task} was run {len(found)} times ({', '.join(sorted(found))}); pick the runs with "
                             "--run (comma-separated date ids, the samples files' prefix)")
-    return sorted(runs)
+    return sorted(runs, key=_by_date)
 
 
 def _results(folder: Path, run: str) -> dict:
@@ -141,7 +145,7 @@ def collect(log_dirs, benchmark: str, run: str | None = None, tasks: set[str] | 
                     imported.harness_version = record.get("lmms_eval")
                 elif protocol != imported.protocol:
                     raise ImportProblem(f"{record['_where']}: written with different protocol settings than the other "
-                                        "samples (e.g. medrealmm and medrealmm_text_only in one run); convert each "
+                                        "samples (e.g. a multimodal and a text-only variant in one run); convert each "
                                         "variant to its own file with --tasks")
                 if _has_failure(record["rows"]):
                     imported.failed.append(f"{task} doc {record['_doc_id']}")
@@ -238,7 +242,7 @@ def _parser():
                         help="lmms-eval's --output_path folder(s), searched recursively")
     parser.add_argument("--benchmark", required=True, help="which benchmark's samples to collect")
     parser.add_argument("--out", type=Path, required=True, help="prediction file (JSONL); settings go to OUT.meta.json")
-    parser.add_argument("--tasks", help="only these lmms-eval tasks (comma-separated), e.g. medrealmm_text_only")
+    parser.add_argument("--tasks", help="only these lmms-eval tasks (comma-separated), e.g. one variant of a benchmark")
     parser.add_argument("--run", help="the runs' date ids (the samples files' prefix, comma-separated) when a task "
                                       "was run more than once")
     parser.add_argument("--overwrite", action="store_true", help="replace OUT and its settings")
