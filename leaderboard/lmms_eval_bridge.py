@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+from functools import lru_cache
 from typing import Any
 
 RECORD_KEY = "hub_prediction"  # the process_results key holding our prediction lines (logged per sample)
@@ -80,6 +81,7 @@ def reply_text(result: Any) -> str:
     return THINK.sub("", str(result or ""), count=1)
 
 
+@lru_cache(maxsize=1)
 def harness_version() -> str | None:
     from importlib.metadata import PackageNotFoundError, version
 

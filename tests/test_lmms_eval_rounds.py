@@ -47,10 +47,12 @@ def from_lmms(messages):
 
 CASES = [("clinmm", "default", "doc_to_messages", "process_results",
           lambda chat, doc: [run_case(chat, doc["case_id"], doc, "en")]),
+         ("clinmm", "default", "zh_doc_to_messages", "zh_process_results",
+          lambda chat, doc: [run_case(chat, doc["case_id"], doc, "zh")]),
          ("xpcr", "chains", "chain_doc_to_messages", "chain_process_results", lambda chat, doc: run_chain(chat, doc))]
 
 
-@pytest.mark.parametrize("name, config, to_messages, process, predict_run", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name, config, to_messages, process, predict_run", CASES, ids=["clinmm", "clinmm_zh", "xpcr_chains"])
 def test_rounds_are_predicts_conversation(tmp_path, name, config, to_messages, process, predict_run):
     hub = build_sample(name, tmp_path / "hub")
     module = hooks(name)
