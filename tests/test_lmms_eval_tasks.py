@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not LMMS_PYTHON.is_file(),
 LIMIT = 3  # docs per single-turn task
 CHAINS = 2  # docs per multi-round task
 SINGLE_TASKS = "medreamm,medcmr,medrealmm,medrealmm_text_only,xpcr"  # medcmr and xpcr are groups
-MULTI_TASKS = "clinmm,xpcr_chains"
+MULTI_TASKS = "clinmm,clinmm_zh,xpcr_chains"
 NAMES = ("medreamm", "clinmm", "medrealmm", "medcmr", "xpcr")
 QUESTION_NO = re.compile(r"Question (\d+) of (\d+):")
 
@@ -147,8 +147,8 @@ def world(tmp_path_factory):
     # predict on the same items and the same scripted model, for the message comparison
     with server.lock:
         server.requests.clear()
-    for name, extra in [(n, ()) for n in NAMES] + [("medrealmm", ("--text-only",))]:
-        out = work / "predict" / f"{name}{'-text' if extra else ''}.jsonl"
+    for name, extra in [(n, ()) for n in NAMES] + [("medrealmm", ("--text-only",)), ("clinmm", ("--language", "zh"))]:
+        out = work / "predict" / f"{'-'.join((name,) + extra)}.jsonl"
         assert predict_run(name, hub / name, server, out, *extra) == 0
     predict_bodies = list(server.requests)
     server.stop()
@@ -180,10 +180,11 @@ def test_every_request_lmms_eval_sent_is_one_predict_sends(world):
         assert body["model"] == "lmms-model"
         assert canonical(body) in sent_by_predict, f"lmms-eval sent a request predict never sends: {canonical(body)[:300]}"
     # how many: 3 docs x (medreamm, medcmr_mcq, medcmr_open_ended, medrealmm, medrealmm_text_only, xpcr_cross_modal,
-    # xpcr_ablations) + one request per turn of the first 2 ClinMM cases and per item of the first 2 X-PCR chains
+    # xpcr_ablations) + one request per turn of the first 2 ClinMM cases (English and Chinese) and per item of the
+    # first 2 X-PCR chains
     clinmm = read_config(world["hub"] / "clinmm")[:CHAINS]
     chains = read_config(world["hub"] / "xpcr", "chains")[:CHAINS]
-    expected = 7 * LIMIT + sum(len(c["turns"]) for c in clinmm) + sum(len(c["items"]) for c in chains)
+    expected = 7 * LIMIT + 2 * sum(len(c["turns"]) for c in clinmm) + sum(len(c["items"]) for c in chains)
     assert len(world["lmms"]) == expected
     assert len({canonical(b) for b in world["lmms"]}) == expected  # no item asked twice
 
@@ -270,9 +271,13 @@ def test_xpcr_cross_modal_chains_and_ablations_score_to_hand_computed_values(wor
         assert result["metrics"][stage] == pytest.approx(100 * answered / total, abs=1e-4), stage
 
 
-def test_clinmm_turn_by_turn_replies_and_final_split(world):
-    code, pred = convert(world, "clinmm")
+@pytest.mark.parametrize("task", ["clinmm", "clinmm_zh"])
+def test_clinmm_turn_by_turn_replies_and_final_split(world, task):
+    assert convert(world, "clinmm")[0] == 2  # both languages in one run share ids: refused without --tasks
+    code, pred = convert(world, "clinmm", "--tasks", task)
     assert code == 0
+    meta = json.loads(pred.with_name(pred.name + ".meta.json").read_text(encoding="utf-8"))
+    assert meta["protocol"]["language"] == {"clinmm": "en", "clinmm_zh": "zh"}[task]
     cases = read_config(world["hub"] / "clinmm")[:CHAINS]
     rows = lines(pred)
     assert [r["id"] for r in rows] == [c["case_id"] for c in cases]
