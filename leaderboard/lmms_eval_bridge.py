@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 RECORD_KEY = "hub_prediction"  # the process_results key holding our prediction lines (logged per sample)
+PNG_MODES = {"1", "L", "LA", "I", "I;16", "P", "RGB", "RGBA"}
 THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S)  # predict strips a leading thinking block by default
 
 
@@ -52,7 +53,8 @@ def _image(url: str):
         raise ValueError(f"expected an image data URL, got {head[:40]!r}")
     image = Image.open(io.BytesIO(base64.b64decode(payload)))
     image.load()
-    return image
+    # lmms-eval re-encodes as PNG by default, which cannot hold e.g. CMYK JPEGs: hand it RGB then
+    return image if image.mode in PNG_MODES else image.convert("RGB")
 
 
 def to_lmms_messages(messages: list[dict]) -> list[dict]:

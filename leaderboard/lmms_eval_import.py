@@ -205,7 +205,10 @@ def settings(benchmark: str, imported: Imported) -> dict:
         "model": _model(config) or "unknown",
         "data": ", ".join(data),
         "harness": {"name": "lmms-eval", "version": imported.harness_version, "run": imported.run,
-                    "tasks": tasks, "model_backend": config.get("model")},
+                    "tasks": tasks, "model_backend": config.get("model"),
+                    "differences": ["images re-encoded by lmms-eval (PNG unless LMMS_IMAGE_ENCODE_FORMAT; same pixels, "
+                                    "not the original bytes), no image detail field",
+                                    "max_tokens and temperature always sent (see request)"]},
         "protocol": {**(imported.protocol or {}), "runner": "lmms-eval"},
         "request": _request(results, tasks),
         "strip_think": True,
