@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import io
 import re
+from functools import lru_cache
 from typing import Any
 
 RECORD_KEY = "hub_prediction"  # the process_results key holding our prediction lines (logged per sample)
+PNG_MODES = {"1", "L", "LA", "I", "I;16", "P", "RGB", "RGBA"}
 THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S)  # predict strips a leading thinking block by default
 
 
@@ -25,11 +27,13 @@ def raw_images(dataset):
     protocol code reads the original bytes exactly as `predict` does."""
     import datasets
 
-    def undecoded(feature):
+    def undecoded(feature):  # images anywhere: a column, a list, a struct field, a list of structs
         if isinstance(feature, datasets.Image):
             return datasets.Image(decode=False)
-        if isinstance(feature, datasets.List) and isinstance(feature.feature, datasets.Image):
-            return datasets.List(datasets.Image(decode=False))
+        if isinstance(feature, datasets.List):
+            return datasets.List(undecoded(feature.feature), length=feature.length)
+        if isinstance(feature, dict):
+            return {name: undecoded(value) for name, value in feature.items()}
         return feature
 
     features = dataset.features.copy()
@@ -49,7 +53,8 @@ def _image(url: str):
         raise ValueError(f"expected an image data URL, got {head[:40]!r}")
     image = Image.open(io.BytesIO(base64.b64decode(payload)))
     image.load()
-    return image
+    # lmms-eval re-encodes as PNG by default, which cannot hold e.g. CMYK JPEGs: hand it RGB then
+    return image if image.mode in PNG_MODES else image.convert("RGB")
 
 
 def to_lmms_messages(messages: list[dict]) -> list[dict]:
@@ -78,6 +83,7 @@ def reply_text(result: Any) -> str:
     return THINK.sub("", str(result or ""), count=1)
 
 
+@lru_cache(maxsize=1)
 def harness_version() -> str | None:
     from importlib.metadata import PackageNotFoundError, version
 

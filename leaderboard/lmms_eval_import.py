@@ -4,14 +4,16 @@ sidecar `PRED.jsonl.meta.json` (the same shape `predict` writes; endpoints are n
 
 Our task folders (`benchmarks/<name>/lmms_eval_task/`) log, for every sample, the prediction lines and the
 protocol settings under `hub_prediction` (see `lmms_eval_bridge`); this module only collects them, so it
-knows nothing about any benchmark. A folder may hold several lmms-eval runs (each file is prefixed with the
-run's date id): pick one with `--run` when more than one has lines for the benchmark.
+knows nothing about any benchmark. Several runs of one model are combined (e.g. the single-turn tasks from
+`python -m lmms_eval` and the multi-round ones from `python -m leaderboard.lmms_eval_multiround`); when a task
+was run more than once, `--run` names the runs to take (each file is prefixed with its run's date id).
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +35,7 @@ class Imported:
     protocol: dict | None = None
     run: str = ""
     results: dict = field(default_factory=dict)  # the run's <run>_results.json (may be empty)
+    harness_version: str | None = None
 
 
 def _has_failure(value) -> bool:
@@ -45,12 +48,12 @@ def _has_failure(value) -> bool:
     return False
 
 
-def _runs(log_dir: Path, benchmark: str) -> dict[str, list[tuple[str, Path, list[dict]]]]:
-    """run id -> [(task, file, records)] for every samples file holding lines of `benchmark`."""
-    found: dict[str, list] = {}
-    for path in sorted(log_dir.rglob("*_samples_*.jsonl")):
+def _runs(log_dirs: list[Path], benchmark: str, tasks: set[str] | None) -> dict[tuple[Path, str], list]:
+    """(folder, run id) -> [(task, file, records)] for every samples file holding lines of `benchmark`."""
+    found: dict[tuple[Path, str], list] = {}
+    for path in sorted({p for d in log_dirs for p in d.rglob("*_samples_*.jsonl")}):
         match = SAMPLES.match(path.name)
-        if not match:
+        if not match or (tasks and match["task"] not in tasks):
             continue
         records = []
         with path.open(encoding="utf-8") as handle:
@@ -72,53 +75,89 @@ def _runs(log_dir: Path, benchmark: str) -> dict[str, list[tuple[str, Path, list
                     break
                 records.append({**record, "_where": f"{path.name} line {number}", "_doc_id": sample.get("doc_id")})
         if records:
-            found.setdefault(match["run"], []).append((match["task"], path, records))
+            found.setdefault((path.parent, match["run"]), []).append((match["task"], path, records))
     return found
 
 
-def collect(log_dir: Path, benchmark: str, run: str | None = None) -> Imported:
-    log_dir = Path(log_dir)
-    if not log_dir.is_dir():
-        raise ImportProblem(f"{log_dir} is not a folder; give the --output_path folder of an lmms-eval run with --log_samples")
-    runs = _runs(log_dir, benchmark)
+def _by_date(key: tuple[Path, str]) -> tuple[str, str]:
+    return key[1], str(key[0])  # run ids are date ids: oldest first
+
+
+def _chosen(runs: dict, benchmark: str, wanted: set[str] | None) -> list[tuple[Path, str]]:
+    """The runs to combine: those named by --run, else all of them when no task appears in two runs (e.g. the
+    single-turn tasks from `python -m lmms_eval` and the multi-round ones from our wrapper)."""
+    if wanted:
+        missing = wanted - {run for _, run in runs}
+        if missing:
+            raise ImportProblem(f"no run {', '.join(sorted(missing))} of {benchmark} (found: "
+                                f"{', '.join(sorted({r for _, r in runs}))})")
+        return sorted((key for key in runs if key[1] in wanted), key=_by_date)
+    by_task: dict[str, list[str]] = {}
+    for (_, run), files in runs.items():
+        for task, _, _ in files:
+            by_task.setdefault(task, []).append(run)
+    repeated = {task: found for task, found in by_task.items() if len(found) > 1}
+    if repeated:
+        task, found = sorted(repeated.items())[0]
+        raise ImportProblem(f"task {task} was run {len(found)} times ({', '.join(sorted(found))}); pick the runs with "
+                            "--run (comma-separated date ids, the samples files' prefix)")
+    return sorted(runs, key=_by_date)
+
+
+def _results(folder: Path, run: str) -> dict:
+    path = folder / f"{run}_results.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except ValueError:
+        return {}
+
+
+def collect(log_dirs, benchmark: str, run: str | None = None, tasks: set[str] | None = None) -> Imported:
+    log_dirs = [Path(d) for d in ([log_dirs] if isinstance(log_dirs, (str, Path)) else log_dirs)]
+    for log_dir in log_dirs:
+        if not log_dir.is_dir():
+            raise ImportProblem(f"{log_dir} is not a folder; give the --output_path folder of an lmms-eval run "
+                                "with --log_samples")
+    runs = _runs(log_dirs, benchmark, tasks)
     if not runs:
-        raise ImportProblem(f"no samples of {benchmark} in {log_dir}: run lmms-eval with --log_samples and our task folder "
-                            f"(--include_path benchmarks/{benchmark}/lmms_eval_task)")
-    if run is None:
-        if len(runs) > 1:
-            raise ImportProblem(f"{log_dir} holds {len(runs)} lmms-eval runs of {benchmark} ({', '.join(sorted(runs))}); "
-                                "pick one with --run")
-        run = next(iter(runs))
-    elif run not in runs:
-        raise ImportProblem(f"no run {run!r} of {benchmark} in {log_dir} (found: {', '.join(sorted(runs))})")
-    imported = Imported(run=run)
+        raise ImportProblem(f"no samples of {benchmark} in {', '.join(map(str, log_dirs))}: run lmms-eval with "
+                            f"--log_samples and our task folder (--include_path benchmarks/{benchmark}/lmms_eval_task)")
+    chosen = _chosen(runs, benchmark, {r.strip() for r in run.split(",") if r.strip()} if run else None)
+    imported = Imported(run=",".join(r for _, r in chosen))
     seen: dict[str, str] = {}
-    for task, path, records in runs[run]:
-        imported.tasks[task] = len(records)
-        for record in records:
-            protocol = record.get("protocol") or {}
-            if imported.protocol is None:
-                imported.protocol = protocol
-            elif protocol != imported.protocol:
-                raise ImportProblem(f"{record['_where']}: written with different protocol settings than the other samples "
-                                    f"({path.parent.name}); convert each variant to its own file")
-            if _has_failure(record["rows"]):
-                imported.failed.append(f"{task} doc {record['_doc_id']}")
-                continue
-            for row in record["rows"]:
-                item_id = row.get("id") if isinstance(row, dict) else None
-                if not isinstance(item_id, str):
-                    raise ImportProblem(f"{record['_where']}: a prediction line without a string `id`")
-                if item_id in seen:
-                    raise ImportProblem(f"{record['_where']}: id {item_id!r} already came from {seen[item_id]}")
-                seen[item_id] = record["_where"]
-                imported.rows.append(row)
-    results = sorted(log_dir.rglob(f"{run}_results.json"))
-    if results:
-        try:
-            imported.results = json.loads(results[0].read_text(encoding="utf-8"))
-        except ValueError:
-            imported.results = {}
+    for key in chosen:
+        results = _results(*key)
+        model = _model(results.get("config") or {})
+        if imported.results and model != _model(imported.results.get("config") or {}):
+            raise ImportProblem(f"runs {imported.run} are of different models; convert them one by one")
+        if not imported.results:
+            imported.results = {**results, "configs": dict(results.get("configs") or {}),
+                                "results": dict(results.get("results") or {})}
+        else:
+            imported.results["configs"].update(results.get("configs") or {})
+            imported.results["results"].update(results.get("results") or {})
+        for task, path, records in runs[key]:
+            imported.tasks[task] = len(records)
+            for record in records:
+                protocol = record.get("protocol") or {}
+                if imported.protocol is None:
+                    imported.protocol = protocol
+                    imported.harness_version = record.get("lmms_eval")
+                elif protocol != imported.protocol:
+                    raise ImportProblem(f"{record['_where']}: written with different protocol settings than the other "
+                                        "samples (e.g. a multimodal and a text-only variant in one run); convert each "
+                                        "variant to its own file with --tasks")
+                if _has_failure(record["rows"]):
+                    imported.failed.append(f"{task} doc {record['_doc_id']}")
+                    continue
+                for row in record["rows"]:
+                    item_id = row.get("id") if isinstance(row, dict) else None
+                    if not isinstance(item_id, str):
+                        raise ImportProblem(f"{record['_where']}: a prediction line without a string `id`")
+                    if item_id in seen:
+                        raise ImportProblem(f"{record['_where']}: id {item_id!r} already came from {seen[item_id]}")
+                    seen[item_id] = record["_where"]
+                    imported.rows.append(row)
     return imported
 
 
@@ -165,8 +204,11 @@ def settings(benchmark: str, imported: Imported) -> dict:
         "benchmark": benchmark,
         "model": _model(config) or "unknown",
         "data": ", ".join(data),
-        "harness": {"name": "lmms-eval", "version": results.get("lmms_eval_version"), "run": imported.run,
-                    "tasks": tasks, "model_backend": config.get("model")},
+        "harness": {"name": "lmms-eval", "version": imported.harness_version, "run": imported.run,
+                    "tasks": tasks, "model_backend": config.get("model"),
+                    "differences": ["images re-encoded by lmms-eval (PNG unless LMMS_IMAGE_ENCODE_FORMAT; same pixels, "
+                                    "not the original bytes), no image detail field",
+                                    "max_tokens and temperature always sent (see request)"]},
         "protocol": {**(imported.protocol or {}), "runner": "lmms-eval"},
         "request": _request(results, tasks),
         "strip_think": True,
@@ -199,10 +241,13 @@ def _parser():
 
     parser = argparse.ArgumentParser(prog="python -m leaderboard from-lmms-eval",
                                      description="Turn an lmms-eval --log_samples folder into a prediction file + run settings.")
-    parser.add_argument("log_dir", type=Path, help="lmms-eval's --output_path folder (searched recursively)")
+    parser.add_argument("log_dir", type=Path, nargs="+",
+                        help="lmms-eval's --output_path folder(s), searched recursively")
     parser.add_argument("--benchmark", required=True, help="which benchmark's samples to collect")
     parser.add_argument("--out", type=Path, required=True, help="prediction file (JSONL); settings go to OUT.meta.json")
-    parser.add_argument("--run", help="the run's date id (the samples files' prefix) when the folder holds several")
+    parser.add_argument("--tasks", help="only these lmms-eval tasks (comma-separated), e.g. one variant of a benchmark")
+    parser.add_argument("--run", help="the runs' date ids (the samples files' prefix, comma-separated) when a task "
+                                      "was run more than once")
     parser.add_argument("--overwrite", action="store_true", help="replace OUT and its settings")
     return parser
 
@@ -211,17 +256,18 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     out: Path = args.out
     if out.exists() and not args.overwrite:
-        print(f"error: {out} exists; pass --overwrite to replace it", flush=True)
+        print(f"error: {out} exists; pass --overwrite to replace it", file=sys.stderr)
         return 2
     try:
-        imported = collect(args.log_dir, args.benchmark, args.run)
+        tasks = {t.strip() for t in args.tasks.split(",") if t.strip()} if args.tasks else None
+        imported = collect(args.log_dir, args.benchmark, args.run, tasks)
     except ImportProblem as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     meta = settings(args.benchmark, imported)
     config = imported.results.get("config") or {}
     meta["runs"] = [{
-        "started": imported.results.get("start_time"), "finished": imported.results.get("end_time"),
+        "run_id": imported.run, "seconds": imported.results.get("total_evaluation_time_seconds"),
         "limit": config.get("limit"), "tasks_total": sum(imported.tasks.values()),
         "tasks_done": sum(imported.tasks.values()) - len(imported.failed), "rows_written": len(imported.rows),
         "tasks_failed": len(imported.failed), "failures": [{"task": f, "error": "request failed in lmms-eval"}
