@@ -76,9 +76,9 @@ def run_judge_load(work: Path, cases: int, concurrency: int, latency: float, log
     scoring_entries: Counter = Counter()
     real_save = store.save_result
 
-    def counting_save(sub_id, result):
+    def counting_save(sub_id, result, **options):
         result_writes[sub_id] += 1
-        return real_save(sub_id, result)
+        return real_save(sub_id, result, **options)
 
     store.save_result = counting_save
     with FakeOpenAIServer(responder) as server:

@@ -134,9 +134,12 @@ class Policy:
 
 
 # ---------------------------------------------------------------------------------------- planning
-def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozenset()) -> set[tuple[str, ...]]:
+def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozenset(),
+                          protected: set | frozenset = frozenset()) -> set[tuple[str, ...]]:
     """Keys to suppress so that no cell with fewer than k items, and no group of fewer than k items
-    with identical memberships, is public or derivable as a linear combination of public cells."""
+    with identical memberships, is public or derivable as a linear combination of public cells.
+    `protected` keys (the ranking metric and its inputs) are chosen as complements only when no other
+    public cell takes part in the derivation: hiding them would leave the result unranked."""
     masks, keys = cells.masks, cells.keys
     if not keys:
         return set()
@@ -158,7 +161,8 @@ def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozen
         involved = [j for j, c in zip(public, coefficients) if abs(c) > 1e-7]
         if not involved:  # cannot happen: a derivable vector is a combination of public cells
             return {keys[j] for j in range(len(keys))}
-        suppressed.add(min(involved, key=lambda j: (n[j], -j)))
+        candidates = [j for j in involved if keys[j] not in protected] or involved
+        suppressed.add(min(candidates, key=lambda j: (n[j], -j)))
 
 
 def _row_space(matrix: np.ndarray) -> np.ndarray:
@@ -199,6 +203,18 @@ def _first_leak(incidence, basis, sizes, covered, suppressed, k, n, keys) -> np.
     return None
 
 
+def _ranking_keys(benchmark: str | None, disclosure: Disclosure) -> set[tuple[str, ...]]:
+    """The primary metric and the metrics it is a mean of: complementary suppression hides other cells
+    first, so a result is not left unranked to protect a cell another cell could protect as well."""
+    from . import registry
+
+    try:
+        primary = registry.scorer(benchmark).primary_metric
+    except Exception:  # an unknown benchmark (a foreign record): nothing to prefer
+        return set()
+    return {metric_key(primary), *(metric_key(m) for m in disclosure.derived.get(primary, ()))}
+
+
 def partition_suppression(cells: dict[str, dict], k: int) -> dict[str, set[str]]:
     """Fallback without item sets: per stratum, cells below k, topped up smallest first until the
     suppressed cells hold at least k items together (so total minus the public cells covers >= k)."""
@@ -230,11 +246,12 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
     hidden_metrics = {m for m, column in disclosure.sources.items() if column in held_out}
 
     suppressed_metrics, suppressed_cells = set(), {s: set() for s in strata}
+    protected = _ranking_keys(data.get("benchmark"), disclosure)
     if disclosure.cells:
         for cells in disclosure.cells:
             hidden = {key for key, column in cells.sources.items() if column in held_out}
             hidden |= {metric_key(m) for m in hidden_metrics}
-            for key in derivable_suppression(cells, k, hidden):
+            for key in derivable_suppression(cells, k, hidden, protected):
                 if key[0] == "metric":
                     suppressed_metrics.add(key[1])
                 elif key[0] == "stratum" and key[1] in suppressed_cells:

@@ -286,3 +286,16 @@ def test_a_constant_letter_probe_gets_no_breakdowns_on_a_held_out_key(tmp_path, 
     public = result.to_public_dict(Policy(min_cell=1, secret=b"s"))
     assert public["metrics"]["mcq_all"] is not None and public["metrics"]["mcq_SOD"] is None
     assert "constant answer" in public["pending"]["mcq_SOD"] and public["strata"]["task"]["SOD"]["withheld"]
+
+
+def test_the_ranking_metric_is_the_last_complement_chosen():
+    # c0 (2 items) is hidden; total - c1 - c2 reveals it. Unprotected, c1 (the smaller) goes with it;
+    # when c1 is the ranking metric's input, c2 goes instead and the audit still finds no leak.
+    cells = partition([2, 10, 20])
+    assert derivable_suppression(cells, 5) == {cell_key("s", "c0"), cell_key("s", "c1")}
+    plan = derivable_suppression(cells, 5, protected={cell_key("s", "c1")})
+    assert plan == {cell_key("s", "c0"), cell_key("s", "c2")} and audit(cells, plan, 5) == []
+    # when every public cell in the derivation is protected, safety wins over ranking
+    everything = {cell_key("s", c) for c in ("c1", "c2")} | {k for k in cells.keys if k[0] == "metric"}
+    plan = derivable_suppression(cells, 5, protected=everything)
+    assert cell_key("s", "c0") in plan and audit(cells, plan, 5) == []

@@ -49,5 +49,7 @@ def test_formula_like_stratum_labels_become_safe_column_headers():
 
 def test_json_export_is_readable_utf8_with_values_as_they_are():
     table = pd.DataFrame({"model": ["Modèle-β", "=1+1"], "score": [41.5, None]})
-    assert export_json(table) == ('[\n  {\n    "model": "Modèle-β",\n    "score": 41.5\n  },\n'
-                                  '  {\n    "model": "=1+1",\n    "score": null\n  }\n]')
+    text = export_json(table)
+    assert json.loads(text) == [{"model": "Modèle-β", "score": 41.5}, {"model": "=1+1", "score": None}]
+    assert "Modèle-β" in text and "\\u" not in text  # UTF-8 as is, not \u escapes
+    assert text.startswith('[\n  {\n    "model"')  # one field per line: readable

@@ -108,10 +108,12 @@ def test_private_writes_go_to_the_private_repo_and_results_to_the_public_one(tmp
 
     from huggingface_hub import HfApi
 
+    from leaderboard.disclosure import Policy
     from leaderboard.store import HubMirror
 
     api = create_autospec(HfApi, instance=True)
-    s = LocalStore(tmp_path / "store", HubMirror("org/results", "org/private", api=api))
+    # a configured secret: the store then writes no private/disclosure.key of its own
+    s = LocalStore(tmp_path / "store", HubMirror("org/results", "org/private", api=api), Policy(secret=b"test-secret"))
     s.write_bytes(s.private("per_item", "sub-1.parquet"), b"PAR1")
     s.write_json(s.private("queue", "sub-1.json"), {"state": "queued"})
     s.save_result("sub-1", result(50.0))

@@ -186,7 +186,7 @@ def test_bad_predictions_get_line_level_messages_without_answers(tiny):
     assert issues[:5] == [
         "error: line 2, field 'id': duplicate id 'mcq-1' (first on line 1)",
         "error: line 3, field 'answer': must be one of A, B, C, D, E, a, b, c, d, e, got 'F'",
-        "error: line 4, field 'id': unknown id 'mcq-99'",
+        "error: line 4, field 'id': unknown id 'mcq-99' (did you mean 'mcq-9'?)",
         "error: line 5: needs one of the fields response, answer",
         "error: line 6: not valid JSON (Expecting property name enclosed in double quotes at column 2)",
     ]
