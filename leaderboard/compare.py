@@ -2,7 +2,8 @@
 only as aggregates (where A wins and B loses, ties, the mean difference with a paired bootstrap CI).
 
 Per-item scores stay private (store/private/per_item); nothing per item leaves this module, and a comparison
-over fewer than MIN_PUBLIC_CELL shared items is refused, as small stratum cells are suppressed."""
+over fewer than MIN_PUBLIC_CELL shared items is refused, as small stratum cells are suppressed. Submissions
+scored against a held-out answer key are never compared: two probes differing in one answer would read it back."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,6 +55,11 @@ def compare(bench: Benchmark, store, id_a: str, id_b: str, resamples: int = RESA
     metric = bench.primary_metric
     tables = []
     for sub_id in (id_a, id_b):
+        record = store.read_json(store.result_path(bench.name, sub_id)) or {}
+        if (record.get("protocol") or {}).get("answers_held_out"):
+            # item-level wins and losses of two probes that differ in one answer would read that answer back
+            raise CompareError(f"{sub_id} was scored against a held-out answer key; only submissions on public "
+                               "keys are compared item by item")
         path = store.private("per_item", f"{sub_id}.parquet")
         if not path.is_file():
             raise CompareError(f"no per-item scores are kept for {sub_id} (paper rows have none)")
@@ -94,4 +100,5 @@ def _scale(store, bench: Benchmark, sub_id: str, per_item: np.ndarray) -> float:
 
 def comparable_submissions(entries: list) -> list[tuple[str, str]]:
     """(label, submission id) of stored submissions, best first as given."""
-    return [(f"{e.result.model.name} · {e.entry_id}", e.entry_id) for e in entries if e.result.source == "submission"]
+    return [(f"{e.result.model.name} · {e.entry_id}", e.entry_id) for e in entries
+            if e.result.source == "submission" and not (e.result.protocol or {}).get("answers_held_out")]

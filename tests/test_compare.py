@@ -12,14 +12,15 @@ from leaderboard.store import LocalStore
 BENCH = registry.scorer("medreamm")
 
 
-def put(store, sub_id, scores, published):
+def put(store, sub_id, scores, published, held_out=False):
     ids = [f"i{k}" for k in range(1, len(scores) + 1)]
     path = store.private("per_item", f"{sub_id}.parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.table({"id": ids, "top5_primary_icd": scores}), path)
     result = store.result_path("medreamm", sub_id)
     result.parent.mkdir(parents=True, exist_ok=True)
-    result.write_text(json.dumps({"metrics": {"top5_primary_icd": published}}))
+    result.write_text(json.dumps({"metrics": {"top5_primary_icd": published},
+                                  "protocol": {"answers_held_out": held_out}}))
 
 
 def test_counts_and_mean_difference_by_hand(tmp_path):
@@ -48,3 +49,24 @@ def test_identical_submissions_have_a_zero_width_ci_and_small_overlaps_are_refus
         compare(BENCH, store, "a", "d")
     with pytest.raises(CompareError, match="no per-item scores"):
         compare(BENCH, store, "a", "paper-row")
+
+
+def test_submissions_on_a_held_out_key_are_never_compared(tmp_path):
+    store = LocalStore(tmp_path)
+    # two probes that differ in one answer: "A better on 1 item" would tell which letter is right
+    put(store, "probe-1", [1., 0., 0., 0., 0., 0.], 100 / 6, held_out=True)
+    put(store, "probe-2", [0., 0., 0., 0., 0., 0.], 0.0, held_out=True)
+    put(store, "open", [1., 1., 0., 0., 0., 0.], 200 / 6)
+    with pytest.raises(CompareError, match="held-out answer key"):
+        compare(BENCH, store, "probe-1", "probe-2")
+    with pytest.raises(CompareError, match="probe-2 was scored against a held-out answer key"):
+        compare(BENCH, store, "open", "probe-2")
+    from types import SimpleNamespace as NS
+
+    from leaderboard.compare import comparable_submissions
+
+    def entry(name, held_out, source="submission"):
+        return NS(entry_id=name, result=NS(source=source, protocol={"answers_held_out": held_out}, model=NS(name=name)))
+
+    offered = comparable_submissions([entry("open", False), entry("probe-1", True), entry("paper", False, "paper")])
+    assert offered == [("open · open", "open")]
