@@ -46,17 +46,24 @@ def space(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(space):
+def browser():
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
-        page.set_default_timeout(60_000)
-        page.goto(space.url, wait_until="load")
-        yield page
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def page(space, browser):
+    """A fresh page per test: pickers a test changed never leak into the next one (tests run in random order)."""
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.set_default_timeout(60_000)
+    page.goto(space.url, wait_until="load")
+    yield page
+    page.close()
 
 
 def open_sub_tab(page, bench, sub):

@@ -47,18 +47,27 @@ def table(client, search="", sample=False):
     return [dict(zip(data["headers"], row)) for row in data["data"]] if data and data.get("data") else []
 
 
-def test_api_submit_valid_file_is_scored_and_ranked(space):
+@pytest.fixture(scope="module")
+def submitted(space):
+    """One valid submission, scored: the API test checks it and the page shows its breakdown, in any test order."""
     client = Client(space.url, verbose=False)
     message, report, status, quota = client.predict(*form("E2E-Model", EXAMPLE), api_name="/submit")
-    assert message.startswith("**Accepted.** Queued as"), message
-    assert "10 valid predictions for 10 items" in report
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    states = {}
+    while message.startswith("**Accepted.**") and time.monotonic() < deadline:
         status, _ = client.predict(api_name="/status")
         states = {row[2]: row[3] for row in status["data"]}
         if states.get("E2E-Model") in ("finished", "failed"):
             break
         time.sleep(0.5)
+    return message, report, states
+
+
+def test_api_submit_valid_file_is_scored_and_ranked(space, submitted):
+    client = Client(space.url, verbose=False)
+    message, report, states = submitted
+    assert message.startswith("**Accepted.** Queued as"), message
+    assert "10 valid predictions for 10 items" in report
     assert states["E2E-Model"] == "finished"
     assert not [r for r in table(client) if r["Model"] == "E2E-Model"]  # a sample build: not among paper rows
     rows = table(client, sample=True)
@@ -85,7 +94,7 @@ def test_api_broken_file_gets_the_report_and_no_row(space, tmp_path):
     assert not [r for r in table(client) + table(client, sample=True) if r["Model"] == "Broken-Model"]
 
 
-def test_browser_page_tabs_strata_radar_download_and_bad_upload(space, tmp_path):
+def test_browser_page_tabs_strata_radar_download_and_bad_upload(space, submitted, tmp_path):
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
