@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -28,6 +27,7 @@ BENCHMARKS = registry.scorers()
 from leaderboard.result import ModelInfo, Result  # noqa: E402
 from leaderboard.service import Service  # noqa: E402
 from leaderboard.store import LocalStore  # noqa: E402
+from space_compare import timed  # noqa: E402  (one timing rule for every Space bench)
 from leaderboard.breakdowns import breakdown  # noqa: E402
 from leaderboard.items import ItemSource  # noqa: E402
 from space import breakdown_view  # noqa: E402
@@ -56,15 +56,6 @@ def populate(store: LocalStore, n: int, seed: int = 0) -> None:
             npy = store.private("bootstrap", f"{sub_id}.npy")
             npy.parent.mkdir(parents=True, exist_ok=True)
             np.save(npy, metrics[bench.primary_metric] + rng.normal(0, 2, 1000))
-
-
-def timed(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def items_bench(work: Path, rows: int = 10_000, group: int = 1_000) -> None:

@@ -24,8 +24,12 @@ def compare_tab(app: gr.Blocks, service) -> None:
 
     def choices(name):
         options = comparable_submissions(service.entries(name)) if name else []
+        # an empty picker says nothing: tell the reader why there is nothing to compare yet
+        why = "" if len(options) > 1 else (
+            f"{len(options)} submission(s) scored here on public answers for this benchmark; two are needed "
+            "(paper rows and submissions on held-out answer keys are not compared item by item).")
         return (gr.Dropdown(choices=options, value=options[0][1] if options else None),
-                gr.Dropdown(choices=options, value=options[1][1] if len(options) > 1 else None))
+                gr.Dropdown(choices=options, value=options[1][1] if len(options) > 1 else None), why)
 
     def run_compare(name, a, b):
         if not (name and a and b):
@@ -46,6 +50,6 @@ def compare_tab(app: gr.Blocks, service) -> None:
                                                         "the CI includes 0: not separated."))
         return text, pd.DataFrame(result.rows(name_a, name_b))
 
-    benchmark.change(choices, benchmark, [first, second], api_name=False, show_progress="hidden")
-    app.load(choices, benchmark, [first, second], api_name=False, show_progress="hidden")
+    benchmark.change(choices, benchmark, [first, second, verdict], api_name=False, show_progress="hidden")
+    app.load(choices, benchmark, [first, second, verdict], api_name=False, show_progress="hidden")
     run.click(run_compare, [benchmark, first, second], [verdict, table], api_name="compare")

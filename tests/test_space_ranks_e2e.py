@@ -91,6 +91,12 @@ def test_sample_submission_appears_live_on_its_own_board_never_as_paper_protocol
     page.locator("#overview [role=row]").filter(has_text="Gemini-2.5-Pro").first.wait_for()
     assert page.locator("#overview [role=row]").filter(has_text="Sample-Model").count() == 0
     page.screenshot(path=str(ARTIFACTS / "ranks-04-overview.png"), full_page=True)
+    # Compare on first load: one submission on public answers, so the tab says why there is nothing to compare
+    page.reload(wait_until="load")
+    page.get_by_role("tab", name="Compare").click()
+    page.locator("#compare-verdict").get_by_text("1 submission(s) scored here on public answers").wait_for()
+    assert "Sample-Model" in page.locator("#compare-a").inner_text() + page.locator("#compare-a input").input_value()
+    page.screenshot(path=str(ARTIFACTS / "ranks-07-compare-one-submission.png"), full_page=True)
 
 
 def test_submit_tab_example_did_you_mean_and_wrong_benchmark(page, tmp_path):
