@@ -2,14 +2,13 @@
 reasons behind every empty cell. Draws what `leaderboard.breakdowns` computes."""
 from __future__ import annotations
 
-import tempfile
 from collections import defaultdict
-from pathlib import Path
 
 import gradio as gr
 
 from leaderboard.breakdowns import HIDDEN, Breakdown, breakdown, metrics_available, radar_data, strata_available
-from leaderboard.tables import export_csv
+from leaderboard.board import BOARDS
+from leaderboard.exports import Exports
 from space.charts import heatmap, message_figure, radar
 
 HEATMAP_ROWS = 40  # rows drawn; the CSV download holds every row
@@ -93,13 +92,15 @@ def _chosen(bd: Breakdown | None, chosen) -> list[str]:
     return kept or [r.label for r in bd.rows[:5]]
 
 
-def _download(bd: Breakdown | None, name: str) -> str | None:
+EXPORTS = Exports()  # one folder per process: a breakdown's CSV is written once per board version and choice
+
+
+def _download(bd: Breakdown | None, bench, entries) -> str | None:
     if bd is None:
         return None
-    folder = Path(tempfile.mkdtemp(prefix="leaderboard-breakdown-"))
-    path = folder / f"{name}-{bd.stratum}-{bd.metric}.csv"
-    path.write_text(export_csv(bd.frame()), encoding="utf-8")
-    return str(path)
+    version = BOARDS.get(bench, entries).serial  # the board the ranked table already holds for these entries
+    csv_path, _ = EXPORTS.files(f"{bench.name}-breakdown", version, (bd.stratum, bd.metric), bd.frame)
+    return csv_path
 
 
 def _view(bench, entries, stratum, metric, chosen):
@@ -118,7 +119,7 @@ def _view(bench, entries, stratum, metric, chosen):
             gr.update(choices=metrics, value=metric, visible=bool(strata)),
             gr.update(choices=_model_choices(bd), value=_chosen(bd, chosen), visible=shown),
             gr.update(value=heat, visible=shown), _note(bench, bd), gr.update(value=rad, visible=shown),
-            gr.update(value=_download(full, bench.name), visible=shown))
+            gr.update(value=_download(full, bench, entries), visible=shown))
 
 
 def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None) -> None:
