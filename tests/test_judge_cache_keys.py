@@ -107,22 +107,21 @@ def test_cache_written_under_the_old_key_scheme_answers_and_is_migrated(tmp_path
     fresh.close()
 
 
-def test_worker_connections_end_with_their_threads(tmp_path, prompt):
+def test_one_loop_serves_run_and_a_callers_threads_and_ends_on_close(tmp_path, prompt):
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
+    def loops():
+        return [t for t in threading.enumerate() if t.name == "judge-http"]
+
     with FakeOpenAIServer(lambda body: '{"score": 1}') as server:
+        before = len(loops())
         judge = Judge(config(tmp_path, base_url=server.base_url, concurrency=4))
         judge.run([call(prompt, criterion=f"a{i}") for i in range(8)], parse_json_object, schema=SCHEMA)
-        assert judge._clients == []  # run()'s workers are gone, and so are their clients
+        assert len(loops()) == before + 1  # one event loop thread, whatever the concurrency
         with ThreadPoolExecutor(3) as pool:  # a caller's own short-lived pool (as ClinMM's judging does)
             list(pool.map(lambda c: judge.judge_one(c, parse_json_object, SCHEMA),
                           [call(prompt, criterion=f"b{i}") for i in range(6)]))
-        assert 1 <= len(judge._clients) <= 3
-        worker = threading.Thread(target=judge.judge_one, args=(call(prompt, criterion="c"), parse_json_object, SCHEMA))
-        worker.start()
-        worker.join()
-        assert len(judge._clients) == 1  # the ended pool's clients were closed when this one was made
-        assert server.calls() == 15
+        assert len(loops()) == before + 1 and server.calls() == 14
         judge.close()
-        assert judge._clients == []
+        assert len(loops()) == before

@@ -6,23 +6,21 @@ parsing by the caller's parser. A call that still fails is a *failure*, never a 
 """
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-import httpx
-from tqdm.auto import tqdm
-
-from ..chat_http import ChatRequestError, post_chat
+from ..chat_http import ChatRequestError
 from .cache import JudgeCache, request_key
 from .prompts import Prompt
 from .safety import quote_candidate
+from .transport import AsyncChatTransport
 
 RESPONSE_FORMATS = ("json_object", "json_schema", "text")
 KEY_VERSION = "k2"  # cache-key scheme; bump when the request a JudgeCall renders to changes shape
@@ -121,17 +119,16 @@ class JudgeStats:
 
 
 class Judge:
-    def __init__(self, config: JudgeConfig, client: httpx.Client | None = None):
+    def __init__(self, config: JudgeConfig):
         if config.response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}")
         self.config = config
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
-        self._client_args = dict(base_url=config.base_url.rstrip("/") + "/", headers=headers, timeout=config.timeout)
-        self._shared_http = client  # a caller's client is shared by the workers
-        self._local = threading.local()
-        self._clients: list[tuple[threading.Thread, httpx.Client]] = []
+        # one event loop + connection pool for every request of this judge (run's batches and judge_one
+        # from a caller's threads alike): at most `concurrency` in flight
+        self.transport = AsyncChatTransport(config.base_url, headers, config.timeout, config.concurrency)
         self.cache = JudgeCache(config.cache_path)
         self.stats = JudgeStats()
         self._lock = threading.Lock()
@@ -164,27 +161,6 @@ class Judge:
                 for b in call.images]
         return [{"role": "system", "content": call.prompt.system}, {"role": "user", "content": content}], flagged
 
-    def _http(self) -> httpx.Client:
-        """This worker thread's own client (one kept-alive connection). One pool shared by 64-128 threads
-        spends its time assigning connections under the pool's lock; a client per worker never waits for
-        another worker, and a connection is reused for the worker's next call."""
-        if self._shared_http is not None:
-            return self._shared_http
-        client = getattr(self._local, "client", None)
-        if client is None:
-            client = httpx.Client(**self._client_args,
-                                  limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
-            self._local.client = client
-            with self._lock:
-                # a caller's own pool (judge_one from short-lived threads) leaves clients behind: close
-                # those whose thread has ended, so connections never pile up across batches
-                ended = [(t, c) for t, c in self._clients if not t.is_alive()]
-                self._clients = [(t, c) for t, c in self._clients if t.is_alive()]
-                self._clients.append((threading.current_thread(), client))
-            for _, old in ended:
-                old.close()
-        return client
-
     def _body(self, messages: list[dict], schema: dict | None) -> dict:
         body = {"model": self.config.model, "messages": messages, "temperature": self.config.temperature,
                 "max_tokens": self.config.max_tokens}
@@ -197,18 +173,9 @@ class Judge:
                                                                             "strict": True}}
         return body
 
-    def _post(self, body: dict) -> str:
-        """The assistant text; transient failures are retried, RuntimeError when they persist."""
-        def count(name: str) -> None:
-            with self._lock:
-                setattr(self.stats, name, getattr(self.stats, name) + 1)
-
-        try:
-            payload = post_chat(self._http(), body, self.config.max_retries, self.config.backoff_base,
-                                self.config.backoff_max, count)
-        except ChatRequestError as exc:
-            raise RuntimeError(f"judge endpoint {exc}") from None
-        return payload["choices"][0]["message"].get("content") or ""
+    def _count(self, name: str, increment: int = 1) -> None:
+        with self._lock:
+            setattr(self.stats, name, getattr(self.stats, name) + increment)
 
     def _key(self, call: JudgeCall, schema: dict | None) -> tuple[str, bool]:
         """The cache key, from stable parts hashed once each: the request settings (once per judge and
@@ -265,9 +232,9 @@ class Judge:
             self.cache.put(key, *hit)  # migrated: the next lookup finds it under the current key
         return hit
 
-    def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None,
-                  _looked_up: bool = False, _keyed: tuple[str, bool] | None = None) -> JudgeVerdict:
-        key, flagged = _keyed or self._key(call, schema)  # `run` passes the key it already computed
+    def judge_one(self, call: JudgeCall, parse: Callable[[str], dict], schema: dict | None = None) -> JudgeVerdict:
+        """One verdict, synchronously (callers with their own threads, e.g. a parser per call)."""
+        key, flagged = self._key(call, schema)
         with self._lock:
             self.prompts_used[call.prompt.id] = call.prompt.sha
             self.stats.flagged += flagged
@@ -277,56 +244,61 @@ class Judge:
         if not leader:
             event.wait()
         try:
-            return self._judge_uncached(call, parse, key, schema, flagged, looked_up=_looked_up)
+            return self._judge_uncached(call, parse, key, schema, flagged)
         finally:
-            if not _looked_up:
-                self.cache.flush()  # a call on its own is written at once; `run` flushes per batch
+            self.cache.flush()  # a call on its own is written at once; `run` flushes per batch
             if leader:
                 with self._lock:
                     self._inflight.pop(key, None)
                 event.set()
 
-    def _judge_uncached(self, call: JudgeCall, parse, key: str, schema: dict | None, flagged: bool,
-                        looked_up: bool = False) -> JudgeVerdict:
-        # `run` has looked every key up on disk already: then only a verdict obtained since (by an identical
-        # request in flight at the same time) can be cached, and it is in memory
-        hit = self.cache.get(key, memory_only=looked_up)
-        if hit is None and not looked_up:
+    def _judge_uncached(self, call: JudgeCall, parse, key: str, schema: dict | None, flagged: bool) -> JudgeVerdict:
+        hit = self.cache.get(key)
+        if hit is None and self.cache.has_legacy_rows():
             hit = self._legacy_hit(call, schema, key)
         if hit is not None:
             with self._lock:
                 self.stats.cache_hits += 1
             return JudgeVerdict(call.key, hit[1], hit[0], cached=True, flagged_injection=flagged)
-        messages, _ = self._messages(call)  # images inlined only now, on a miss
-        body = self._body(messages, schema)
+        return self.transport.call(self._ask(call, parse, key, schema, flagged))
+
+    async def _ask(self, call: JudgeCall, parse: Callable[[str], dict], key: str, schema: dict | None,
+                   flagged: bool) -> JudgeVerdict:
+        """Ask the endpoint (on the transport's loop, holding one of its `concurrency` slots): transient
+        faults are retried by the transport, an unparseable answer is re-asked with a repair message, each
+        up to `max_retries` times. A verdict that parsed is cached; anything else is a failure."""
         error = ""
-        attempt_body = body
-        for repair in range(self.config.max_retries + 1):
-            try:
-                raw = self._post(attempt_body)
-            except RuntimeError as exc:
-                error = str(exc)
-                break
-            try:
-                parsed = parse(raw)
-            except (JudgeParseError, ValueError, KeyError, TypeError) as exc:
-                error = f"unparseable judge answer: {str(exc)[:120]}"
-                with self._lock:
-                    self.stats.repairs += 1
-                attempt_body = {**body, "messages": messages + [{"role": "assistant", "content": raw[:4000]},
-                                                                {"role": "user", "content": REPAIR.format(error=error)}]}
-                continue
-            self.cache.put(key, raw, parsed)
-            return JudgeVerdict(call.key, parsed, raw, flagged_injection=flagged)
-        with self._lock:
-            self.stats.failures += 1
+        async with self.transport.slots:
+            messages, _ = self._messages(call)  # images inlined only now, on a miss, one slot at a time
+            body = self._body(messages, schema)
+            attempt_body = body
+            for repair in range(self.config.max_retries + 1):
+                try:
+                    payload = await self.transport.post(attempt_body, self.config.max_retries, self.config.backoff_base,
+                                                        self.config.backoff_max, self._count)
+                except ChatRequestError as exc:
+                    error = f"judge endpoint {exc}"
+                    break
+                raw = payload["choices"][0]["message"].get("content") or ""
+                try:
+                    parsed = parse(raw)
+                except (JudgeParseError, ValueError, KeyError, TypeError) as exc:
+                    error = f"unparseable judge answer: {str(exc)[:120]}"
+                    self._count("repairs")
+                    attempt_body = {**body, "messages": messages + [
+                        {"role": "assistant", "content": raw[:4000]},
+                        {"role": "user", "content": REPAIR.format(error=error)}]}
+                    continue
+                self.cache.put(key, raw, parsed)
+                return JudgeVerdict(call.key, parsed, raw, flagged_injection=flagged)
+        self._count("failures")
         return JudgeVerdict(call.key, None, error=error or "judge failed", flagged_injection=flagged)
 
     def run(self, calls: list[JudgeCall], parse: Callable[[str], dict], schema: dict | None = None,
             progress: bool = False, desc: str = "judging") -> list[JudgeVerdict]:
         """Verdicts in the order of `calls`, computed with at most `concurrency` requests in flight.
-        Cached verdicts are answered here in one batched lookup; only misses go to the worker threads
-        (a full rescore of 50,000 calls then takes seconds, not a thread pool's worth of lock waits)."""
+        Cached verdicts are answered here in one batched lookup; only misses are asked, by `concurrency`
+        workers on the transport's event loop (no thread per request in flight)."""
         if not calls:
             return []
         keyed = [self._key(call, schema) for call in calls]
@@ -335,31 +307,54 @@ class Judge:
             self._migrate_legacy(calls, keyed, hits, schema)
         verdicts: list[JudgeVerdict | None] = [None] * len(calls)
         misses = []
-        hit_count = hit_flagged = 0
+        hit_count = flagged_count = 0
         for index, (call, (key, flagged)) in enumerate(zip(calls, keyed)):
+            flagged_count += flagged
             found = hits.get(key)
             if found is not None:
                 verdicts[index] = JudgeVerdict(call.key, found[1], found[0], cached=True, flagged_injection=flagged)
                 hit_count += 1
-                hit_flagged += flagged
             else:
                 misses.append(index)
         with self._lock:  # once per run, not per call
             for prompt in {id(call.prompt): call.prompt for call in calls}.values():
                 self.prompts_used[prompt.id] = prompt.sha
             self.stats.cache_hits += hit_count
-            self.stats.flagged += hit_flagged
-        bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call", disable=not progress)
+            self.stats.flagged += flagged_count
         if misses:
-            with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
-                futures = {index: pool.submit(self.judge_one, calls[index], parse, schema, True, keyed[index]) for index in misses}
-                for index in misses:
-                    verdicts[index] = futures[index].result()
-                    bar.update(1)
-            self.cache.flush()  # the last partial batch of verdicts
-            self._close_worker_clients(ended_only=True)  # their threads are gone with the pool
-        bar.close()
+            from tqdm.auto import tqdm  # only when something is asked
+
+            bar = tqdm(total=len(calls), initial=len(calls) - len(misses), desc=desc, unit="call",
+                       disable=not progress)
+            try:
+                self.transport.call(self._ask_misses(calls, misses, keyed, verdicts, parse, schema, bar))
+            finally:
+                self.cache.flush()  # the last partial batch of verdicts
+                bar.close()
         return verdicts
+
+    async def _ask_misses(self, calls: list[JudgeCall], misses: list[int], keyed: list, verdicts: list,
+                          parse: Callable[[str], dict], schema: dict | None, bar) -> None:
+        """`concurrency` workers on the loop, each asking one distinct key at a time (identical requests
+        in one run are asked once: the others get the verdict as a cache hit, or the same failure)."""
+        by_key: dict[str, list[int]] = {}
+        for index in misses:
+            by_key.setdefault(keyed[index][0], []).append(index)
+        todo = iter(by_key.values())
+
+        async def worker() -> None:
+            for indexes in todo:
+                first = indexes[0]
+                key, flagged = keyed[first]
+                verdict = await self._ask(calls[first], parse, key, schema, flagged)
+                verdicts[first] = verdict
+                for index in indexes[1:]:
+                    verdicts[index] = JudgeVerdict(calls[index].key, verdict.value, verdict.raw, verdict.error,
+                                                   cached=verdict.ok, flagged_injection=flagged)
+                    self._count("cache_hits" if verdict.ok else "failures")
+                bar.update(len(indexes))
+
+        await asyncio.gather(*(worker() for _ in range(min(self.config.concurrency, len(by_key)) or 1)))
 
     def _migrate_legacy(self, calls: list[JudgeCall], keyed: list, hits: dict, schema: dict | None) -> None:
         """Misses looked up under the pre-"k2" key; found ones are re-stored under the current key."""
@@ -373,22 +368,12 @@ class Judge:
                 self.cache.put(key, *found[old])
         self.cache.flush()
 
-    def _close_worker_clients(self, ended_only: bool = False) -> None:
-        """Close the per-thread clients (of ended threads only: another run may be using the others)."""
-        with self._lock:
-            clients = [(t, c) for t, c in self._clients if not (ended_only and t.is_alive())]
-            self._clients = [(t, c) for t, c in self._clients if ended_only and t.is_alive()]
-        for _, client in clients:
-            client.close()
-
     def with_model(self, model: str) -> "Judge":
         """A second judge on the same endpoint (protocols with two judges) sharing the cache file."""
         return Judge(replace(self.config, model=model))
 
     def close(self) -> None:
-        self._close_worker_clients()
-        if self._shared_http is not None:
-            self._shared_http.close()
+        self.transport.close()
         self.cache.close()
 
 
