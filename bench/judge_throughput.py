@@ -7,7 +7,9 @@ worker processes, asyncio, `--latency` per answer). For each concurrency, interl
   project  Judge.run on `--calls` distinct criteria with a fresh disk cache (keys, single flight,
            retries, parsing, batched cache writes)
 
-Prints medians, % of ideal and project/peer.
+Prints medians of calls/s, % of ideal, project/peer, and the client process's CPU seconds per call
+(resource.getrusage: robust to other jobs on the machine, unlike calls/s), then whether the target
+(>= 80% of ideal at every concurrency) is met.
 
     .venv/bin/python bench/judge_throughput.py [--concurrency 64 128] [--latency 0.05] [--calls 4000] [--workers 3]
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import resource
 import shutil
 import statistics
 import sys
@@ -31,12 +35,18 @@ from fake_judge_pool import FakeJudgePool  # noqa: E402
 PROMPT = "Grade one criterion.\n=== USER ===\nDialogue:\n{dialogue}\nCriterion: {criterion}\nReply:\n{candidate}\n"
 
 
+def cpu_seconds() -> float:
+    """User + system CPU of this process (every thread: the judge's loop thread included)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def responder(body: dict) -> str:
     text = body["messages"][1]["content"]
     return '{"met": %s, "rationale": "ok"}' % ("true" if len(text) % 3 else "false")
 
 
-def project_rate(base_url: str, concurrency: int, n: int, work: Path, run: int) -> float:
+def project_rate(base_url: str, concurrency: int, n: int, work: Path, run: int) -> tuple[float, float]:
     from leaderboard.judge import Judge, JudgeCall, JudgeConfig, load_prompt, parse_json_object
 
     prompt = load_prompt("bench", folder=work)
@@ -47,17 +57,17 @@ def project_rate(base_url: str, concurrency: int, n: int, work: Path, run: int) 
     calls = [JudgeCall(f"c{i}", prompt, {"dialogue": dialogue, "criterion": f"criterion {run}-{i}",
                                          "candidate": "Likely eczema; use an emollient and a mild steroid cream."})
              for i in range(n)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     verdicts = judge.run(calls, parse_json_object)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     judge.close()
     assert all(v.ok for v in verdicts) and judge.stats.http_calls == n, judge.stats
-    return n / seconds
+    return n / seconds, cpu / n
 
 
-def peer_rate(base_url: str, concurrency: int, n: int, run: int) -> float:
+def peer_rate(base_url: str, concurrency: int, n: int, run: int) -> tuple[float, float]:
     """Bare asyncio: `concurrency` kept-alive connections, each POSTing and reading its answers in turn
-    (no HTTP library: httpx's AsyncClient managed ~30-40 calls/s here, its pool being the bottleneck)."""
+    (no HTTP library: the floor of what any Python client can do here)."""
     import json
     from urllib.parse import urlsplit
 
@@ -79,11 +89,11 @@ def peer_rate(base_url: str, concurrency: int, n: int, run: int) -> float:
             json.loads(await reader.readexactly(length))["choices"][0]["message"]["content"]
         writer.close()
 
-    async def main() -> float:
+    async def main() -> tuple[float, float]:
         next_index = [0]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         await asyncio.gather(*(worker(next_index) for _ in range(concurrency)))
-        return n / (time.perf_counter() - start)
+        return n / (time.perf_counter() - start), (cpu_seconds() - cpu) / n
 
     return asyncio.run(main())
 
@@ -108,21 +118,29 @@ def main() -> int:
                 peers, projects, in_flight = [], [], []
                 for r in range(args.repeats):
                     server.reset()
-                    peers.append(float("nan") if args.skip_peer else peer_rate(server.base_url, c, n, r))
+                    peers.append((float("nan"),) * 2 if args.skip_peer else peer_rate(server.base_url, c, n, r))
                     server.reset()
                     projects.append(project_rate(server.base_url, c, n, work, r))
                     in_flight.append(server.max_in_flight())
-                rows.append((c, n, statistics.median(peers), statistics.median(projects), max(in_flight)))
+                rows.append((c, n, statistics.median(p[0] for p in peers), statistics.median(p[0] for p in projects),
+                             statistics.median(p[1] for p in peers), statistics.median(p[1] for p in projects),
+                             max(in_flight)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"fake judge: {args.workers} worker processes, {args.latency * 1000:.0f} ms per answer; medians of "
           f"{args.repeats} interleaved runs")
     print(f"{'concurrency':>11} {'calls':>6} {'ideal/s':>8} {'peer/s':>8} {'project/s':>10} {'% ideal':>8} "
-          f"{'project/peer':>12} {'max in flight':>13}")
-    for c, n, peer, project, flight in rows:
+          f"{'project/peer':>12} {'CPU ms/call project':>19} {'peer':>5} {'ratio':>6} {'max in flight':>13}")
+    met = True
+    for c, n, peer, project, peer_cpu, project_cpu, flight in rows:
         ideal = c / args.latency
+        met &= project >= 0.8 * ideal
         print(f"{c:>11} {n:>6} {ideal:>8.0f} {peer:>8.0f} {project:>10.0f} {100 * project / ideal:>7.0f}% "
-              f"{project / peer:>12.2f} {flight:>13}")
+              f"{project / peer:>12.2f} {1000 * project_cpu:>19.3f} {1000 * peer_cpu:>5.3f} {project_cpu / peer_cpu:>5.1f}x "
+              f"{flight:>13}")
+    load = os.getloadavg()[0]
+    print(f"target (>= 80% of ideal at concurrency {', '.join(map(str, args.concurrency))}): "
+          f"{'met' if met else 'not met'} (load average {load:.1f} on {os.cpu_count()} cores)")
     return 0
 
 
