@@ -86,19 +86,12 @@ def responder(body: dict) -> str:
 
 def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, tuned: bool) -> dict:
     """Runs in a child process: one score, with timings and judge stats."""
-    import httpx
-
     from leaderboard.benchmark import ScoringContext
     from leaderboard.judge import Judge, JudgeConfig
     from leaderboard.scoring import score_file
 
     config = JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency, timeout=30.0)
-    client = None
-    if tuned:  # keep one connection alive per worker (httpx keeps 20 by default, then reconnects)
-        client = httpx.Client(base_url=base_url.rstrip("/") + "/", timeout=30.0,
-                              headers={"Content-Type": "application/json"},
-                              limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency))
-    judge = Judge(config, client=client)
+    judge = Judge(config)  # its transport keeps up to `concurrency` connections alive (--tuned is a no-op now)
     start = time.perf_counter()
     _, result = score_file("medrealmm", pred, data, ScoringContext(judge=judge, resamples=1000))
     seconds = time.perf_counter() - start

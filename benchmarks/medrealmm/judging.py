@@ -93,14 +93,43 @@ def render_dialogue(turns: list[dict]) -> tuple[str, list[bytes]]:
     """Numbered turns with [图片k] markers, and the image bytes in the same order."""
     lines, images = [], []
     for t, turn in enumerate(turns, start=1):
-        markers = ""
-        for image in turn.get("images") or []:
-            images.append(image["bytes"])
-            markers += f"[图片{len(images)}]"
-        role = ROLE_ZH.get(turn.get("role") or "", turn.get("role") or "未知")
-        text = (turn.get("text") or "").strip()
-        lines.append(f"[{t}] {role}：{text}{' ' if text and markers else ''}{markers}")
+        before = len(images)
+        images.extend(image["bytes"] for image in turn.get("images") or [])
+        lines.append(_turn_line(t, turn.get("role"), turn.get("text"), before, len(images)))
     return "\n".join(lines), images
+
+
+def _turn_line(t: int, role: str | None, text: str | None, first_image: int, end_image: int) -> str:
+    """One numbered turn; its images are numbers first_image+1 .. end_image of the dialogue."""
+    markers = "".join(f"[图片{k}]" for k in range(first_image + 1, end_image + 1))
+    role = ROLE_ZH.get(role or "", role or "未知")
+    text = (text or "").strip()
+    return f"[{t}] {role}：{text}{' ' if text and markers else ''}{markers}"
+
+
+def _render_column(dialogues) -> list[tuple[str, list[bytes]]]:
+    """render_dialogue for every row of a `dialogue` column, read column by column (one list per field,
+    not a dict per turn and image: a rescore reads 5,620 dialogues and judges none of them)."""
+    turns = dialogues.values  # offsets index into the unsliced child, whatever the column's own offset
+    turn_offsets = dialogues.offsets.to_pylist()
+    roles, texts = turns.field("role").to_pylist(), turns.field("text").to_pylist()
+    image_lists = turns.field("images")
+    image_offsets = image_lists.offsets.to_pylist()
+    image_bytes = image_lists.values.field("bytes").to_pylist()
+    valid = dialogues.is_valid().to_pylist() if dialogues.null_count else None
+    out = []
+    for row in range(len(dialogues)):
+        lines, images = [], []
+        if valid is not None and not valid[row]:  # a null dialogue renders as an empty one
+            out.append(("", images))
+            continue
+        start = turn_offsets[row]
+        for t in range(start, turn_offsets[row + 1]):
+            before = len(images)
+            images.extend(image_bytes[image_offsets[t]:image_offsets[t + 1]])
+            lines.append(_turn_line(t - start + 1, roles[t], texts[t], before, len(images)))
+        out.append(("\n".join(lines), images))
+    return out
 
 
 @dataclass
@@ -130,15 +159,16 @@ def iter_contexts(folder: Path, wanted: set[str], batch_cases: int = BATCH_CASES
         if "dialogue" not in parquet.schema_arrow.names:
             raise LookupError(f"{folder} has no `dialogue` column; pass the public dataset folder as --data")
         for batch in parquet.iter_batches(batch_size=batch_cases, columns=CONTEXT_COLUMNS):
-            out = []
-            for row in batch.to_pylist():
-                if row["id"] not in wanted:
-                    continue
-                dialogue, images = render_dialogue(row["dialogue"] or [])
-                out.append(CaseContext(row["id"], row.get("department") or "未知",
-                                       row.get("patient_metadata") or "（无）", dialogue, images))
-            if out:
-                yield out
+            ids = batch.column("id").to_pylist()
+            keep = [n for n, i in enumerate(ids) if i in wanted]
+            if not keep:
+                continue
+            if len(keep) < len(ids):
+                batch = batch.take(keep)
+            departments = batch.column("department").to_pylist()
+            metadata = batch.column("patient_metadata").to_pylist()
+            yield [CaseContext(ids[n], departments[k] or "未知", metadata[k] or "（无）", dialogue, images)
+                   for k, (n, (dialogue, images)) in enumerate(zip(keep, _render_column(batch.column("dialogue"))))]
 
 
 def criterion_calls(case: CaseContext, response: str, rubric: list[dict], prompt: Prompt) -> list[JudgeCall]:

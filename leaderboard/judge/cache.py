@@ -17,7 +17,8 @@ from pathlib import Path
 
 WRITE_BATCH = 256
 FLUSH_AFTER_S = 0.2  # a verdict waits at most this long for its batch: a SIGKILL later loses nothing
-SCAN_SHARE = 4  # get_many reads the whole table when asked for at least a quarter of its rows
+SCAN_SHARE = 4  # get_many reads the whole table once when asked, in all, for a quarter of its rows
+SNAPSHOT_MAX_ROWS = 200_000  # above this (~60 MB held) the table is not snapshotted: index lookups instead
 KEY_SCHEME = "k2"  # keep in step with leaderboard.judge.client.KEY_VERSION
 
 
@@ -35,6 +36,8 @@ class JudgeCache:
         self._timer: threading.Timer | None = None
         self._db = None
         self._legacy = False
+        self._asked = 0  # keys looked up on disk so far
+        self._snapshot: dict[str, tuple[str, str]] | None = None  # key -> (raw, parsed JSON), read once
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
@@ -65,7 +68,8 @@ class JudgeCache:
         return (row[0], json.loads(row[1])) if row else None
 
     def get_many(self, keys: list[str]) -> dict[str, tuple[str, dict]]:
-        """Every cached key among `keys`, in a few IN-queries (a rescore looks up thousands at once)."""
+        """Every cached key among `keys`: from memory, then in IN-queries of 900 keys, or, once the keys
+        asked for add up to a quarter of the file, from a snapshot of the whole table read in one pass."""
         found: dict[str, tuple[str, dict]] = {}
         with self._lock:
             for key in keys:
@@ -75,13 +79,23 @@ class JudgeCache:
             return found
         missing = [k for k in dict.fromkeys(keys) if k not in found]
         with self._db_lock:
-            last = self._db.execute("SELECT MAX(rowid) FROM verdicts").fetchone()[0] or 0
-            if len(missing) * SCAN_SHARE >= last:  # most of the file is wanted: one sequential read beats
-                wanted = set(missing)               # thousands of index lookups (a rescore)
-                for key, raw, parsed in self._db.execute("SELECT key, raw, parsed FROM verdicts"):
-                    if key in wanted:
-                        found[key] = (raw, json.loads(parsed))
-                return found
+            self._asked += len(missing)
+            if self._snapshot is None:
+                rows = self._db.execute("SELECT MAX(rowid) FROM verdicts").fetchone()[0] or 0
+                # a rescore asks for most of the file, batch after batch: one sequential read of every row
+                # (JSON left undecoded until asked for) beats tens of thousands of random index lookups
+                if self._asked * SCAN_SHARE >= rows and rows <= SNAPSHOT_MAX_ROWS:
+                    self._snapshot = {key: (raw, parsed) for key, raw, parsed in
+                                      self._db.execute("SELECT key, raw, parsed FROM verdicts")}
+            if self._snapshot is not None:
+                snapshot, unseen = self._snapshot, []
+                for key in missing:
+                    row = snapshot.get(key)
+                    if row is None:
+                        unseen.append(key)  # maybe written since by another process: asked below
+                    else:
+                        found[key] = (row[0], json.loads(row[1]))
+                missing = unseen
             for start in range(0, len(missing), 900):
                 chunk = missing[start:start + 900]
                 marks = ",".join("?" * len(chunk))

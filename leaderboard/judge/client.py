@@ -136,6 +136,7 @@ class Judge:
         self._inflight: dict[str, threading.Event] = {}
         self._settings_digests: dict[int, tuple[dict | None, str]] = {}
         self._headers: dict[tuple[int, int], tuple[Prompt, dict | None, str]] = {}
+        self._item_hash: tuple | None = None  # (item, prompt, schema, sha256 of header + item digest)
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -185,9 +186,14 @@ class Judge:
         prompt + json.dumps + a hash of the whole request (a 50,000-call rescore spent most of its time there)."""
         if call.item is not None:  # shared part hashed once per item: only the rest is hashed here
             names, digest, flagged = call.item
-            h = hashlib.sha256(self._header(call.prompt, schema).encode())
-            h.update(b"\nitem=" + digest.encode())
-            for name in sorted(n for n in call.variables if n not in names):
+            memo = self._item_hash  # an item's calls come one after another: its hashed prefix is reused
+            if memo is None or memo[0] is not call.item or memo[1] is not call.prompt or memo[2] is not schema:
+                prefix = hashlib.sha256(self._header(call.prompt, schema).encode())
+                prefix.update(b"\nitem=" + digest.encode())
+                memo = self._item_hash = (call.item, call.prompt, schema, prefix)
+            h = memo[3].copy()
+            rest = [n for n in call.variables if n not in names]
+            for name in sorted(rest) if len(rest) > 1 else rest:
                 value = call.variables[name].encode()
                 h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)  # length-prefixed: unambiguous
             return h.hexdigest(), flagged

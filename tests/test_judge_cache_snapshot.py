@@ -1,0 +1,32 @@
+"""JudgeCache.get_many: index lookups for a few keys, one snapshot of the table once the keys asked for
+add up to a quarter of it (a rescore), and rows another process wrote after the snapshot still found."""
+import json
+import sqlite3
+
+from leaderboard.judge.cache import JudgeCache
+
+
+def filled(path, n):
+    cache = JudgeCache(path)
+    for i in range(n):
+        cache.put(f"k{i}", f"raw{i}", {"met": i % 3 == 0})
+    cache.close()
+    return JudgeCache(path)  # a new process: nothing in memory
+
+
+def test_batches_switch_to_one_snapshot_after_a_quarter_of_the_rows(tmp_path):
+    cache = filled(tmp_path / "c.sqlite", 40)
+    first = cache.get_many(["k0", "k1", "k2", "k3", "k4", "nope"])  # 6 asked, 6 x 4 < 40: index lookups
+    assert cache._snapshot is None
+    assert first == {f"k{i}": (f"raw{i}", {"met": i % 3 == 0}) for i in range(5)}
+    second = cache.get_many([f"k{i}" for i in range(5, 9)])  # 10 asked in all, 10 x 4 >= 40: snapshot
+    assert cache._snapshot is not None and len(cache._snapshot) == 40
+    assert second == {f"k{i}": (f"raw{i}", {"met": i % 3 == 0}) for i in range(5, 9)}
+    other = sqlite3.connect(tmp_path / "c.sqlite")  # another scorer writes after the snapshot was read
+    with other:
+        other.execute("INSERT INTO verdicts VALUES (?, ?, ?)", ("late", "raw-late", json.dumps({"met": True})))
+    other.close()
+    cache.put("mine", "raw-mine", {"met": False})  # this process's own write: answered from memory
+    assert cache.get_many(["k39", "late", "mine", "nope"]) == {
+        "k39": ("raw39", {"met": True}), "late": ("raw-late", {"met": True}), "mine": ("raw-mine", {"met": False})}
+    cache.close()
