@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import random
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import httpx
+if TYPE_CHECKING:  # the judge's asyncio path never loads httpx
+    import httpx
 
 
 class ChatRequestError(RuntimeError):
@@ -41,9 +42,11 @@ def failed(max_retries: int, last: str) -> ChatRequestError:
     return ChatRequestError(f"failed after {max_retries + 1} attempts ({last})")
 
 
-def post_chat(http: httpx.Client, body: dict, max_retries: int, backoff_base: float, backoff_max: float,
+def post_chat(http: "httpx.Client", body: dict, max_retries: int, backoff_base: float, backoff_max: float,
               count: Callable[[str], None] = lambda name: None) -> dict:
     """The response JSON (with `choices[0].message` present); `count` hears 'http_calls' and 'retries'."""
+    import httpx
+
     last = ""
     for attempt in range(max_retries + 1):
         if attempt:

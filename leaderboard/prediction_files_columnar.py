@@ -131,7 +131,8 @@ def validate_columnar(path: Path, schema: PredictionSchema, expected: pa.Array |
     ids = table.column(schema.id_field)
     if not _is_string(ids.type) or ids.null_count:
         return None
-    if pc.any(pc.not_equal(pc.utf8_trim_whitespace(ids), ids)).as_py() or pc.any(pc.equal(ids, "")).as_py():
+    # empty ids found by length, not by comparing with "": converting a Python scalar imports pandas (0.8 s)
+    if pc.any(pc.not_equal(pc.utf8_trim_whitespace(ids), ids)).as_py() or pc.min(pc.utf8_length(ids)).as_py() == 0:
         return None
     if pc.count_distinct(ids).as_py() != table.num_rows:
         return None
