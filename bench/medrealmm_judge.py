@@ -171,7 +171,7 @@ def main() -> int:
     parser.add_argument("--image-kb", type=int, default=2)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/medrealmm-bench"))
     parser.add_argument("--tuned", action="store_true",
-                        help="client keeps `concurrency` keep-alive connections; server listen backlog 512")
+                        help="kept for old command lines: the judge now always keeps `concurrency` connections alive")
     parser.add_argument("--child", nargs=6, metavar=("URL", "DATA", "PRED", "CACHE", "CONCURRENCY", "TUNED"))
     parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--floor-data", type=Path, help=argparse.SUPPRESS)
