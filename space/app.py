@@ -32,7 +32,6 @@ from leaderboard.disclosure import Policy  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore  # noqa: E402
 from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, main_entries, overview_payload  # noqa: E402
 from leaderboard.examples import example_line  # noqa: E402
-from leaderboard.exports import Exports  # noqa: E402
 from leaderboard.release import build_status  # noqa: E402
 from leaderboard.store import load_records  # noqa: E402
 from leaderboard.tables import ANY, SIZE_BUCKETS, Entry, Filters, overview_table, reported_baselines  # noqa: E402
@@ -40,6 +39,7 @@ from space.hub_setup import attach_hub  # noqa: E402
 from space.breakdown_view import breakdown_tab  # noqa: E402
 from space.item_browser import item_browser_tab  # noqa: E402
 from space.compare_view import compare_tab  # noqa: E402
+from space.served import served_exports  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
@@ -73,7 +73,7 @@ def default_service(settings: Settings | None = None) -> Service:
                    score_memory_mb=settings.score_memory_mb, max_bytes=settings.max_upload_mb * 10**6)
 
 
-EXPORTS = Exports()  # one folder per process; a view's files are written once per board and reused
+EXPORTS = served_exports()  # one folder per process; a view's files are written once per board and reused
 
 
 def _view_key(board: str, filters: Filters) -> str:

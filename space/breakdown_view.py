@@ -8,7 +8,7 @@ import gradio as gr
 
 from leaderboard.breakdowns import HIDDEN, Breakdown, breakdown, metrics_available, radar_data, strata_available
 from leaderboard.board import BOARDS
-from leaderboard.exports import Exports
+from space.served import served_exports
 from space.charts import heatmap, message_figure, radar
 
 HEATMAP_ROWS = 40  # rows drawn; the CSV download holds every row
@@ -92,7 +92,7 @@ def _chosen(bd: Breakdown | None, chosen) -> list[str]:
     return kept or [r.label for r in bd.rows[:5]]
 
 
-EXPORTS = Exports()  # one folder per process: a breakdown's CSV is written once per board version and choice
+EXPORTS = served_exports()  # one folder per process: a breakdown's CSV is written once per board version and choice
 
 
 def _download(bd: Breakdown | None, bench, entries) -> str | None:
