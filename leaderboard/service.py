@@ -105,7 +105,6 @@ class Outcome:
     submission_id: str | None = None
 
 
-
 def _loads(raw: bytes):
     """A stored record: orjson (Gradio's own dependency) parses 10,000 records ~2x faster than json; records
     json accepts and orjson does not (NaN) still load."""
@@ -115,6 +114,7 @@ def _loads(raw: bytes):
         except orjson.JSONDecodeError:
             pass
     return json.loads(raw)
+
 
 @dataclass
 class Service:

@@ -29,11 +29,10 @@ from leaderboard.scoring_services import ServiceOptions, context_factory  # noqa
 from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.disclosure import Policy  # noqa: E402
-from leaderboard.store import HubMirror, LocalStore  # noqa: E402
+from leaderboard.store import HubMirror, LocalStore, load_records  # noqa: E402
 from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, main_entries, overview_payload  # noqa: E402
 from leaderboard.examples import example_line  # noqa: E402
 from leaderboard.release import build_status  # noqa: E402
-from leaderboard.store import load_records  # noqa: E402
 from leaderboard.tables import ANY, SIZE_BUCKETS, Entry, Filters, overview_table, reported_baselines  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402
 from space.breakdown_view import breakdown_tab  # noqa: E402
