@@ -4,7 +4,7 @@ plain DataFrame of the same records; then the real Space against a minimal gr.Da
 (bench/minimal_space.py): start-up, memory, and a table refresh through gradio_client. Goal: views < 300 ms,
 start-up <= 1.1x the floor.
 
-    .venv/bin/python bench/space_views.py [--results 1000] [--store DIR] [--runs 3] [--skip-space]
+    .venv/bin/python bench/space_views.py [--results 1000] [--store DIR] [--runs 3] [--skip-space | --apps-only]
 """
 from __future__ import annotations
 
@@ -120,6 +120,7 @@ def main(default_results: int = 1000) -> int:
     parser.add_argument("--data", type=Path, default=ROOT / "hub", help="built datasets (default hub/; may be absent)")
     parser.add_argument("--runs", type=int, default=3, help="interleaved start-ups of each app")
     parser.add_argument("--skip-space", action="store_true")
+    parser.add_argument("--apps-only", action="store_true", help="only the two apps side by side (start-up, memory, refresh)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="space-bench-"))
     store = LocalStore(args.store or work / "store")
@@ -128,9 +129,10 @@ def main(default_results: int = 1000) -> int:
         populate(store, args.results)
         print(f"stored {args.results:,} results x {len(BENCHMARKS)} benchmarks in {time.perf_counter() - start:.0f} s "
               f"({store.root})")
-    in_process(store, args.results)
-    breakdown_bench(store)
-    items_bench(work)
+    if not args.apps_only:
+        in_process(store, args.results)
+        breakdown_bench(store)
+        items_bench(work)
     if not args.skip_space:
         data = args.data if args.data.is_dir() else work / "no-data"
         data.mkdir(exist_ok=True)

@@ -1,7 +1,7 @@
 """bench/space_views.py at 10,000 results per benchmark (issue 15: ranked table through the Space < 300 ms,
 start-up <= 1.1x a minimal gr.Dataframe app on the same JSONs).
 
-    .venv/bin/python bench/space_views_scale.py [--results 10000] [--store DIR] [--runs 3] [--skip-space]
+    .venv/bin/python bench/space_views_scale.py [--results 10000] [--store DIR] [--runs 3] [--skip-space | --apps-only]
 """
 from __future__ import annotations
 

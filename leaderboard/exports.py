@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -42,8 +43,13 @@ class Exports:
                 if seen_version != version:  # the board changed: these files show an old board
                     self._remove(recent, key)
             if digest in recent:
-                recent.move_to_end(digest)
-                return recent[digest][1]
+                paths = recent[digest][1]
+                if all(os.path.exists(path) for path in paths):
+                    for path in paths:  # handed out again: fresh for a cache cleaner that ages files (Gradio's)
+                        os.utime(path)
+                    recent.move_to_end(digest)
+                    return paths
+                self._remove(recent, digest)  # removed under us: written again below
             folder = self.root / digest
             folder.mkdir(exist_ok=True)
             frame = table()

@@ -29,16 +29,16 @@ from leaderboard.scoring_services import ServiceOptions, context_factory  # noqa
 from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.disclosure import Policy  # noqa: E402
-from leaderboard.store import HubMirror, LocalStore  # noqa: E402
+from leaderboard.store import HubMirror, LocalStore, load_records  # noqa: E402
 from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, main_entries, overview_payload  # noqa: E402
 from leaderboard.examples import example_line  # noqa: E402
-from leaderboard.exports import Exports  # noqa: E402
 from leaderboard.release import build_status  # noqa: E402
-from leaderboard.tables import ANY, SIZE_BUCKETS, Filters, overview_table, reported_baselines  # noqa: E402
+from leaderboard.tables import ANY, SIZE_BUCKETS, Entry, Filters, overview_table, reported_baselines  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402
 from space.breakdown_view import breakdown_tab  # noqa: E402
 from space.item_browser import item_browser_tab  # noqa: E402
 from space.compare_view import compare_tab  # noqa: E402
+from space.served import served_exports  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
 SOURCES = ["paper", "submission", "human"]
@@ -72,23 +72,32 @@ def default_service(settings: Settings | None = None) -> Service:
                    score_memory_mb=settings.score_memory_mb, max_bytes=settings.max_upload_mb * 10**6)
 
 
-EXPORTS = Exports()  # one folder per process; a view's files are written once per board and reused
+EXPORTS = served_exports()  # one folder per process; a view's files are written once per board and reused
 
 
 def _view_key(board: str, filters: Filters) -> str:
     return repr((board, filters))
 
 
-def _table_update(view) -> gr.Dataframe:
-    """The drawn rows: numbers stay numbers (the headers sort them), the display strings carry the format."""
-    return gr.Dataframe(value=view.payload(), datatype=view.datatypes)
+def _payload(view) -> dict:
+    """The drawn rows: numbers stay numbers (the headers sort them), the display strings carry the format. No
+    per-cell styling (every cell's is empty): a third fewer cells to serialise and send on every refresh."""
+    payload = view.payload()
+    return {**payload, "metadata": {"display_value": payload["metadata"]["display_value"]}}
 
 
-def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
+def _table_update(view) -> dict:
+    # an update, not a new gr.Dataframe: a component built with a value postprocesses all 10,000 cells once
+    # more before Gradio does it again for the update
+    return gr.update(value=_payload(view), datatype=view.datatypes)
+
+
+def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None = None, first: bool = True) -> None:
+    """One benchmark's tab. Nothing here reads the results store: the page answers before 50,000 records are
+    parsed; the tables, the breakdown and the downloads are drawn by events (page load, tab select)."""
     primary = bench.primary_metric
     spec = bench.metric(primary)
     metric_names = [m.name for m in bench.metrics]
-    entries = service.entries(bench.name)
     gr.Markdown(f"Ranked by **{spec.label}**, best first; the top {SHOWN_ROWS} rows are drawn (search and filters "
                 "reach the rest; downloads hold every filtered row with metric ids and full precision). "
                 "**Rank** is a range from 95% confidence intervals, as LMArena does: best = 1 + the number of rows "
@@ -145,7 +154,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
         view = BOARDS.get(bench, service.entries(bench.name)).view(SAMPLE, filters_of(*values), SHOWN_ROWS)
         if not view.data:
             return gr.Dataframe(value=None, visible=True, label="No submission was scored on sample data.")
-        return gr.Dataframe(value=view.payload(), datatype=view.datatypes, visible=True, label=SAMPLE_LABEL.format(bench.pretty_name))
+        return gr.update(value=_payload(view), datatype=view.datatypes, visible=True, label=SAMPLE_LABEL.format(bench.pretty_name))
 
     def tick(last, show, *values):
         """Redraw when a result landed since this page last drew (new rows appear without a reload)."""
@@ -168,10 +177,11 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench) -> None:
              show_progress="hidden")  # fresh rows and download files on every page load
     with gr.Tabs():  # per-stratum results and the cases themselves (space/breakdown_view.py, space/item_browser.py)
         with gr.Tab("Breakdown", id=f"breakdown-{bench.name}") as breakdown:
-            breakdown_tab(app, service, bench, breakdown)
+            breakdown_tab(app, service, bench, breakdown, parent=tab, on_load=first)
         with gr.Tab("Items", id=f"items-{bench.name}") as items:
             item_browser_tab(service, bench, items)
-    baselines = reported_baselines(entries, primary)
+    # paper rows only: a stored submission always has the primary metric (this needs no store read)
+    baselines = reported_baselines([Entry(r, f"paper:{i}") for i, r in enumerate(load_records(bench.name))], primary)
     if not baselines.empty:
         with gr.Accordion("Other reported baselines (a different task; not ranked with the table)", open=False):
             gr.Dataframe(value=baselines, interactive=False, wrap=True, datatype="auto")
@@ -323,9 +333,9 @@ def build_app(service: Service | None = None) -> gr.Blocks:
         if banner:
             gr.Markdown(banner, elem_id="sample-banner", elem_classes=["sample-banner"])
         with gr.Tabs():
-            for bench in registry.scorers().values():
-                with gr.Tab(bench.pretty_name, id=f"tab-{bench.name}"):
-                    _benchmark_tab(app, service, bench)
+            for i, bench in enumerate(registry.scorers().values()):
+                with gr.Tab(bench.pretty_name, id=f"tab-{bench.name}") as tab:
+                    _benchmark_tab(app, service, bench, tab, first=i == 0)
             with gr.Tab("Overview", id="tab-overview"):
                 gr.Markdown("Each model's best row per benchmark (primary metric). Different benchmarks measure "
                             "different things: compare within a column. Updated as results arrive.")

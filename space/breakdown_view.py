@@ -8,7 +8,7 @@ import gradio as gr
 
 from leaderboard.breakdowns import HIDDEN, Breakdown, breakdown, metrics_available, radar_data, strata_available
 from leaderboard.board import BOARDS
-from leaderboard.exports import Exports
+from space.served import served_exports
 from space.charts import heatmap, message_figure, radar
 
 HEATMAP_ROWS = 40  # rows drawn; the CSV download holds every row
@@ -92,7 +92,7 @@ def _chosen(bd: Breakdown | None, chosen) -> list[str]:
     return kept or [r.label for r in bd.rows[:5]]
 
 
-EXPORTS = Exports()  # one folder per process: a breakdown's CSV is written once per board version and choice
+EXPORTS = served_exports()  # one folder per process: a breakdown's CSV is written once per board version and choice
 
 
 def _download(bd: Breakdown | None, bench, entries) -> str | None:
@@ -122,22 +122,22 @@ def _view(bench, entries, stratum, metric, chosen):
             gr.update(value=_download(full, bench, entries), visible=shown))
 
 
-def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None) -> None:
-    """The sub-tab's components and events; call inside `tab`. Fresh rows and choices on page load and
-    whenever the sub-tab is opened or a control changes (results arrive while the Space runs)."""
+def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None, parent: gr.Tab | None = None,
+                  on_load: bool = True) -> None:
+    """The sub-tab's components and events; call inside `tab`. Nothing is computed while the app is built
+    (start-up reads no results): the sub-tab is drawn when the page loads (`on_load`: the benchmark shown
+    first), when its benchmark's tab (`parent`) or the sub-tab is opened, and whenever a control changes."""
     name = bench.name
-    entries = service.entries(name)
-    first = _view(bench, entries, None, None, None)
     with gr.Row():
-        stratum = gr.Dropdown(label="Break down by", elem_id=f"bd-stratum-{name}", **_kw(first[0]))
-        metric = gr.Dropdown(label="Metric", elem_id=f"bd-metric-{name}", **_kw(first[1]))
-    heat = gr.Plot(label="Models × strata", elem_id=f"heatmap-{name}", **_kw(first[3]))
-    note = gr.Markdown(first[4], elem_id=f"bd-note-{name}")
+        stratum = gr.Dropdown(label="Break down by", elem_id=f"bd-stratum-{name}", choices=[], value=None)
+        metric = gr.Dropdown(label="Metric", elem_id=f"bd-metric-{name}", choices=[], value=None)
+    heat = gr.Plot(label="Models × strata", elem_id=f"heatmap-{name}", visible=False)
+    note = gr.Markdown("", elem_id=f"bd-note-{name}")
     models = gr.Dropdown(multiselect=True, label="Models on the radar (default: the first five rows above)",
-                         elem_id=f"bd-models-{name}", **_kw(first[2]))
-    plot = gr.Plot(label="Radar", elem_id=f"radar-{name}", **_kw(first[5]))
+                         elem_id=f"bd-models-{name}", choices=[], value=[], visible=False)
+    plot = gr.Plot(label="Radar", elem_id=f"radar-{name}", visible=False)
     download = gr.DownloadButton("Download this breakdown (CSV, with ids)", size="sm", elem_id=f"bd-csv-{name}",
-                                 **_kw(first[6]))
+                                 visible=False)
     outputs = [stratum, metric, models, heat, note, plot, download]
 
     def update(stratum, metric, chosen):
@@ -149,10 +149,8 @@ def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None) -> 
     stratum.input(new_stratum, [stratum], outputs, api_name=False, show_progress="hidden")
     for control in (metric, models):
         control.input(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
-    app.load(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
-    if tab is not None:
-        tab.select(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
-
-
-def _kw(update: dict) -> dict:
-    return {k: update[k] for k in ("choices", "value", "visible") if k in update}
+    if on_load:
+        app.load(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+    for opened in (tab, parent):
+        if opened is not None:
+            opened.select(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
