@@ -75,15 +75,22 @@ def normalise(term: str) -> str:
     return text.strip(" \t.,;:-*\"'")
 
 
-def ranked_list(items: list[str]) -> list[str]:
+def ranked_list(items: list[str], keys: dict[str, str] | None = None) -> list[str]:
     """The first 10 submitted items, then exact duplicates (after normalisation) and blanks dropped,
     later items moving up. Truncating first means padding a list with repeats never pulls an 11th
-    item into the scored ten."""
+    item into the scored ten. `keys` (item -> its normalised form) saves normalising repeated items."""
     seen, out = set(), []
     for item in items[:MAX_DIAGNOSES]:
-        key = normalise(item)
+        key = keys[item] if keys is not None else normalise(item)
         if not key or key in seen:
             continue
         seen.add(key)
         out.append(item.strip())
     return out
+
+
+def ranked_lists(lists: list[list[str]]) -> list[list[str]]:
+    """`ranked_list` of every case, each distinct item normalised once (a model repeats the same
+    diagnosis strings across thousands of cases)."""
+    keys = {item: normalise(item) for items in lists for item in items[:MAX_DIAGNOSES]}
+    return [ranked_list(items, keys) for items in lists]

@@ -9,7 +9,7 @@ from leaderboard.metrics.ranked_lists import ranked_metrics
 from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
-from .parsing import MAX_DIAGNOSES, parse_response, ranked_list
+from .parsing import MAX_DIAGNOSES, parse_response, ranked_lists
 from benchmarks.medreamm.taxonomy import BIBTEX, image_count_bin
 
 STEMS = {
@@ -78,18 +78,10 @@ class MedReaMM(Benchmark):
         rows = key.table.select([self.id_column, "diagnoses"]).to_pylist()
         ids = [r[self.id_column] for r in rows]
         gts = [sorted(r["diagnoses"], key=lambda d: not d["is_primary"]) for r in rows]  # primary first
-        preds, parse_failures, answered = [], 0, 0
-        for case_id in ids:
-            submitted = report.valid.get(case_id)
-            items: list[str] = []
-            if submitted is not None:
-                answered += 1
-                if "diagnoses" in submitted:
-                    items = submitted["diagnoses"]
-                elif "response" in submitted:
-                    items = parse_response(submitted["response"])
-                    parse_failures += not items
-            preds.append(ranked_list(items))
+        submitted, unparsed = self._submitted_lists(report)
+        answered = sum(1 for case_id in ids if case_id in submitted)
+        preds = ranked_lists([submitted.get(case_id, []) for case_id in ids])
+        parse_failures = sum(1 for case_id in ids if case_id in unparsed)
         depth = MAX_DIAGNOSES
         entities = max((len(g) for g in gts), default=1)
         valid_gt = np.zeros((len(ids), entities), dtype=bool)
@@ -140,24 +132,49 @@ class MedReaMM(Benchmark):
         return self.result(
             context, metrics=metrics, ci=ci, n_items=len(ids), n_answered=answered, parse_failures=parse_failures,
             pending=pending, strata=by_stratum(per_item, strata_labels), protocol=protocol,
-            per_item=({i: {k: float(v[n]) for k, v in per_item.items()} for n, i in enumerate(ids)}
-                      if context.keep_per_item else None))
+            per_item=_per_item_rows(ids, per_item) if context.keep_per_item else None)
+
+    @staticmethod
+    def _submitted_lists(report: ValidationReport) -> tuple[dict[str, list[str]], set[str]]:
+        """id -> submitted items (a `diagnoses` list as given, else the parsed `response`), read column-wise
+        from the validated table; each distinct response text is parsed once. Also the ids whose response
+        parsed to nothing."""
+        table = report.table
+        if table is None or table.num_rows == 0:
+            return {}, set()
+        ids = table.column("id").to_pylist()
+        lists = table.column("diagnoses").to_pylist() if "diagnoses" in table.column_names else [None] * len(ids)
+        texts = table.column("response").to_pylist() if "response" in table.column_names else [None] * len(ids)
+        parsed: dict[str, list[str]] = {}
+        out, failures = {}, set()
+        for case_id, items, text in zip(ids, lists, texts):
+            if items is None and text is not None:
+                items = parsed.get(text)
+                if items is None:
+                    items = parsed[text] = parse_response(text)
+                if not items:
+                    failures.add(case_id)
+            out[case_id] = items if items is not None else []
+        return out, failures
 
     def _icd_matches(self, preds, gts, depth, entities, context) -> tuple[np.ndarray, int]:
+        """Each distinct term is coded once; the match tensor is one comparison of code numbers."""
         from leaderboard.matching.icd import code_terms
 
         unique = sorted({p for case in preds for p in case})
         codes = code_terms(context.service("icd_coder"), unique, progress=context.progress)
-        matches = np.zeros((len(preds), depth, entities), dtype=bool)
-        for c, (case, gt) in enumerate(zip(preds, gts)):
-            gt_codes = [g["icd11_code"] for g in gt]
-            for i, p in enumerate(case):
-                code = codes.get(p)
-                if code is None:
-                    continue
-                for g, gt_code in enumerate(gt_codes):
-                    matches[c, i, g] = gt_code is not None and code == gt_code
-        codable = sum(1 for case in preds for p in case if codes.get(p) is not None)
+        number: dict[str, int] = {}  # ICD code -> small int; uncoded predictions -1, uncoded/padding truth -2
+        term_number = {t: (number.setdefault(c, len(number)) if c is not None else -1) for t, c in codes.items()}
+        pred_codes = np.full((len(preds), depth), -1, dtype=np.int64)
+        for c, case in enumerate(preds):
+            if case:
+                pred_codes[c, : len(case)] = [term_number[p] for p in case]
+        gt_codes = np.full((len(gts), entities), -2, dtype=np.int64)
+        for c, gt in enumerate(gts):
+            gt_codes[c, : len(gt)] = [number.get(g["icd11_code"], -2) if g["icd11_code"] is not None else -2
+                                      for g in gt]
+        matches = pred_codes[:, :, None] == gt_codes[:, None, :]
+        codable = int((pred_codes >= 0).sum())
         return matches, codable
 
     def _semantic_matches(self, preds, gts, depth, entities, context) -> np.ndarray:
@@ -176,7 +193,8 @@ class MedReaMM(Benchmark):
         pred_idx = np.full((len(preds), depth), -1, dtype=np.int64)
         gt_idx = np.full((len(gts), entities), -1, dtype=np.int64)
         for c, case in enumerate(preds):
-            pred_idx[c, : len(case)] = [p_index[p] for p in case]
+            if case:
+                pred_idx[c, : len(case)] = [p_index[p] for p in case]
         for c, gt in enumerate(gts):
             gt_idx[c, : len(gt)] = [g_index[g["term"]] for g in gt]
         matches = np.zeros((len(preds), depth, entities), dtype=bool)
@@ -204,3 +222,12 @@ class MedReaMM(Benchmark):
         if "source_type" in cols:
             labels["source_type"] = cols["source_type"]
         return labels
+
+
+def _per_item_rows(ids: list[str], per_item: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """id -> {metric: value}, built from one list conversion instead of a float() per cell."""
+    names = list(per_item)
+    if not names:
+        return {i: {} for i in ids}
+    rows = np.column_stack([per_item[n] for n in names]).astype(np.float64).tolist()
+    return {i: dict(zip(names, row)) for i, row in zip(ids, rows)}
