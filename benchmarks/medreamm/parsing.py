@@ -82,15 +82,15 @@ def ranked_list(items: list[str], keys: dict[str, str] | None = None) -> list[st
     seen, out = set(), []
     for item in items[:MAX_DIAGNOSES]:
         key = keys[item] if keys is not None else normalise(item)
-        if not key or key in seen:
-            continue
-        seen.add(key)
-        out.append(item.strip())
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item.strip())
     return out
 
 
 def ranked_lists(lists: list[list[str]]) -> list[list[str]]:
     """`ranked_list` of every case, each distinct item normalised once (a model repeats the same
     diagnosis strings across thousands of cases)."""
-    keys = {item: normalise(item) for items in lists for item in items[:MAX_DIAGNOSES]}
+    distinct = {item for items in lists for item in items[:MAX_DIAGNOSES]}
+    keys = {item: normalise(item) for item in distinct}
     return [ranked_list(items, keys) for items in lists]
