@@ -48,12 +48,19 @@ def by_stratum(per_item: dict[str, np.ndarray], labels: dict[str, Sequence[Any]]
 def _groups(values: Sequence[Any]) -> dict[str, Any]:
     """label -> row indices (ascending). Scalar labels are coded once per distinct value and split with
     numpy; list labels put a row in every value it holds."""
-    if any(isinstance(v, (list, tuple)) for v in values):
+    kinds = set(map(type, values))
+    if any(issubclass(k, (list, tuple)) for k in kinds):
         groups: dict[str, list[int]] = {}
         for index, value in enumerate(values):
             for v in (value if isinstance(value, (list, tuple)) else [value]):
                 groups.setdefault("(missing)" if v is None else str(v), []).append(index)
         return groups
+    if len(values) and (kinds == {str} or kinds == {int} or kinds == {bool}):  # one plain type: numpy does it
+        levels, codes = np.unique(np.asarray(values), return_inverse=True)
+        codes = codes.ravel()
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(levels) + 1))
+        return {str(level): order[bounds[k]:bounds[k + 1]] for k, level in enumerate(levels.tolist())}
     code_of: dict[tuple, int] = {}  # keyed with the type: True and 1 are equal keys but different labels
     codes = np.fromiter((code_of.setdefault((v.__class__, v), len(code_of)) for v in values), dtype=np.int64,
                         count=len(values))

@@ -191,8 +191,9 @@ class MedReaMM(Benchmark):
         gt_vecs = context.service("embedder").embed(gt_terms)
         dim = gt_vecs.shape[1]
         pred_vecs = pred_vecs if pred_vecs is not None else np.zeros((0, dim), dtype=np.float32)
-        pred_vecs = np.vstack([pred_vecs, np.zeros((1, dim), dtype=pred_vecs.dtype)])  # row -1: padding
-        gt_vecs = np.vstack([gt_vecs, np.zeros((1, dim), dtype=gt_vecs.dtype)])
+        # float64 once per distinct term (exact), not once per gathered case row; row -1: padding
+        pred_vecs = np.vstack([pred_vecs, np.zeros((1, dim), dtype=pred_vecs.dtype)]).astype(np.float64)
+        gt_vecs = np.vstack([gt_vecs, np.zeros((1, dim), dtype=gt_vecs.dtype)]).astype(np.float64)
         p_pos = np.full(len(preds.terms) + 1, -1, dtype=np.int64)
         p_pos[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
         g_pos = np.full(len(truth.term_values) + 1, -1, dtype=np.int64)
@@ -202,8 +203,7 @@ class MedReaMM(Benchmark):
         matches = np.zeros((len(pred_idx), MAX_DIAGNOSES, truth.terms.shape[1]), dtype=bool)
         for start in range(0, len(pred_idx), SEM_CHUNK):
             block = slice(start, start + SEM_CHUNK)
-            sims = np.einsum("nid,ngd->nig", pred_vecs[pred_idx[block]].astype(np.float64),
-                             gt_vecs[gt_idx[block]].astype(np.float64))
+            sims = np.einsum("nid,ngd->nig", pred_vecs[pred_idx[block]], gt_vecs[gt_idx[block]])
             ok = (pred_idx[block] >= 0)[:, :, None] & (gt_idx[block] >= 0)[:, None, :]
             matches[block] = ok & (sims >= PAPER_THRESHOLD)
         return matches
