@@ -91,9 +91,12 @@ def fold_spelling(text: str) -> str:
 
 def normalise_title(text: str) -> str:
     """Normalise a title or term for matching (see module docstring)."""
-    s = html.unescape(str(text))
-    s = unicodedata.normalize("NFKD", s)
-    s = "".join(ch for ch in s if not unicodedata.combining(ch))
+    s = str(text)
+    if "&" in s:
+        s = html.unescape(s)
+    if not s.isascii():  # ASCII is its own NFKD form and has no combining marks
+        s = unicodedata.normalize("NFKD", s)
+        s = "".join(ch for ch in s if not unicodedata.combining(ch))
     s = s.casefold()
     s = _NON_ALNUM_RE.sub(" ", s)
     return fold_spelling(" ".join(s.split()))
