@@ -167,8 +167,9 @@ def _image_column(values: list, struct_type: pa.StructType) -> pa.ChunkedArray:
     out, offset = [], 0
     for chunk in chunks:  # struct chunks aligned with the byte chunks
         n = len(chunk)
+        nulls = mask[offset:offset + n]  # a validity bitmap only where a row has no image (as from_pylist)
         out.append(pa.StructArray.from_arrays([chunk, paths.slice(offset, n)], fields=list(struct_type),
-                                              mask=pa.array(mask[offset:offset + n], type=pa.bool_())))
+                                              mask=pa.array(nulls, type=pa.bool_()) if any(nulls) else None))
         offset += n
     return pa.chunked_array(out, type=struct_type)
 
