@@ -11,7 +11,12 @@
 
     .venv/bin/python bench/xpcr_scale.py [--workdir /tmp/xpcr-bench] [--images 26415] [--items 177868]
     .venv/bin/python bench/xpcr_scale.py --score-only --workdir DIR     # the score table on a kept run
-    .venv/bin/python bench/xpcr_scale.py --build-sizes 1000 4000 --image-kb 300   # build vs floor, memory
+    .venv/bin/python bench/xpcr_scale.py --build-sizes 300 1200 --image-kb 300   # build vs floor, memory
+
+   --build-sizes: per release size, the build against `Dataset.from_list(rows).to_parquet` of the already
+   parsed rows (the floor) and against a fair floor that also reads the source Parquet and hashes every
+   image (work any build must do); wall and CPU seconds, medians of --repeats interleaved runs; peak RSS
+   of each child, so memory can be compared as the release grows. Target (issue 15): >= 2x at <= 500 MB.
 
 4. whole process: `python -m leaderboard score xpcr FILE` vs a floor script (pyarrow read of the file and
    the key + numpy compare; for free text one vectorised regex), interleaved, medians of `--repeats`.
