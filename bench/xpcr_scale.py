@@ -11,7 +11,12 @@
 
     .venv/bin/python bench/xpcr_scale.py [--workdir /tmp/xpcr-bench] [--images 26415] [--items 177868]
     .venv/bin/python bench/xpcr_scale.py --score-only --workdir DIR     # the score table on a kept run
-    .venv/bin/python bench/xpcr_scale.py --build-sizes 1000 4000 --image-kb 300   # build vs floor, memory
+    .venv/bin/python bench/xpcr_scale.py --build-sizes 300 1200 --image-kb 300   # build vs floor, memory
+
+   --build-sizes: per release size, the build against `Dataset.from_list(rows).to_parquet` of the already
+   parsed rows (the floor) and against a fair floor that also reads the source Parquet and hashes every
+   image (work any build must do); wall and CPU seconds, medians of --repeats interleaved runs; peak RSS
+   of each child, so memory can be compared as the release grows. Target (issue 15): >= 2x at <= 500 MB.
 
 4. whole process: `python -m leaderboard score xpcr FILE` vs a floor script (pyarrow read of the file and
    the key + numpy compare; for free text one vectorised regex), interleaved, medians of `--repeats`.
@@ -251,13 +256,19 @@ def run_phase(name: str, data: Path, pred: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+CPU = "def cpu(): r = resource.getrusage(resource.RUSAGE_SELF); return r.ru_utime + r.ru_stime\n"
+
+
 def build_phase(source: Path, out: Path) -> dict:
-    code = ("import json,resource,sys,time; sys.path.insert(0, %r); from pathlib import Path;"
-            "from leaderboard import registry; from dataset_builders.stage import build;"
-            "t=time.perf_counter(); r=build(registry.adapter('xpcr'), Path(%r), Path(%r), progress=False);"
-            "print(json.dumps({'seconds': time.perf_counter()-t, 'rows': r.rows, "
+    """The project's build in a child: wall and CPU seconds of `build` (imports excluded), peak RSS."""
+    code = ("import json,resource,sys,time; sys.path.insert(0, %r); from pathlib import Path\n" + CPU +
+            "from leaderboard import registry; from dataset_builders.stage import build\n"
+            "t=time.perf_counter(); c=cpu(); r=build(registry.adapter('xpcr'), Path(%r), Path(%r), progress=False)\n"
+            "print(json.dumps({'seconds': time.perf_counter()-t, 'cpu': cpu()-c, 'rows': r.rows, "
             "'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))") % (str(ROOT), str(source), str(out))
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if run.returncode:
+        raise SystemExit(run.stderr[-3000:])
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
@@ -301,18 +312,40 @@ def score_table(folder: Path, preds: dict[str, Path], repeats: int) -> None:
         print(f"{label:>10} {p:>9.2f} {f:>8.2f} {p / f:>6.2f}")
 
 
-def build_floor_phase(source: Path, out: Path) -> dict:
+FLOOR_BUILD = """
+import json, resource, sys, time, hashlib
+from pathlib import Path
+sys.path.insert(0, ROOT)
+CPU_DEF
+import datasets, pyarrow.parquet as pq
+from leaderboard import registry
+from dataset_builders.errors import ProblemLog
+from dataset_builders.parquet_writer import plain_bytes
+a = registry.adapter("xpcr"); specs = {c.name: c for c in a.configs()}; rows = {}
+source, out, fair = Path(SOURCE), Path(OUT), FAIR
+for c, r in a.read(source, ProblemLog()):  # the parsed rows, not timed
+    rows.setdefault(c, []).append({k: plain_bytes(r[k]) for k in specs[c].features})
+out.mkdir(parents=True, exist_ok=True)
+t, c0 = time.perf_counter(), cpu()
+if fair:  # the work no build can skip: read the source Parquet, hash every image
+    for path in sorted(p for p in source.rglob("*.parquet")):
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=32):
+            for image in batch.column("image").field("bytes").to_pylist():
+                hashlib.sha256(image).hexdigest()
+for c, rs in rows.items():
+    datasets.Dataset.from_list(rs, features=specs[c].features).to_parquet(str(out / (c + ".parquet")))
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": cpu() - c0, "rows": {c: len(r) for c, r in rows.items()},
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def build_floor_phase(source: Path, out: Path, fair: bool = False) -> dict:
     """The floor of a build: the same rows the adapter yields, already parsed and held in a list (not
-    timed), written per config with `datasets.Dataset.from_list(rows, features).to_parquet`."""
-    code = ("import json,resource,sys,time; sys.path.insert(0, %r); from pathlib import Path;"
-            "import datasets; from leaderboard import registry; from dataset_builders.errors import ProblemLog;"
-            "a=registry.adapter('xpcr'); specs={c.name: c for c in a.configs()}; rows={};"
-            "[rows.setdefault(c, []).append({k: r[k] for k in specs[c].features}) for c, r in a.read(Path(%r), ProblemLog())];"
-            "out=Path(%r); out.mkdir(parents=True, exist_ok=True); t=time.perf_counter();"
-            "[datasets.Dataset.from_list(rs, features=specs[c].features).to_parquet(str(out / (c + '.parquet')))"
-            " for c, rs in rows.items()];"
-            "print(json.dumps({'seconds': time.perf_counter()-t, 'rows': {c: len(r) for c, r in rows.items()}, "
-            "'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))") % (str(ROOT), str(source), str(out))
+    timed), written per config with `datasets.Dataset.from_list(rows, features).to_parquet`. With `fair`,
+    also the work the build cannot skip and the floor otherwise leaves out: reading the source Parquet
+    (images included) and hashing every image."""
+    code = (FLOOR_BUILD.replace("ROOT", repr(str(ROOT))).replace("CPU_DEF", CPU).replace("SOURCE", repr(str(source)))
+            .replace("OUT", repr(str(out))).replace("FAIR", repr(fair)))
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if run.returncode:
         raise SystemExit(run.stderr[-3000:])
@@ -320,28 +353,49 @@ def build_floor_phase(source: Path, out: Path) -> dict:
 
 
 def build_table(workdir: Path, images: list[int], items_per_image: float, image_kb: int, repeats: int) -> None:
-    """Build vs floor (interleaved, medians), and peak memory as the release grows."""
+    """Build vs floor and vs the fair floor (interleaved, medians of wall and CPU seconds), and peak memory
+    as the release grows."""
+    import os
     import shutil
     import statistics
 
-    print(f"\n{'images':>7} {'items':>8} {'image KB':>8} {'build s':>8} {'floor s':>8} {'floor/build':>11} "
-          f"{'build MB':>8} {'floor MB':>8}  (medians of {repeats} interleaved runs; floor = Dataset.from_list + "
-          "to_parquet of the parsed rows)")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores; medians of {repeats} "
+          "interleaved runs; floor = Dataset.from_list + to_parquet of the parsed rows (parsing not timed); fair floor "
+          "= the same + reading the source Parquet and hashing every image (work the build cannot skip); "
+          "speed = floor seconds / build seconds")
+    print(f"{'images':>7} {'items':>8} {'KB':>4} {'build s':>8} {'floor s':>8} {'fair s':>7} {'speed':>6} {'fair':>5} "
+          f"{'cpu b':>6} {'cpu f':>6} {'cpu ff':>6} {'speed':>6} {'fair':>5} {'build MB':>8} {'floor MB':>8}")
+    peaks = []
     for n in images:
         work = workdir / f"build-{n}"
         shutil.rmtree(work, ignore_errors=True)
         make_release(work / "raw", n, int(n * items_per_image), image_kb=image_kb)
-        builds, floors = [], []
+        runs = {"build": [], "floor": [], "fair": []}
         for _ in range(repeats):
             shutil.rmtree(work / "hub", ignore_errors=True)
-            builds.append(build_phase(work / "raw", work / "hub"))
+            runs["build"].append(build_phase(work / "raw", work / "hub"))
             shutil.rmtree(work / "floor", ignore_errors=True)
-            floors.append(build_floor_phase(work / "raw", work / "floor"))
-        b = statistics.median(r["seconds"] for r in builds)
-        f = statistics.median(r["seconds"] for r in floors)
-        print(f"{n:>7} {sum(builds[0]['rows'].values()):>8} {image_kb or 0.1:>8} {b:>8.1f} {f:>8.1f} {f / b:>11.2f} "
-              f"{max(r['peak_mb'] for r in builds):>8.0f} {max(r['peak_mb'] for r in floors):>8.0f}")
+            runs["floor"].append(build_floor_phase(work / "raw", work / "floor"))
+            shutil.rmtree(work / "floor", ignore_errors=True)
+            runs["fair"].append(build_floor_phase(work / "raw", work / "floor", fair=True))
+        med = {k: {f: statistics.median(r[f] for r in rs) for f in ("seconds", "cpu")} for k, rs in runs.items()}
+        b, f, ff = med["build"], med["floor"], med["fair"]
+        peak_b = max(r["peak_mb"] for r in runs["build"])
+        peak_f = max(r["peak_mb"] for r in runs["floor"])
+        peaks.append((n, peak_b, peak_f))
+        print(f"{n:>7} {sum(runs['build'][0]['rows'].values()):>8} {image_kb or 0.1:>4} {b['seconds']:>8.2f} "
+              f"{f['seconds']:>8.2f} {ff['seconds']:>7.2f} {f['seconds'] / b['seconds']:>5.2f}x {ff['seconds'] / b['seconds']:>4.2f}x "
+              f"{b['cpu']:>6.2f} {f['cpu']:>6.2f} {ff['cpu']:>6.2f} {f['cpu'] / b['cpu']:>5.2f}x {ff['cpu'] / b['cpu']:>4.2f}x "
+              f"{peak_b:>8.0f} {peak_f:>8.0f}")
+        speed = f["seconds"] / b["seconds"]
+        print(f"{n:>7} images: build {speed:.2f}x the floor's speed (fair floor {ff['seconds'] / b['seconds']:.2f}x), "
+              f"peak {peak_b:.0f} MB: target >= 2x at <= 500 MB {'met' if speed >= 2 and peak_b <= 500 else 'not met'}"
+              f" (against the fair floor: {'met' if ff['seconds'] / b['seconds'] >= 2 and peak_b <= 500 else 'not met'})")
         shutil.rmtree(work, ignore_errors=True)
+    if len(peaks) >= 2:
+        (n0, b0, f0), (n1, b1, f1) = peaks[0], peaks[-1]
+        print(f"peak memory {n0} -> {n1} images: build {b0:.0f} -> {b1:.0f} MB ({b1 - b0:+.0f}), floor {f0:.0f} -> "
+              f"{f1:.0f} MB ({f1 - f0:+.0f})")
 
 
 def main() -> int:

@@ -52,6 +52,51 @@ def image_columns(features: Features) -> dict[str, str]:
     return out
 
 
+class ArrowBinary:
+    """Bytes that still live in an Arrow array (e.g. an image column of a source Parquet batch): hashed and
+    checked through a zero-copy view, and written by slicing the array, never copied into a Python bytes
+    object and back (two copies of every image, the bulk of a build with real image sizes)."""
+
+    __slots__ = ("array", "index", "_buffer")
+
+    def __init__(self, array: pa.Array, index: int):
+        self.array, self.index = array, index
+        self._buffer = array[index].as_buffer()
+
+    def __len__(self) -> int:
+        return self._buffer.size if self._buffer is not None else 0
+
+    def view(self) -> memoryview:
+        return memoryview(self._buffer) if self._buffer is not None else memoryview(b"")
+
+    def __bytes__(self) -> bytes:
+        return self._buffer.to_pybytes() if self._buffer is not None else b""
+
+    def __eq__(self, other: object) -> bool:  # equal to the same bytes, wherever they live
+        if isinstance(other, ArrowBinary):
+            return self.view() == other.view()
+        return isinstance(other, (bytes, bytearray)) and self.view() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ArrowBinary({len(self)} bytes)"
+
+
+BINARY_TYPES = (bytes, bytearray, ArrowBinary)
+
+
+def plain_bytes(value: Any) -> Any:
+    """`value` with every ArrowBinary turned into bytes (for consumers that want plain Python rows)."""
+    if isinstance(value, ArrowBinary):
+        return bytes(value)
+    if isinstance(value, dict):
+        return {k: plain_bytes(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_bytes(v) for v in value]
+    return value
+
+
 def image_bytes(row: dict, columns: dict[str, str]) -> int:
     """Bytes of the image structs ({bytes, path}) in a row's image columns."""
     total = 0
@@ -61,14 +106,14 @@ def image_bytes(row: dict, columns: dict[str, str]) -> int:
             total += _nested_image_bytes(value)
             continue
         for image in (value or ()) if kind == "many" else (value,):
-            if isinstance(image, dict) and isinstance(image.get("bytes"), (bytes, bytearray)):
+            if isinstance(image, dict) and isinstance(image.get("bytes"), BINARY_TYPES):
                 total += len(image["bytes"])
     return total
 
 
 def _nested_image_bytes(value) -> int:
     if isinstance(value, dict):
-        if isinstance(value.get("bytes"), (bytes, bytearray)):
+        if isinstance(value.get("bytes"), BINARY_TYPES):
             return len(value["bytes"])
         return sum(_nested_image_bytes(v) for v in value.values())
     if isinstance(value, list):
@@ -80,7 +125,7 @@ def estimate_row_bytes(value: Any) -> int:
     """Cheap size estimate used to cut row groups; exact sizes come from pyarrow afterwards."""
     if value is None:
         return 1
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, BINARY_TYPES):
         return len(value)
     if isinstance(value, str):
         return len(value.encode("utf-8", "surrogatepass")) if not value.isascii() else len(value)
@@ -89,6 +134,44 @@ def estimate_row_bytes(value: Any) -> int:
     if isinstance(value, (list, tuple)):
         return sum(estimate_row_bytes(v) for v in value) + 4
     return 8
+
+
+def _image_column(values: list, struct_type: pa.StructType) -> pa.ChunkedArray:
+    """{bytes, path} structs (or None) -> the Image feature's struct column. ArrowBinary bytes are slices
+    of their source arrays (runs of neighbours as one slice), so the column is chunked and nothing is
+    copied before the Parquet writer reads it."""
+    byte_type = struct_type.field("bytes").type
+    chunks, run = [], []  # run: the current slice (array, first index, count)
+
+    def close_run() -> None:
+        if run:
+            array, first, count = run
+            piece = array.slice(first, count)
+            chunks.append(piece if piece.type == byte_type else piece.cast(byte_type))
+            run.clear()
+
+    for v in values:
+        data = v.get("bytes") if isinstance(v, dict) else None
+        if isinstance(data, ArrowBinary):
+            if run and run[0] is data.array and run[1] + run[2] == data.index:
+                run[2] += 1
+                continue
+            close_run()
+            run.extend([data.array, data.index, 1])
+        else:
+            close_run()
+            chunks.append(pa.array([bytes(data) if data is not None else None], type=byte_type))
+    close_run()
+    paths = pa.array([v.get("path") if isinstance(v, dict) else None for v in values], type=struct_type.field("path").type)
+    mask = [not isinstance(v, dict) for v in values]
+    out, offset = [], 0
+    for chunk in chunks:  # struct chunks aligned with the byte chunks
+        n = len(chunk)
+        nulls = mask[offset:offset + n]  # a validity bitmap only where a row has no image (as from_pylist)
+        out.append(pa.StructArray.from_arrays([chunk, paths.slice(offset, n)], fields=list(struct_type),
+                                              mask=pa.array(nulls, type=pa.bool_()) if any(nulls) else None))
+        offset += n
+    return pa.chunked_array(out, type=struct_type)
 
 
 @dataclass
@@ -139,25 +222,46 @@ class ShardedParquetWriter:
     def _estimate(self, row: dict) -> int:
         """Image bytes exactly; other nested values by their repr's length (C speed; bytes outside image
         columns are over-counted, which only cuts row groups earlier). Walking every nested item in
-        Python cost a quarter of a build with nested items."""
+        Python cost a quarter of a build with nested items. Plain values are dispatched on their exact
+        type first: most rows (answer keys, item rows) hold nothing else."""
         total = 0
+        images = self._images
         for name, value in row.items():
-            kind = self._images.get(name)
-            if kind == "nested":
+            kind = images.get(name)
+            if kind is None:
+                t = type(value)
+                if t is str:
+                    total += len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
+                elif value is None:
+                    continue
+                elif t is int or t is bool or t is float:
+                    total += 8
+                elif isinstance(value, (str, bytes, bytearray, ArrowBinary)):
+                    total += estimate_row_bytes(value)
+                elif isinstance(value, (dict, list, tuple)):
+                    total += len(repr(value))
+                else:
+                    total += 8
+            elif kind == "nested":
                 total += estimate_row_bytes(value)  # images inside: walk it
-                continue
-            if kind is not None:
-                total += image_bytes({name: value}, {name: kind})
-                continue
-            if value is None:
-                continue
-            if isinstance(value, (str, bytes, bytearray)):
-                total += estimate_row_bytes(value)
-            elif isinstance(value, (dict, list, tuple)):
-                total += len(repr(value))
             else:
-                total += 8
+                total += image_bytes({name: value}, {name: kind})
         return total
+
+    def _table(self, rows: list[dict]) -> pa.Table:
+        """The row group as a table. Single-image columns whose bytes are ArrowBinary are assembled from
+        slices of their source arrays (one copy, in C); everything else goes through from_pylist."""
+        arrow_images = [name for name, kind in self._images.items() if kind == "one"
+                        and any(isinstance(r.get(name), dict) and isinstance(r[name].get("bytes"), ArrowBinary)
+                                for r in rows)]
+        if not arrow_images:
+            return pa.Table.from_pylist(rows, schema=self.schema)
+        rest = pa.schema([f for f in self.schema if f.name not in arrow_images])
+        table = pa.Table.from_pylist(rows, schema=rest)
+        columns = {name: _image_column([r.get(name) for r in rows], self.schema.field(name).type)
+                   for name in arrow_images}
+        return pa.Table.from_arrays([columns[f.name] if f.name in columns else table.column(f.name)
+                                     for f in self.schema], schema=self.schema)
 
     def _open_shard(self) -> None:
         path = self.data_dir / f".{self.split}-{len(self._tmp_files):05d}.parquet.partial"
@@ -175,7 +279,7 @@ class ShardedParquetWriter:
     def _flush(self) -> None:
         if not self._rows:
             return
-        table = pa.Table.from_pylist(self._rows, schema=self.schema)
+        table = self._table(self._rows)
         if self._writer is None:
             self._open_shard()
         self._writer.write_table(table, row_group_size=len(self._rows))

@@ -20,8 +20,9 @@ import multiprocessing
 import os
 import shutil
 import sys
+import threading
 from collections import Counter
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,10 +50,12 @@ class BuildReport:
     download_bytes: int
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Path, stop: threading.Event | None = None) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
+            if stop is not None and stop.is_set():
+                raise RuntimeError("checksum abandoned: the build stopped")
             digest.update(chunk)
     return digest.hexdigest()
 
@@ -90,6 +93,10 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
     shutil.rmtree(tmp, ignore_errors=True)
     public_dir, answers_dir = tmp / adapter.name, tmp / (adapter.name + ANSWERS_SUFFIX)
     specs, features = _plan(adapter, hold_out_answers)
+    # The source files' checksums (for the card) are hashed in a thread while the rows are read: hashlib
+    # releases the GIL on large buffers, so on a release of big Parquet files this uses another core.
+    hasher, stop = ThreadPoolExecutor(max_workers=1), threading.Event()
+    hashed = hasher.submit(lambda: [(p, p.stat().st_size, sha256_file(p, stop)) for p in adapter.source_files(source)])
     try:
         bar = tqdm(desc=f"building {adapter.name}", unit=" rows", disable=not progress, file=sys.stderr)
         parts = _partitions(adapter, source, num_proc)
@@ -118,8 +125,8 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
         outcomes = [o for o in outcomes if o.spec.name not in empty]
         answer_outcomes = [o for o in answer_outcomes if o.spec.name not in empty]
         checksums = [
-            {"path": str(p.relative_to(source) if source.is_dir() else p.name), "bytes": p.stat().st_size, "sha256": sha256_file(p)}
-            for p in adapter.source_files(source)
+            {"path": str(p.relative_to(source) if source.is_dir() else p.name), "bytes": size, "sha256": digest}
+            for p, size, digest in hashed.result()
         ]
         image_summary = {
             "count": len(image_hashes),
@@ -136,6 +143,9 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        stop.set()  # a failed build does not wait for the checksums
+        hasher.shutdown(wait=True, cancel_futures=True)
     final_public = _swap_in(public_dir, out_root / adapter.name)
     final_answers = out_root / (adapter.name + ANSWERS_SUFFIX)
     if answer_outcomes:

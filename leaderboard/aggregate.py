@@ -36,16 +36,40 @@ def by_stratum(per_item: dict[str, np.ndarray], labels: dict[str, Sequence[Any]]
     matrix = np.column_stack([np.asarray(per_item[n], dtype=np.float64) for n in names]) if names else None
     out: dict[str, dict[str, dict]] = {}
     for stratum, values in labels.items():
-        groups: dict[str, list[int]] = {}
-        for index, value in enumerate(values):
-            for v in (value if isinstance(value, (list, tuple)) else [value]):
-                groups.setdefault("(missing)" if v is None else str(v), []).append(index)
+        groups = _groups(values)
         cells = {}
         for value, rows in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
             means = matrix[rows].mean(axis=0) * SCALE if matrix is not None else []
             cells[value] = {"n": len(rows), "metrics": {n: round(float(m), 4) for n, m in zip(names, means)}}
         out[stratum] = cells
     return out
+
+
+def _groups(values: Sequence[Any]) -> dict[str, Any]:
+    """label -> row indices (ascending). Scalar labels are coded once per distinct value and split with
+    numpy; list labels put a row in every value it holds."""
+    kinds = set(map(type, values))
+    if any(issubclass(k, (list, tuple)) for k in kinds):
+        groups: dict[str, list[int]] = {}
+        for index, value in enumerate(values):
+            for v in (value if isinstance(value, (list, tuple)) else [value]):
+                groups.setdefault("(missing)" if v is None else str(v), []).append(index)
+        return groups
+    if len(values) and (kinds == {str} or kinds == {int} or kinds == {bool}):  # one plain type: numpy does it
+        levels, codes = np.unique(np.asarray(values), return_inverse=True)
+        codes = codes.ravel()
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(levels) + 1))
+        return {str(level): order[bounds[k]:bounds[k + 1]] for k, level in enumerate(levels.tolist())}
+    code_of: dict[tuple, int] = {}  # keyed with the type: True and 1 are equal keys but different labels
+    codes = np.fromiter((code_of.setdefault((v.__class__, v), len(code_of)) for v in values), dtype=np.int64,
+                        count=len(values))
+    groups = {}
+    for (_, value), code in code_of.items():
+        label = "(missing)" if value is None else str(value)
+        rows = np.flatnonzero(codes == code)
+        groups[label] = rows if label not in groups else np.union1d(groups[label], rows)  # 1 and "1": one label
+    return groups
 
 
 def _sort_key(value: str):

@@ -66,3 +66,37 @@ def test_pattern_and_item_draws_agree_on_the_interval_and_auto_picks_patterns_fo
     few = values[:300]  # 12 x 32 > 300: items are resampled directly
     assert np.array_equal(bootstrap_means(few, resamples=500, seed=2), bootstrap_means(few, resamples=500, seed=2,
                                                                                          method="items"))
+
+
+def test_distinct_rows_matches_numpy_unique_rows_and_inverse():
+    """The pattern bootstrap's row dedup is np.unique(axis=0) exactly: same sorted rows, same inverse
+    (so the draws, hence the CIs, are unchanged), -0.0 merged with 0.0, and the packed-key overflow
+    falls back to numpy."""
+    from leaderboard.metrics.bootstrap import distinct_rows
+
+    values = np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 1.0], [1.0, 0.5, 0.0], [-0.0, 1.0, 1.0], [0.0, 0.25, 1.0]])
+    rows, inverse = distinct_rows(values)
+    assert rows.tolist() == [[0.0, 0.25, 1.0], [0.0, 1.0, 1.0], [1.0, 0.5, 0.0]]
+    assert inverse.tolist() == [2, 1, 2, 1, 0]
+    rng = np.random.default_rng(3)
+    wide = rng.integers(0, 3, size=(400, 50)) / 2.0  # 3^50 combinations: past the packed key, numpy's path
+    for matrix in (wide, wide[:, :7], rng.integers(0, 2, size=(1000, 1)).astype(float)):
+        want_rows, want_inverse = np.unique(matrix, axis=0, return_inverse=True)
+        got_rows, got_inverse = distinct_rows(matrix)
+        assert np.array_equal(got_rows, want_rows) and np.array_equal(got_inverse, want_inverse.ravel())
+
+
+def test_strata_of_plain_and_mixed_labels_split_exactly():
+    """by_stratum's numpy split (one plain label type) and its general path (None, mixed types, lists)."""
+    per_item = {"m": np.array([1.0, 0.0, 0.5, 1.0, 0.0, 0.25])}
+    labels = {"year": [2020, 2021, 2020, 2022, 2021, 2020], "rare": [True, False, True, True, False, False],
+              "kind": ["b", "a", "b", None, "a", "b"], "mixed": [1, "1", True, 1, None, "x"],
+              "imaging": [["CT", "MRI"], ["CT"], [], ["MRI"], ["CT"], ["US"]]}
+    out = by_stratum(per_item, labels)
+    assert out["year"] == {"2020": {"n": 3, "metrics": {"m": 58.3333}}, "2021": {"n": 2, "metrics": {"m": 0.0}},
+                           "2022": {"n": 1, "metrics": {"m": 100.0}}}
+    assert out["rare"] == {"False": {"n": 3, "metrics": {"m": 8.3333}}, "True": {"n": 3, "metrics": {"m": 83.3333}}}
+    assert {k: v["n"] for k, v in out["kind"].items()} == {"a": 2, "b": 3, "(missing)": 1}
+    assert out["mixed"]["1"] == {"n": 3, "metrics": {"m": 66.6667}}  # 1, "1" and the second 1 share a label
+    assert out["mixed"]["True"]["n"] == 1 and out["mixed"]["(missing)"]["n"] == 1
+    assert {k: v["n"] for k, v in out["imaging"].items()} == {"CT": 3, "MRI": 2, "US": 1}

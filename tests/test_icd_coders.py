@@ -484,3 +484,18 @@ def test_offline_code_many_agrees_with_code_term_by_term():
     norm = icd_offline.normalise_title
     assert batch == {t: single._match(norm(t)) if norm(t) else None for t in terms}
     assert batch["Cholera"] == "1A00" and batch["qwertyuiop zxcv"] is None
+
+
+def test_offline_code_many_equals_term_by_term_coding(offline):
+    """code_many's fuzzy step (ratio over word-sorted titles, in length bands) answers exactly what
+    `code` (process.extract with token_sort_ratio) answers, for terms near and far from titles."""
+    titles = offline._index.titles[::700]
+    terms = ([t + "s" for t in titles] + [" ".join(reversed(t.split())) for t in titles]
+             + [t[: max(1, len(t) * 4 // 5)] for t in titles] + ["xyz", "a", "heart attack", ""])
+    fresh = OfflineTitleCoder()
+    many = fresh.code_many(terms)
+    one_by_one = OfflineTitleCoder()
+    one_by_one._memo.clear()
+    assert many == {t: one_by_one._match(icd_offline.normalise_title(t)) if icd_offline.normalise_title(t) else None
+                    for t in dict.fromkeys(terms)}
+    assert sum(v is not None for v in many.values()) > len(titles)  # the fixture exercises real fuzzy hits

@@ -75,15 +75,69 @@ def normalise(term: str) -> str:
     return text.strip(" \t.,;:-*\"'")
 
 
-def ranked_list(items: list[str]) -> list[str]:
+def ranked_list(items: list[str], keys: dict[str, str] | None = None) -> list[str]:
     """The first 10 submitted items, then exact duplicates (after normalisation) and blanks dropped,
     later items moving up. Truncating first means padding a list with repeats never pulls an 11th
-    item into the scored ten."""
+    item into the scored ten. `keys` (item -> its normalised form) saves normalising repeated items."""
     seen, out = set(), []
     for item in items[:MAX_DIAGNOSES]:
-        key = normalise(item)
-        if not key or key in seen:
-            continue
-        seen.add(key)
-        out.append(item.strip())
+        key = keys[item] if keys is not None else normalise(item)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item.strip())
     return out
+
+
+class RankedLists:
+    """Every case's ranked list as term numbers: `ids[c, i]` indexes `terms` (-1 = empty slot)."""
+
+    def __init__(self, ids, terms: list[str]):
+        self.ids, self.terms = ids, terms
+
+    def lists(self) -> list[list[str]]:
+        return [[self.terms[i] for i in row if i >= 0] for row in self.ids.tolist()]
+
+
+def ranked_matrix(lists) -> RankedLists:
+    """`ranked_list` of every case of a pyarrow list<string> array (null = no prediction), vectorised:
+    each distinct item is normalised and stripped once, then duplicates (an earlier slot with the same
+    normalised key) and blanks are dropped and later items move up, with numpy over (cases, 10)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(lists)
+    top = pc.list_slice(lists, 0, MAX_DIAGNOSES)
+    flat = pc.list_flatten(top)
+    parent = np.asarray(pc.list_parent_indices(top), dtype=np.int64)
+    distinct = pc.unique(flat)
+    items = distinct.to_pylist()
+    item_ids = np.asarray(pc.index_in(flat, value_set=distinct), dtype=np.int64)
+    keys: dict[str, int] = {}
+    stripped: dict[str, int] = {}
+    key_of = np.empty(len(items), dtype=np.int64)
+    term_of = np.empty(len(items), dtype=np.int64)
+    for d, item in enumerate(items):
+        key = normalise(item)
+        key_of[d] = keys.setdefault(key, len(keys)) if key else -1
+        term_of[d] = stripped.setdefault(item.strip(), len(stripped))
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(parent, minlength=n), out=starts[1:])
+    position = np.arange(len(parent)) - starts[parent]
+    key_matrix = np.full((n, MAX_DIAGNOSES), -1, dtype=np.int64)
+    term_matrix = np.full((n, MAX_DIAGNOSES), -1, dtype=np.int64)
+    key_matrix[parent, position] = key_of[item_ids]
+    term_matrix[parent, position] = term_of[item_ids]
+    keep = key_matrix >= 0
+    for i in range(1, MAX_DIAGNOSES):  # a repeat of any earlier slot's key is dropped
+        keep[:, i] &= ~(key_matrix[:, :i] == key_matrix[:, i:i + 1]).any(axis=1)
+    order = np.argsort(~keep, axis=1, kind="stable")  # kept slots first, in their order
+    ids = np.take_along_axis(np.where(keep, term_matrix, -1), order, axis=1)
+    return RankedLists(ids, list(stripped))
+
+
+def ranked_lists(lists: list[list[str]]) -> list[list[str]]:
+    """`ranked_list` of every case (Python lists; see `ranked_matrix` for the scorer's vectorised form)."""
+    import pyarrow as pa
+
+    return ranked_matrix(pa.array(lists, type=pa.list_(pa.string()))).lists()

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from leaderboard.aggregate import by_stratum, overall
 from leaderboard.answer_key import AnswerKey
@@ -9,7 +11,7 @@ from leaderboard.metrics.ranked_lists import ranked_metrics
 from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
-from .parsing import MAX_DIAGNOSES, parse_response, ranked_list
+from .parsing import MAX_DIAGNOSES, RankedLists, parse_response, ranked_matrix
 from benchmarks.medreamm.taxonomy import BIBTEX, image_count_bin
 
 STEMS = {
@@ -75,26 +77,12 @@ class MedReaMM(Benchmark):
     )
 
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
-        rows = key.table.select([self.id_column, "diagnoses"]).to_pylist()
-        ids = [r[self.id_column] for r in rows]
-        gts = [sorted(r["diagnoses"], key=lambda d: not d["is_primary"]) for r in rows]  # primary first
-        preds, parse_failures, answered = [], 0, 0
-        for case_id in ids:
-            submitted = report.valid.get(case_id)
-            items: list[str] = []
-            if submitted is not None:
-                answered += 1
-                if "diagnoses" in submitted:
-                    items = submitted["diagnoses"]
-                elif "response" in submitted:
-                    items = parse_response(submitted["response"])
-                    parse_failures += not items
-            preds.append(ranked_list(items))
+        ids = key.table.column(self.id_column).to_pylist()
+        truth = _truth(key.table.column("diagnoses"))  # primary first
+        lists, answered, parse_failures = self._submitted_lists(key.table.column(self.id_column), report)
+        preds = ranked_matrix(lists)
         depth = MAX_DIAGNOSES
-        entities = max((len(g) for g in gts), default=1)
-        valid_gt = np.zeros((len(ids), entities), dtype=bool)
-        for c, gt in enumerate(gts):
-            valid_gt[c, : len(gt)] = True
+        valid_gt = truth.valid
 
         per_item: dict[str, np.ndarray] = {}
         pending: dict[str, str] = {}
@@ -102,7 +90,7 @@ class MedReaMM(Benchmark):
         comparable, reasons = True, []
 
         if context.service("icd_coder") is not None:
-            icd_matches, codable = self._icd_matches(preds, gts, depth, entities, context)
+            icd_matches, codable = self._icd_matches(preds, truth, context)
             for stem, values in ranked_metrics(icd_matches, valid_gt).items():
                 per_item[f"{stem}_icd"] = values
             protocol["icd_coder"] = dict(context.service("icd_coder").identity)
@@ -115,7 +103,7 @@ class MedReaMM(Benchmark):
             comparable = False
             reasons.append(context.why_missing("icd_coder"))
         if context.service("embedder") is not None:
-            sem_matches = self._semantic_matches(preds, gts, depth, entities, context)
+            sem_matches = self._semantic_matches(preds, truth, context)
             for stem, values in ranked_metrics(sem_matches, valid_gt).items():
                 per_item[f"{stem}_sem"] = values
             protocol["embedder"] = dict(context.service("embedder").identity)
@@ -140,50 +128,82 @@ class MedReaMM(Benchmark):
         return self.result(
             context, metrics=metrics, ci=ci, n_items=len(ids), n_answered=answered, parse_failures=parse_failures,
             pending=pending, strata=by_stratum(per_item, strata_labels), protocol=protocol,
-            per_item=({i: {k: float(v[n]) for k, v in per_item.items()} for n, i in enumerate(ids)}
-                      if context.keep_per_item else None))
+            per_item=_per_item_rows(ids, per_item) if context.keep_per_item else None)
 
-    def _icd_matches(self, preds, gts, depth, entities, context) -> tuple[np.ndarray, int]:
+    @staticmethod
+    def _submitted_lists(key_ids: pa.ChunkedArray, report: ValidationReport) -> tuple[pa.Array, int, int]:
+        """The submitted list of every case of the key, in key order (null when absent): a `diagnoses`
+        list as given, else the parsed `response` (each distinct text parsed once). Also the answered
+        count and how many responses parsed to nothing."""
+        table = report.table
+        string_lists = pa.list_(pa.string())
+        if table is None or table.num_rows == 0:
+            return pa.nulls(len(key_ids), string_lists), 0, 0
+        rows = pc.index_in(key_ids, value_set=table.column("id"))
+        answered = len(rows) - rows.null_count
+        lists = (table.column("diagnoses").take(rows) if "diagnoses" in table.column_names
+                 else pa.nulls(len(key_ids), string_lists))
+        lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
+        if "response" not in table.column_names:
+            return lists.cast(string_lists), answered, 0
+        texts = table.column("response").take(rows)
+        to_parse = pc.and_(lists.is_null(), texts.is_valid())
+        if not pc.any(to_parse).as_py():
+            return lists.cast(string_lists), answered, 0
+        values, parsed = lists.to_pylist(), {}
+        failures = 0
+        for c in np.flatnonzero(np.asarray(to_parse)):
+            text = texts[int(c)].as_py()
+            items = parsed.get(text)
+            if items is None:
+                items = parsed[text] = parse_response(text)
+            failures += not items
+            values[c] = items
+        return pa.array(values, type=string_lists), answered, failures
+
+    def _icd_matches(self, preds: "RankedLists", truth: "Truth", context) -> tuple[np.ndarray, int]:
+        """Each distinct term is coded once; the match tensor is one comparison of code numbers."""
         from leaderboard.matching.icd import code_terms
 
-        unique = sorted({p for case in preds for p in case})
-        codes = code_terms(context.service("icd_coder"), unique, progress=context.progress)
-        matches = np.zeros((len(preds), depth, entities), dtype=bool)
-        for c, (case, gt) in enumerate(zip(preds, gts)):
-            gt_codes = [g["icd11_code"] for g in gt]
-            for i, p in enumerate(case):
-                code = codes.get(p)
-                if code is None:
-                    continue
-                for g, gt_code in enumerate(gt_codes):
-                    matches[c, i, g] = gt_code is not None and code == gt_code
-        codable = sum(1 for case in preds for p in case if codes.get(p) is not None)
-        return matches, codable
+        used = np.unique(preds.ids[preds.ids >= 0])
+        terms = sorted(preds.terms[i] for i in used)
+        codes = code_terms(context.service("icd_coder"), terms, progress=context.progress)
+        number: dict[str, int] = {}  # ICD code -> small int; uncoded predictions -1, uncoded/padding truth -2
+        term_code = np.full(len(preds.terms) + 1, -1, dtype=np.int64)  # last slot: padding
+        for i in used:
+            code = codes.get(preds.terms[i])
+            term_code[i] = number.setdefault(code, len(number)) if code is not None else -1
+        pred_codes = term_code[preds.ids]  # -1 ids pick the padding slot
+        truth_code = np.array([number.get(c, -2) if c is not None else -2 for c in truth.code_values] + [-2],
+                              dtype=np.int64)
+        gt_codes = truth_code[truth.codes]
+        return pred_codes[:, :, None] == gt_codes[:, None, :], int((pred_codes >= 0).sum())
 
-    def _semantic_matches(self, preds, gts, depth, entities, context) -> np.ndarray:
+    def _semantic_matches(self, preds: "RankedLists", truth: "Truth", context) -> np.ndarray:
         from leaderboard.matching.embedder import PAPER_THRESHOLD
 
-        pred_terms = sorted({p for case in preds for p in case})
-        gt_terms = sorted({g["term"] for gt in gts for g in gt})
+        used = np.unique(preds.ids[preds.ids >= 0])
+        order = sorted(used, key=lambda i: preds.terms[i])  # embedded in sorted order, as always
+        pred_terms = [preds.terms[i] for i in order]
+        gt_order = sorted(range(len(truth.term_values)), key=lambda i: truth.term_values[i])
+        gt_terms = [truth.term_values[i] for i in gt_order]
         pred_vecs = context.service("embedder").embed(pred_terms) if pred_terms else None
         gt_vecs = context.service("embedder").embed(gt_terms)
         dim = gt_vecs.shape[1]
         pred_vecs = pred_vecs if pred_vecs is not None else np.zeros((0, dim), dtype=np.float32)
-        pred_vecs = np.vstack([pred_vecs, np.zeros((1, dim), dtype=pred_vecs.dtype)])  # row -1: padding
-        gt_vecs = np.vstack([gt_vecs, np.zeros((1, dim), dtype=gt_vecs.dtype)])
-        p_index = {t: i for i, t in enumerate(pred_terms)}
-        g_index = {t: i for i, t in enumerate(gt_terms)}
-        pred_idx = np.full((len(preds), depth), -1, dtype=np.int64)
-        gt_idx = np.full((len(gts), entities), -1, dtype=np.int64)
-        for c, case in enumerate(preds):
-            pred_idx[c, : len(case)] = [p_index[p] for p in case]
-        for c, gt in enumerate(gts):
-            gt_idx[c, : len(gt)] = [g_index[g["term"]] for g in gt]
-        matches = np.zeros((len(preds), depth, entities), dtype=bool)
-        for start in range(0, len(preds), SEM_CHUNK):
+        # float64 once per distinct term (exact), not once per gathered case row; row -1: padding
+        pred_vecs = np.vstack([pred_vecs, np.zeros((1, dim), dtype=pred_vecs.dtype)]).astype(np.float64)
+        gt_vecs = np.vstack([gt_vecs, np.zeros((1, dim), dtype=gt_vecs.dtype)]).astype(np.float64)
+        p_pos = np.full(len(preds.terms) + 1, -1, dtype=np.int64)
+        p_pos[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
+        g_pos = np.full(len(truth.term_values) + 1, -1, dtype=np.int64)
+        g_pos[np.asarray(gt_order, dtype=np.int64)] = np.arange(len(gt_order))
+        pred_idx = p_pos[preds.ids]
+        gt_idx = g_pos[truth.terms]
+        matches = np.zeros((len(pred_idx), MAX_DIAGNOSES, truth.terms.shape[1]), dtype=bool)
+        for start in range(0, len(pred_idx), SEM_CHUNK):
             block = slice(start, start + SEM_CHUNK)
-            sims = np.einsum("nid,ngd->nig", pred_vecs[pred_idx[block]].astype(np.float64),
-                             gt_vecs[gt_idx[block]].astype(np.float64))
+            sims = np.einsum("nid,ngd->nig", pred_vecs[pred_idx[block]], gt_vecs[gt_idx[block]])
             ok = (pred_idx[block] >= 0)[:, :, None] & (gt_idx[block] >= 0)[:, None, :]
             matches[block] = ok & (sims >= PAPER_THRESHOLD)
         return matches
@@ -204,3 +224,47 @@ class MedReaMM(Benchmark):
         if "source_type" in cols:
             labels["source_type"] = cols["source_type"]
         return labels
+
+
+class Truth:
+    """The key's ground truth as (cases, entities) matrices, primary first within each case: `terms` and
+    `codes` index `term_values` / `code_values` (the last index, -1, is padding), `valid` marks entities."""
+
+    def __init__(self, terms: np.ndarray, term_values: list, codes: np.ndarray, code_values: list, valid: np.ndarray):
+        self.terms, self.term_values, self.codes, self.code_values, self.valid = terms, term_values, codes, code_values, valid
+
+
+def _truth(column: pa.ChunkedArray) -> Truth:
+    lists = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    n = len(lists)
+    lengths = np.asarray(pc.fill_null(pc.list_value_length(lists), 0), dtype=np.int64)
+    entities = int(lengths.max()) if n else 1
+    flat = pc.list_flatten(lists)
+    parent = np.asarray(pc.list_parent_indices(lists), dtype=np.int64)
+    primary = np.asarray(pc.fill_null(flat.field("is_primary"), False), dtype=bool)
+    order = np.lexsort((np.arange(len(parent)), ~primary, parent))  # per case: primaries first, else as listed
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    parent_sorted = parent[order]
+    position = np.arange(len(order)) - starts[parent_sorted]
+    term_values = pc.unique(flat.field("term")).to_pylist()
+    code_values = pc.unique(flat.field("icd11_code")).to_pylist()
+    term_ids = np.asarray(pc.index_in(flat.field("term"), value_set=pa.array(term_values, pa.string())).fill_null(-1),
+                          dtype=np.int64)
+    code_ids = np.asarray(pc.index_in(flat.field("icd11_code"), value_set=pa.array(code_values, pa.string()),
+                                      skip_nulls=False).fill_null(-1), dtype=np.int64)
+    terms = np.full((n, entities), -1, dtype=np.int64)
+    codes = np.full((n, entities), -1, dtype=np.int64)
+    terms[parent_sorted, position] = term_ids[order]
+    codes[parent_sorted, position] = code_ids[order]
+    valid = np.arange(entities)[None, :] < lengths[:, None]
+    return Truth(terms, term_values, codes, code_values, valid)
+
+
+def _per_item_rows(ids: list[str], per_item: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """id -> {metric: value}, built from one list conversion instead of a float() per cell."""
+    names = list(per_item)
+    if not names:
+        return {i: {} for i in ids}
+    rows = np.column_stack([per_item[n] for n in names]).astype(np.float64).tolist()
+    return {i: dict(zip(names, row)) for i, row in zip(ids, rows)}

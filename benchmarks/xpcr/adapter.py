@@ -21,12 +21,14 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features, Image, List, Value
 from PIL import Image as PILImage
 
 from dataset_builders.errors import ProblemLog
 from dataset_builders.fields import FieldReader
+from dataset_builders.parquet_writer import ArrowBinary
 from dataset_builders.adapter import Adapter, CardFacts, ConfigSpec, release_image, resolve_inside
 from .taxonomy import (ABLATION_SEP, CASE_GROUPS, LETTERS, NON_DIAGNOSES, STAGES, OptionError, answer_letter, case_group_of,
                             category_code, category_for_disease, default_tier, modality_code, source_dataset,
@@ -334,6 +336,31 @@ class XPCRAdapter(Adapter):
             yield from self._cases(root, log, seen)
 
 
+def arrow_images(column: pa.Array) -> list | None:
+    """A source image column as one value per row with the bytes left in Arrow (ArrowBinary): a
+    {bytes, path} struct -> {"bytes": ArrowBinary or None, "path": str or None} (None for a null row), a
+    plain binary column -> ArrowBinary or None. None for any other type (read as Python values; the
+    row check then names the problem)."""
+    if pa.types.is_struct(column.type):
+        names = [column.type.field(i).name for i in range(column.type.num_fields)]
+        if "bytes" not in names or not _is_binary(column.type.field("bytes").type):
+            return None
+        data = column.field("bytes")
+        paths = column.field("path").to_pylist() if "path" in names else [None] * len(column)
+        valid = column.is_valid().to_pylist()
+        data_valid = data.is_valid().to_pylist()
+        return [({"bytes": ArrowBinary(data, i) if data_valid[i] else None, "path": paths[i]} if valid[i] else None)
+                for i in range(len(column))]
+    if _is_binary(column.type):
+        valid = column.is_valid().to_pylist()
+        return [ArrowBinary(column, i) if valid[i] else None for i in range(len(column))]
+    return None
+
+
+def _is_binary(t: pa.DataType) -> bool:
+    return pa.types.is_binary(t) or pa.types.is_large_binary(t)
+
+
 def parquet_files(source: Path) -> list[Path]:
     if source.is_file():
         return [source] if source.suffix == ".parquet" else []
@@ -464,9 +491,14 @@ class ChainReader:
         groups = None if row_groups is None else list(row_groups)
         try:
             for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=list(columns.values()), row_groups=groups):
-                for raw in batch.to_pylist():
+                images = arrow_images(batch.column(columns["image"]))
+                if images is not None:  # image bytes stay in Arrow: viewed to check and hash, sliced to write
+                    batch = batch.drop_columns([columns["image"]])
+                for index, raw in enumerate(batch.to_pylist()):
                     number += 1
                     record = {canonical: raw.get(name) for canonical, name in columns.items()}
+                    if images is not None:
+                        record["image"] = images[index]
                     yield from self._row(record, number)
                     if self.log.full:
                         return
@@ -538,8 +570,8 @@ class ChainReader:
         data, path = None, None
         if isinstance(value, dict):
             data, path = value.get("bytes"), value.get("path")
-        elif isinstance(value, (bytes, bytearray)):
-            data = bytes(value)
+        elif isinstance(value, (bytes, bytearray, ArrowBinary)):
+            data = value if isinstance(value, ArrowBinary) else bytes(value)
         elif value is not None:
             f.problem(f"field 'image' must be an {{bytes, path}} struct, got {type(value).__name__}")
             return None
@@ -549,14 +581,15 @@ class ChainReader:
                 f.problem("missing image bytes (image.bytes is empty and image.path / image_path is not a file "
                           "inside the release)")
                 return None
+        view = data.view() if isinstance(data, ArrowBinary) else data
         try:
-            with PILImage.open(io.BytesIO(data)) as img:
+            with PILImage.open(io.BytesIO(view)) as img:
                 img.verify()
         except Exception as exc:  # PIL raises many types for corrupt data
             f.problem(f"image cannot be decoded ({type(exc).__name__})")
             return None
         name = Path(path or image_path or f"{f.case}.png").name
-        return {"bytes": data, "path": name, "sha256": hashlib.sha256(data).hexdigest()}
+        return {"bytes": data, "path": name, "sha256": hashlib.sha256(view).hexdigest()}
 
     def _image_from_file(self, rel: str | None) -> bytes | None:
         """Bytes of an image the row only points to: relative to its Parquet file's folder, else the release root."""

@@ -40,6 +40,7 @@ LETTERS = string.ascii_uppercase
 ABLATION_SEP = "/without-"  # ablation item id: "<item id>/without-<MODALITY>"
 
 
+@lru_cache(maxsize=4096)  # a release repeats a handful of category, modality and disease strings
 def _key(text: str) -> str:
     """Casefold, '-'/'_' as spaces, single spaces: the form alias tables are keyed by."""
     return re.sub(r"\s+", " ", re.sub(r"[-_/]+", " ", text)).strip().casefold()
@@ -149,6 +150,7 @@ NO_DISEASE = ("normal", "healthy", "no disease", "no abnormality", "no lesion", 
 NON_DIAGNOSES = {"yes", "no", "uncertain", "unknown", "true", "false", "cannot determine", "not sure"}
 
 
+@lru_cache(maxsize=4096)
 def category_for_disease(disease: str | None) -> str | None:
     """The 8-way category of a disease name; None for 'normal' (no category); 'Rare' when no keyword fits."""
     if not disease:

@@ -354,19 +354,29 @@ class HashingEmbedder:
             "reason": STAND_IN_REASON,
         }
 
-    def _vector(self, text: str) -> np.ndarray:
-        v = np.zeros(self.dim, dtype=np.float64)
+    def _bucket(self, trigram: str) -> int:
+        h = hashlib.blake2b(trigram.encode("utf-8"), digest_size=8).digest()
+        return int.from_bytes(h, "little") % self.dim
+
+    def _vector(self, text: str, buckets: dict[str, int] | None = None) -> np.ndarray:
         s = "^^" + text.lower() + "$$"
+        if buckets is None:
+            buckets = {}
+        hits = []
         for i in range(len(s) - 2):
-            h = hashlib.blake2b(s[i : i + 3].encode("utf-8"), digest_size=8).digest()
-            v[int.from_bytes(h, "little") % self.dim] += 1.0
-        return v
+            trigram = s[i : i + 3]
+            b = buckets.get(trigram)
+            if b is None:
+                b = buckets[trigram] = self._bucket(trigram)
+            hits.append(b)
+        return np.bincount(hits, minlength=self.dim).astype(np.float64)  # counts: exact in float64
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         items = _check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return _l2_normalise(np.stack([self._vector(t) for t in items]))
+        buckets: dict[str, int] = {}  # trigrams recur across terms: hash each once per call
+        return _l2_normalise(np.stack([self._vector(t, buckets) for t in items]))
 
 
 # --------------------------------------------------------------------------

@@ -91,9 +91,12 @@ def fold_spelling(text: str) -> str:
 
 def normalise_title(text: str) -> str:
     """Normalise a title or term for matching (see module docstring)."""
-    s = html.unescape(str(text))
-    s = unicodedata.normalize("NFKD", s)
-    s = "".join(ch for ch in s if not unicodedata.combining(ch))
+    s = str(text)
+    if "&" in s:
+        s = html.unescape(s)
+    if not s.isascii():  # ASCII is its own NFKD form and has no combining marks
+        s = unicodedata.normalize("NFKD", s)
+        s = "".join(ch for ch in s if not unicodedata.combining(ch))
     s = s.casefold()
     s = _NON_ALNUM_RE.sub(" ", s)
     return fold_spelling(" ".join(s.split()))
@@ -156,6 +159,22 @@ class _TitleIndex:
         self.titles: list[str] = sorted(self.exact)
         self.codes: list[str] = [self.exact[t] for t in self.titles]
         self.n_records = n_records
+        self._token_sorted: tuple[list[str], np.ndarray, np.ndarray] | None = None
+
+    def by_length(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Titles with their words sorted (token_sort_ratio(a, b) is ratio(sorted a, sorted b): the titles'
+        half of that work done once), ordered by length; their lengths; their positions in `titles`."""
+        if self._token_sorted is None:
+            sorted_titles = [token_sort(t) for t in self.titles]
+            order = np.argsort(np.array([len(t) for t in sorted_titles], dtype=np.int64), kind="stable")
+            self._token_sorted = ([sorted_titles[i] for i in order],
+                                  np.array([len(sorted_titles[i]) for i in order], dtype=np.int64), order)
+        return self._token_sorted
+
+
+def token_sort(text: str) -> str:
+    """rapidfuzz's token_sort preprocessing (words split on whitespace, sorted, joined by one space)."""
+    return " ".join(sorted(text.split()))
 
 
 _INDEX_CACHE: dict[tuple[str, int, int], _TitleIndex] = {}
@@ -255,15 +274,24 @@ class OfflineTitleCoder:
             else:
                 fuzzy.append(norm)
         bar = tqdm(total=len(fuzzy), desc="ICD-11 fuzzy title match", unit="term", disable=not progress or not fuzzy)
-        for start in range(0, len(fuzzy), CDIST_BLOCK):
-            block = fuzzy[start:start + CDIST_BLOCK]
-            scores = process.cdist(block, self._index.titles, scorer=fuzz.token_sort_ratio, processor=None,
-                                   score_cutoff=self.fuzzy_threshold, workers=-1, dtype=np.float32)
-            best = scores.max(axis=1)
-            for row, norm in enumerate(block):
+        queries = sorted((token_sort(n), n) for n in fuzzy)
+        queries.sort(key=lambda q: len(q[0]))  # blocks of similar length compare against one band of titles
+        titles, lengths, order = self._index.by_length()
+        r = self.fuzzy_threshold / 100.0
+        for start in range(0, len(queries), CDIST_BLOCK):
+            block = queries[start:start + CDIST_BLOCK]
+            lo, hi = 0, len(titles)
+            if 0 < r <= 1:  # ratio = 2 x common / (len a + len b) >= r bounds len b to [q r/(2-r), q (2-r)/r]
+                lo = int(np.searchsorted(lengths, len(block[0][0]) * r / (2 - r) - 1, side="left"))
+                hi = int(np.searchsorted(lengths, len(block[-1][0]) * (2 - r) / r + 1, side="right"))
+            scores = process.cdist([q for q, _ in block], titles[lo:hi], scorer=fuzz.ratio, processor=None,
+                                   score_cutoff=self.fuzzy_threshold, workers=-1,
+                                   dtype=np.float32)  # = token_sort_ratio on the unsorted strings
+            best = scores.max(axis=1) if hi > lo else np.zeros(len(block), dtype=np.float32)
+            for row, (_, norm) in enumerate(block):
                 code = None
-                if best[row] >= self.fuzzy_threshold:
-                    hits = np.flatnonzero(scores[row] == best[row])
+                if hi > lo and best[row] >= self.fuzzy_threshold:
+                    hits = order[lo + np.flatnonzero(scores[row] == best[row])]
                     code = min((self._index.codes[i] for i in hits), key=_code_order)
                 with self._memo_lock:
                     self._memo[norm] = code

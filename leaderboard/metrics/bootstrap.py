@@ -38,7 +38,7 @@ def bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed
         out[:] = np.nan
         return out
     if method != "items" and not np.isnan(values).any():
-        patterns, inverse = np.unique(values, axis=0, return_inverse=True)
+        patterns, inverse = distinct_rows(values)
         if method == "patterns" or len(patterns) * PATTERN_SHARE <= n:
             from .cell_bootstrap import multinomial_draws
 
@@ -54,6 +54,26 @@ def bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed
         counts = np.bincount(picks.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
         out[start:start + size] = counts @ values / n
     return out
+
+
+def distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, axis=0, return_inverse=True)` (rows sorted lexicographically) without sorting
+    whole rows as records (~100x slower at 60,000 items): each column is ranked on its own, the ranks are
+    packed into one integer per row (first column most significant, so integer order is row order), and
+    those integers are deduplicated. NaN-free input (the caller checks)."""
+    values = np.ascontiguousarray(np.asarray(values, dtype=np.float64) + 0.0)  # -0.0 == 0.0, as in np.unique
+    n, m = values.shape
+    keys = np.zeros(n, dtype=np.int64)
+    span = 1
+    for j in range(m):
+        levels, rank = np.unique(values[:, j], return_inverse=True)
+        span *= max(len(levels), 1)
+        if span >= 2 ** 62:  # too many combinations to pack: fall back to numpy's row sort
+            patterns, inverse = np.unique(values, axis=0, return_inverse=True)
+            return patterns, inverse.ravel()
+        keys = keys * len(levels) + rank.ravel()
+    _, firsts, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return values[firsts], inverse.ravel()
 
 
 def percentile_ci(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,

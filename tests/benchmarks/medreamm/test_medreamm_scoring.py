@@ -146,3 +146,24 @@ def test_per_item_scores_are_private(tmp_path, tiny_built):
     _, result = score_file("medreamm", preds, tiny_built, context(keep_per_item=True))
     assert result.per_item["200"]["mrr_icd"] == 0.5
     assert "per_item" not in result.to_public_dict()
+
+
+def test_vectorised_ranked_lists_equal_the_per_case_rule():
+    """ranked_matrix (the scorer's numpy form) gives ranked_list's lists: first 10 items, duplicates after
+    normalisation and blanks dropped, later items moving up, items stripped."""
+    import random
+
+    from benchmarks.medreamm.parsing import ranked_list, ranked_lists
+
+    cases = [
+        ["Asthma", " asthma ", "COPD", "", "copd.", "Pneumonia"],
+        ["  ", "x"] + [f"d{i}" for i in range(12)],  # the 11th submitted item never enters the ten
+        [],
+        ["ﬁbrosis", "fibrosis", "Fibrosis!", "Sjögren syndrome"],
+    ]
+    assert ranked_lists(cases) == [["Asthma", "COPD", "Pneumonia"], ["x"] + [f"d{i}" for i in range(8)], [],
+                                   ["ﬁbrosis", "Fibrosis!", "Sjögren syndrome"]]
+    rng = random.Random(5)
+    pool = ["Asthma", "asthma", " Asthma", "", " ", "COPD", "copd;", "Pneumonia", "ﬁbrosis", "fibrosis", "x" * 3]
+    many = [[rng.choice(pool) for _ in range(rng.randint(0, 14))] for _ in range(500)]
+    assert ranked_lists(many) == [ranked_list(c) for c in many]
