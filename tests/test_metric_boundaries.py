@@ -236,3 +236,81 @@ def test_calibration_and_fact_scores_of_a_single_item():
     assert uncertainty_aware_score(np.array([0.3]), np.array([1]), np.array([TIER_WEIGHTS["R"]])) == \
         pytest.approx(100 * BASE_SCORES["CU"])
     assert fact_scores(2, 1, 1, 1, 1) == (1.0, 0.5, 0.5)  # one reference fact is a valid case
+
+
+# ------------------------------------------------------------------ calibration: bins, thresholds, empty inputs
+def test_ece_of_low_confidences_only_fills_the_first_bins_and_takes_its_bin_count():
+    from leaderboard.metrics.calibration import ECE_BINS, expected_calibration_error
+
+    # bins (of 10): 0.15 -> 1, 0.25 and 0.28 -> 2, 0.35 -> 3; nothing reaches the upper bins
+    confidence = np.array([0.15, 0.25, 0.28, 0.35])
+    correct = np.array([1, 0, 1, 0])
+    # |1 - 0.15| + |1 - (0.25 + 0.28)| + |0 - 0.35| = 0.85 + 0.47 + 0.35 = 1.67, over 4 items
+    assert expected_calibration_error(confidence, correct) == pytest.approx(1.67 / 4)
+    assert ECE_BINS == 10
+    # 4 bins: 0.15 -> 0, 0.25 and 0.28 and 0.35 -> 1: |1 - 0.15| + |1 - 0.88| = 0.97, over 4
+    assert expected_calibration_error(confidence, correct, bins=4) == pytest.approx(0.97 / 4)
+
+
+def test_bin_edges_absorb_float_noise_and_out_of_range_confidences_clip_to_the_end_bins():
+    from leaderboard.metrics.calibration import bin_index
+
+    # 0.299999999994 * 10 is 3 to 9 decimals (float noise of a 0.3 written by a model): bin 3, not bin 2
+    assert bin_index(np.array([0.299999999994, 0.3, 0.7, 1.0])).tolist() == [3, 3, 7, 9]
+    assert bin_index(np.array([-0.05, 1.2])).tolist() == [0, 9]  # never bin -1 or 10
+
+
+def test_uas_passes_its_threshold_on_and_is_nan_without_items_or_weight():
+    from leaderboard.metrics.calibration import BASE_SCORES, uncertainty_aware_score
+
+    confidence, correct, weights = np.array([0.6, 0.4]), np.array([1, 0]), np.array([1.0, 3.0])
+    # threshold 0.5: CC (1.0) and IU (0.25) -> 100 * (1 * 1.0 + 3 * 0.25) / 4 = 43.75
+    assert uncertainty_aware_score(confidence, correct, weights) == pytest.approx(43.75)
+    # threshold 0.7: CU (0.5) and IU (0.25) -> 100 * (0.5 + 0.75) / 4 = 31.25
+    assert uncertainty_aware_score(confidence, correct, weights, threshold=0.7) == pytest.approx(31.25)
+    assert (BASE_SCORES["CC"], BASE_SCORES["CU"], BASE_SCORES["IU"]) == (1.0, 0.5, 0.25)
+    assert math.isnan(uncertainty_aware_score(np.array([]), np.array([]), np.array([])))
+    assert math.isnan(uncertainty_aware_score(confidence, correct, np.zeros(2)))
+
+
+# ------------------------------------------------------------------ ClinMM: masks, messages, one predicted fact
+def test_consensus_takes_answered_as_a_mask_even_when_given_as_zeros_and_ones():
+    scores = np.array([[2.0, 1.0], [2.0, 2.0], [0.0, 1.0]])
+    assert consensus(scores, [1, 0, 1]).tolist() == [1.5, 0.0, 0.5]  # not rows 1, 0, 1 picked by index
+
+
+def test_fact_scores_of_one_predicted_fact_and_the_message_without_reference_facts():
+    from benchmarks.clinmm.metrics import fact_scores
+
+    assert fact_scores(1, 4, 1, 2, 0) == (0.5, 0.0, 1.0)  # one predicted fact is a real denominator
+    assert fact_scores(1, 4, 0, 0, 1) == (0.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="^a case needs at least one reference fact$"):
+        fact_scores(3, 0, 0, 0, 0)
+
+
+def test_mean_and_ci_rounds_to_four_decimals_and_resamples_with_the_given_count_and_seed():
+    from benchmarks.clinmm.metrics import mean_and_ci
+
+    values = np.array([1.0, 0.0, np.nan, 1.0, 0.0, 0.0, 1.0, 0.0])  # 3 of 7 non-NaN: 42.857142...%
+    mean, bounds, n = mean_and_ci(values, 100.0, 300, 11)
+    assert (mean, n) == (42.8571, 7)
+    lo, hi = percentile_ci(values[~np.isnan(values)], resamples=300, seed=11)  # not 5000 draws, not seed default
+    assert bounds == [round(float(lo[0]) * 100, 4), round(float(hi[0]) * 100, 4)]
+    # resampled means are multiples of 1/7, so both bounds have more than four decimals to round
+    assert round(float(lo[0]) * 100, 5) != bounds[0] and round(float(hi[0]) * 100, 5) != bounds[1]
+    assert 0 < bounds[0] < mean < bounds[1] < 100
+    assert mean_and_ci(values, 100.0, 0, 11) == (42.8571, None, 7)  # no resamples: no interval
+    one = mean_and_ci(values, 100.0, 1, 11)  # one resample is an interval of one draw
+    assert one[1] is not None and one[1][0] == one[1][1] and one[2] == 7
+    assert mean_and_ci(np.array([np.nan]), 100.0, 300, 11) == (None, None, 0)
+
+
+# ------------------------------------------------------------------ item bootstrap: one item, seed, level
+def test_bootstrap_of_one_item_is_that_item_and_percentile_ci_uses_its_seed_and_level():
+    assert bootstrap_means(np.array([0.7]), 5)[:, 0].tolist() == [0.7] * 5
+    values = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
+    means = bootstrap_means(values, 400, 3, method="items")[:, 0]
+    lo, hi = percentile_ci(values, resamples=400, seed=3)  # 13 items, 2 distinct rows: "auto" draws items
+    assert (lo[0], hi[0]) == pytest.approx((np.quantile(means, 0.025), np.quantile(means, 0.975)))
+    lo, hi = percentile_ci(values, resamples=400, seed=3, level=0.8)
+    assert (lo[0], hi[0]) == pytest.approx((np.quantile(means, 0.1), np.quantile(means, 0.9)))
