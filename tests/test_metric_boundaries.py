@@ -314,3 +314,43 @@ def test_bootstrap_of_one_item_is_that_item_and_percentile_ci_uses_its_seed_and_
     assert (lo[0], hi[0]) == pytest.approx((np.quantile(means, 0.025), np.quantile(means, 0.975)))
     lo, hi = percentile_ci(values, resamples=400, seed=3, level=0.8)
     assert (lo[0], hi[0]) == pytest.approx((np.quantile(means, 0.1), np.quantile(means, 0.9)))
+
+
+# ------------------------------------------------------------------ MedRealMM rubric: signed points, clipping
+def test_rubric_scores_of_asymmetric_cases_by_hand():
+    from leaderboard.metrics.rubric import rubric_scores
+
+    # case 0: +3 met, +1 not, -2 triggered -> (3 - 2) / 4 = 0.25
+    # case 1: +5 met, -1 not triggered, +2 met -> 7 / 7 = 1.0 (an untriggered penalty costs nothing)
+    # case 2: no criterion at all (n_cases reaches past it) -> 0, not counted as "no positive"
+    # case 3: +1 not met, -3 triggered, -1 triggered -> -4 / 1 -> raw -4, clipped to 0
+    # case 4: only -2 not triggered -> no denominator, nothing triggered -> 1
+    # case 5: +0.5 met, +1.5 not -> 0.25; criteria listed out of case order
+    case_index = [1, 0, 3, 0, 4, 1, 0, 3, 3, 1, 5, 5]
+    points = [5, 3, 1, 1, -2, -1, -2, -3, -1, 2, 0.5, 1.5]
+    met = [1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0]
+    s = rubric_scores(case_index, points, met, 6)
+    assert s.score.tolist() == [0.25, 1.0, 0.0, 0.0, 1.0, 0.25]
+    assert s.raw[[0, 1, 3, 5]].tolist() == [0.25, 1.0, -4.0, 0.25]
+    assert np.isnan(s.raw[2]) and np.isnan(s.raw[4])
+    assert s.positives_met.tolist() == [1, 2, 0, 0, 0, 1]
+    assert s.negatives_triggered.tolist() == [1, 0, 0, 2, 0, 0]
+    assert s.no_positive == 1  # case 4 only: case 2 has no rubric at all
+    # a criterion worth 0 points, met, is neither a positive met nor a penalty triggered
+    zero = rubric_scores([0, 0], [2, 0.0], [1, 1], 1)
+    assert zero.score.tolist() == [1.0] and (zero.positives_met[0], zero.negatives_triggered[0]) == (1, 0)
+    # a triggered penalty on a case without positives scores 0 even if another penalty is untriggered
+    assert rubric_scores([0, 0], [-1, -2], [0, 1], 1).score.tolist() == [0.0]
+
+
+def test_score_histogram_bins_of_five_percent_with_the_last_closed():
+    from leaderboard.metrics.rubric import HISTOGRAM_WIDTH, score_histogram
+
+    assert HISTOGRAM_WIDTH == 0.05
+    hist = score_histogram([0.0, 0.049, 0.05, 0.15, 0.5, 0.95, 0.9499, 1.0, 1.0])
+    assert list(hist)[:3] == ["0-5", "5-10", "10-15"] and list(hist)[-1] == "95-100" and len(hist) == 20
+    expected = {k: 0 for k in hist}
+    expected.update({"0-5": 2, "5-10": 1, "15-20": 1, "50-55": 1, "90-95": 1, "95-100": 3})
+    assert hist == expected
+    quarters = score_histogram([0.0, 0.3, 0.5, 0.75, 1.0], width=0.25)
+    assert quarters == {"0-25": 1, "25-50": 1, "50-75": 1, "75-100": 2}
