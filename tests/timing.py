@@ -4,12 +4,13 @@ measured in the same test, so a slow or busy machine slows both sides alike.
 - `growth(fn, make, n)`: the time at k*n over the time at n (each the best of a few runs). A linear
   function grows ~k-fold, a quadratic one ~k^2-fold: with k = 8, 8 against 64. `assert_linear` allows
   LINEAR_SLACK * k (20), far from both the noise of a linear run and the 64 of a quadratic one.
-- `assert_within(project, baseline, ratio)`: the project's time against a floor timed in the same test
-  (for work too large to repeat at two sizes: a plain pass over the same file).
+- `cpu_seconds` + `assert_grows_linearly`: for work too large to repeat (a million-line file, a CLI child
+  process), CPU seconds (this process and its children; other processes do not add to them) at n and at k*n.
 """
 from __future__ import annotations
 
 import gc
+import resource
 import time
 from typing import Callable
 
@@ -68,3 +69,23 @@ def assert_within(project: float, baseline: float, ratio: float, label: object =
     """Fails when the project took more than `ratio` times the floor timed alongside it."""
     assert project < ratio * baseline, (f"{label}: {project:.2f} s against a {baseline:.2f} s floor timed in the same "
                                         f"test: {project / baseline:.1f}x, allowed {ratio:g}x")
+
+
+def cpu_seconds(fn: Callable[[], object]) -> tuple[object, float]:
+    """(fn(), CPU seconds it used in this process and in the child processes it waited for). CPU time, not
+    wall time: other processes on a loaded machine do not add to it (microsecond resolution, not os.times' 10 ms)."""
+    def used() -> float:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime
+
+    before = used()
+    result = fn()
+    return result, used() - before
+
+
+def assert_grows_linearly(small: float, large: float, k: int = GROWTH, label: object = "") -> float:
+    """For work timed once at n and once at k*n (too large to repeat): fails above LINEAR_SLACK * k."""
+    ratio = large / max(small, 0.01)  # a run under 10 ms of CPU counts as 10 ms (timer and start-up noise)
+    assert ratio < LINEAR_SLACK * k, (f"{label}: {large:.2f} s at {k}n against {small:.2f} s at n: {ratio:.1f}x, "
+                                      f"linear would be ~{k}x")
+    return ratio
