@@ -354,3 +354,16 @@ def test_score_histogram_bins_of_five_percent_with_the_last_closed():
     assert hist == expected
     quarters = score_histogram([0.0, 0.3, 0.5, 0.75, 1.0], width=0.25)
     assert quarters == {"0-25": 1, "25-50": 1, "50-75": 1, "75-100": 2}
+
+
+def test_rubric_cases_after_the_last_criterion_and_a_histogram_without_high_scores():
+    from leaderboard.metrics.rubric import rubric_scores, score_histogram
+
+    # cases 1 and 2 have no criterion (nothing judged yet): every per-case array still has n_cases entries
+    s = rubric_scores([0, 0], [2.0, -1.0], [1, 1], 3)
+    assert s.score.tolist() == [0.5, 0.0, 0.0] and s.no_positive == 0
+    assert s.positives_met.tolist() == [1, 0, 0] and s.negatives_triggered.tolist() == [1, 0, 0]
+    assert s.raw[0] == 0.5 and np.isnan(s.raw[1:]).all()
+    hist = score_histogram([0.0, 0.42])  # nothing in the upper bins: still all 20 of them, at 0
+    assert len(hist) == 20 and hist["0-5"] == 1 and hist["40-45"] == 1 and hist["95-100"] == 0
+    assert sum(hist.values()) == 2
