@@ -32,6 +32,12 @@ CASES = [
     ("Option B: Drusen Option C: Exudates", None),
     ("A. Drusen\nB. Exudates", None),
     ("B) Drusen; see B) Findings", "B"),  # the same letter again is no echoed list
+    ("B) Drusen, not C) Exudates", "B"),  # a rejected option after the answer is no echoed list
+    ("B) C) Drusen", None),  # an echoed list whose first option is empty
+    # a hedge inside an explicit statement: any second letter, compared case-insensitively
+    ("The answer is C or A given the findings", None),  # "A given": an option letter after "answer is C or"
+    ("The answer is C or d because", None),  # a lower-case second letter counts in an explicit statement
+    ("The answer is C / c.", "C"),  # the same letter twice is one answer
     # only the first two lines decide a leading letter; later ones are reasoning
     ("B\nThe fundus shows drusen.\nUnlike A, it is dry.\nC and D are wet.", "B"),
     # hypothetical statements: the clause around "would be" (sentence delimiters .!?; and line breaks)
