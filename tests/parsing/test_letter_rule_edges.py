@@ -2,6 +2,8 @@
 explicit statement, hedged leading letters, bracketed leading letters and echoed option lists, the second
 line of a leading letter, and the 150-character window and clause bounds of the hypothetical check
 ("If ..., the answer would be D"). Each case names what a careful reader takes and why."""
+import re
+
 import pytest
 
 from leaderboard.letters import parse_letter
@@ -51,7 +53,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text, expected", CASES, ids=[c[0][:40] for c in CASES])
+@pytest.mark.parametrize("text, expected", CASES, ids=[re.sub(r"\W+", "_", c[0][:40]).strip("_") for c in CASES])
 def test_letter_rule_edge(text, expected):
     assert parse_letter(text) == expected
 
