@@ -367,3 +367,40 @@ def test_rubric_cases_after_the_last_criterion_and_a_histogram_without_high_scor
     hist = score_histogram([0.0, 0.42])  # nothing in the upper bins: still all 20 of them, at 0
     assert len(hist) == 20 and hist["0-5"] == 1 and hist["40-45"] == 1 and hist["95-100"] == 0
     assert sum(hist.values()) == 2
+
+
+# ------------------------------------------------------------------ item bootstrap: which exact draw "auto" takes
+def test_auto_draws_patterns_from_exactly_32_fold_repeats_and_items_otherwise():
+    from leaderboard.metrics.bootstrap import PATTERN_SHARE
+
+    assert PATTERN_SHARE == 32
+    two_rows = np.array([0.0, 1.0] * 32)  # 64 items, 2 distinct rows: exactly 32-fold
+    patterns = bootstrap_means(two_rows, 300, 9, method="patterns")
+    items = bootstrap_means(two_rows, 300, 9, method="items")
+    assert not np.array_equal(patterns, items)  # two different exact draws (same distribution)
+    assert np.array_equal(bootstrap_means(two_rows, 300, 9), patterns)  # 2 x 32 <= 64
+    fewer = two_rows[:-1]  # 63 items: under 32-fold
+    assert np.array_equal(bootstrap_means(fewer, 300, 9), bootstrap_means(fewer, 300, 9, method="items"))
+    assert not np.array_equal(bootstrap_means(fewer, 300, 9, method="patterns"),
+                              bootstrap_means(fewer, 300, 9, method="items"))  # "patterns" is obeyed
+    with_nan = np.r_[two_rows, np.nan]  # a NaN item: always the item draw (callers drop NaN items first)
+    auto = bootstrap_means(with_nan, 300, 9)
+    assert np.array_equal(auto, bootstrap_means(with_nan, 300, 9, method="items"), equal_nan=True)
+
+
+def test_pattern_draws_beyond_one_chunk_fill_every_resample():
+    two_rows = np.array([0.0, 1.0] * 32)
+    means = bootstrap_means(two_rows, 2_100, 9)  # the pattern draw runs 2,000 resamples a chunk
+    assert means.shape == (2_100, 1) and not np.isnan(means).any()
+    assert ((means >= 0) & (means <= 1)).all() and abs(means.mean() - 0.5) < 0.01
+
+
+def test_mean_and_ci_resamples_with_its_seed():
+    from benchmarks.clinmm.metrics import mean_and_ci
+
+    values = np.array([0.11, 0.92, 0.35, 0.67, 0.08, 0.54, 0.29, 0.81, 0.46, 0.73])  # 10 distinct: seeds differ
+    _, bounds, _ = mean_and_ci(values, 100.0, 200, 5)
+    lo, hi = percentile_ci(values, resamples=200, seed=5)
+    assert bounds == [round(float(lo[0]) * 100, 4), round(float(hi[0]) * 100, 4)]
+    other = percentile_ci(values, resamples=200, seed=6)
+    assert [round(float(other[0][0]) * 100, 4), round(float(other[1][0]) * 100, 4)] != bounds
