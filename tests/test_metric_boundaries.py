@@ -364,6 +364,8 @@ def test_rubric_cases_after_the_last_criterion_and_a_histogram_without_high_scor
     assert s.score.tolist() == [0.5, 0.0, 0.0] and s.no_positive == 0
     assert s.positives_met.tolist() == [1, 0, 0] and s.negatives_triggered.tolist() == [1, 0, 0]
     assert s.raw[0] == 0.5 and np.isnan(s.raw[1:]).all()
+    two = rubric_scores([0, 1], [2.0, 1.0], [1, 0], 3)  # two cases judged, the third not yet
+    assert two.score.tolist() == [1.0, 0.0, 0.0] and two.raw[:2].tolist() == [1.0, 0.0] and np.isnan(two.raw[2])
     hist = score_histogram([0.0, 0.42])  # nothing in the upper bins: still all 20 of them, at 0
     assert len(hist) == 20 and hist["0-5"] == 1 and hist["40-45"] == 1 and hist["95-100"] == 0
     assert sum(hist.values()) == 2
