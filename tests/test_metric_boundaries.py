@@ -236,3 +236,173 @@ def test_calibration_and_fact_scores_of_a_single_item():
     assert uncertainty_aware_score(np.array([0.3]), np.array([1]), np.array([TIER_WEIGHTS["R"]])) == \
         pytest.approx(100 * BASE_SCORES["CU"])
     assert fact_scores(2, 1, 1, 1, 1) == (1.0, 0.5, 0.5)  # one reference fact is a valid case
+
+
+# ------------------------------------------------------------------ calibration: bins, thresholds, empty inputs
+def test_ece_of_low_confidences_only_fills_the_first_bins_and_takes_its_bin_count():
+    from leaderboard.metrics.calibration import ECE_BINS, expected_calibration_error
+
+    # bins (of 10): 0.15 -> 1, 0.25 and 0.28 -> 2, 0.35 -> 3; nothing reaches the upper bins
+    confidence = np.array([0.15, 0.25, 0.28, 0.35])
+    correct = np.array([1, 0, 1, 0])
+    # |1 - 0.15| + |1 - (0.25 + 0.28)| + |0 - 0.35| = 0.85 + 0.47 + 0.35 = 1.67, over 4 items
+    assert expected_calibration_error(confidence, correct) == pytest.approx(1.67 / 4)
+    assert ECE_BINS == 10
+    # 4 bins: 0.15 -> 0, 0.25 and 0.28 and 0.35 -> 1: |1 - 0.15| + |1 - 0.88| = 0.97, over 4
+    assert expected_calibration_error(confidence, correct, bins=4) == pytest.approx(0.97 / 4)
+
+
+def test_bin_edges_absorb_float_noise_and_out_of_range_confidences_clip_to_the_end_bins():
+    from leaderboard.metrics.calibration import bin_index
+
+    # 0.299999999994 * 10 is 3 to 9 decimals (float noise of a 0.3 written by a model): bin 3, not bin 2
+    assert bin_index(np.array([0.299999999994, 0.3, 0.7, 1.0])).tolist() == [3, 3, 7, 9]
+    assert bin_index(np.array([-0.05, 1.2])).tolist() == [0, 9]  # never bin -1 or 10
+
+
+def test_uas_passes_its_threshold_on_and_is_nan_without_items_or_weight():
+    from leaderboard.metrics.calibration import BASE_SCORES, uncertainty_aware_score
+
+    confidence, correct, weights = np.array([0.6, 0.4]), np.array([1, 0]), np.array([1.0, 3.0])
+    # threshold 0.5: CC (1.0) and IU (0.25) -> 100 * (1 * 1.0 + 3 * 0.25) / 4 = 43.75
+    assert uncertainty_aware_score(confidence, correct, weights) == pytest.approx(43.75)
+    # threshold 0.7: CU (0.5) and IU (0.25) -> 100 * (0.5 + 0.75) / 4 = 31.25
+    assert uncertainty_aware_score(confidence, correct, weights, threshold=0.7) == pytest.approx(31.25)
+    assert (BASE_SCORES["CC"], BASE_SCORES["CU"], BASE_SCORES["IU"]) == (1.0, 0.5, 0.25)
+    assert math.isnan(uncertainty_aware_score(np.array([]), np.array([]), np.array([])))
+    assert math.isnan(uncertainty_aware_score(confidence, correct, np.zeros(2)))
+
+
+# ------------------------------------------------------------------ ClinMM: masks, messages, one predicted fact
+def test_consensus_takes_answered_as_a_mask_even_when_given_as_zeros_and_ones():
+    scores = np.array([[2.0, 1.0], [2.0, 2.0], [0.0, 1.0]])
+    assert consensus(scores, [1, 0, 1]).tolist() == [1.5, 0.0, 0.5]  # not rows 1, 0, 1 picked by index
+
+
+def test_fact_scores_of_one_predicted_fact_and_the_message_without_reference_facts():
+    from benchmarks.clinmm.metrics import fact_scores
+
+    assert fact_scores(1, 4, 1, 2, 0) == (0.5, 0.0, 1.0)  # one predicted fact is a real denominator
+    assert fact_scores(1, 4, 0, 0, 1) == (0.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="^a case needs at least one reference fact$"):
+        fact_scores(3, 0, 0, 0, 0)
+
+
+def test_mean_and_ci_rounds_to_four_decimals_and_resamples_with_the_given_count_and_seed():
+    from benchmarks.clinmm.metrics import mean_and_ci
+
+    values = np.array([1.0, 0.0, np.nan, 1.0, 0.0, 0.0, 1.0, 0.0])  # 3 of 7 non-NaN: 42.857142...%
+    mean, bounds, n = mean_and_ci(values, 100.0, 300, 11)
+    assert (mean, n) == (42.8571, 7)
+    lo, hi = percentile_ci(values[~np.isnan(values)], resamples=300, seed=11)  # not 5000 draws, not seed default
+    assert bounds == [round(float(lo[0]) * 100, 4), round(float(hi[0]) * 100, 4)]
+    # resampled means are multiples of 1/7, so both bounds have more than four decimals to round
+    assert round(float(lo[0]) * 100, 5) != bounds[0] and round(float(hi[0]) * 100, 5) != bounds[1]
+    assert 0 < bounds[0] < mean < bounds[1] < 100
+    assert mean_and_ci(values, 100.0, 0, 11) == (42.8571, None, 7)  # no resamples: no interval
+    one = mean_and_ci(values, 100.0, 1, 11)  # one resample is an interval of one draw
+    assert one[1] is not None and one[1][0] == one[1][1] and one[2] == 7
+    assert mean_and_ci(np.array([np.nan]), 100.0, 300, 11) == (None, None, 0)
+
+
+# ------------------------------------------------------------------ item bootstrap: one item, seed, level
+def test_bootstrap_of_one_item_is_that_item_and_percentile_ci_uses_its_seed_and_level():
+    assert bootstrap_means(np.array([0.7]), 5)[:, 0].tolist() == [0.7] * 5
+    values = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
+    means = bootstrap_means(values, 400, 3, method="items")[:, 0]
+    lo, hi = percentile_ci(values, resamples=400, seed=3)  # 13 items, 2 distinct rows: "auto" draws items
+    assert (lo[0], hi[0]) == pytest.approx((np.quantile(means, 0.025), np.quantile(means, 0.975)))
+    lo, hi = percentile_ci(values, resamples=400, seed=3, level=0.8)
+    assert (lo[0], hi[0]) == pytest.approx((np.quantile(means, 0.1), np.quantile(means, 0.9)))
+
+
+# ------------------------------------------------------------------ MedRealMM rubric: signed points, clipping
+def test_rubric_scores_of_asymmetric_cases_by_hand():
+    from leaderboard.metrics.rubric import rubric_scores
+
+    # case 0: +3 met, +1 not, -2 triggered -> (3 - 2) / 4 = 0.25
+    # case 1: +5 met, -1 not triggered, +2 met -> 7 / 7 = 1.0 (an untriggered penalty costs nothing)
+    # case 2: no criterion at all (n_cases reaches past it) -> 0, not counted as "no positive"
+    # case 3: +1 not met, -3 triggered, -1 triggered -> -4 / 1 -> raw -4, clipped to 0
+    # case 4: only -2 not triggered -> no denominator, nothing triggered -> 1
+    # case 5: +0.5 met, +1.5 not -> 0.25; criteria listed out of case order
+    case_index = [1, 0, 3, 0, 4, 1, 0, 3, 3, 1, 5, 5]
+    points = [5, 3, 1, 1, -2, -1, -2, -3, -1, 2, 0.5, 1.5]
+    met = [1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0]
+    s = rubric_scores(case_index, points, met, 6)
+    assert s.score.tolist() == [0.25, 1.0, 0.0, 0.0, 1.0, 0.25]
+    assert s.raw[[0, 1, 3, 5]].tolist() == [0.25, 1.0, -4.0, 0.25]
+    assert np.isnan(s.raw[2]) and np.isnan(s.raw[4])
+    assert s.positives_met.tolist() == [1, 2, 0, 0, 0, 1]
+    assert s.negatives_triggered.tolist() == [1, 0, 0, 2, 0, 0]
+    assert s.no_positive == 1  # case 4 only: case 2 has no rubric at all
+    # a criterion worth 0 points, met, is neither a positive met nor a penalty triggered
+    zero = rubric_scores([0, 0], [2, 0.0], [1, 1], 1)
+    assert zero.score.tolist() == [1.0] and (zero.positives_met[0], zero.negatives_triggered[0]) == (1, 0)
+    # a triggered penalty on a case without positives scores 0 even if another penalty is untriggered
+    assert rubric_scores([0, 0], [-1, -2], [0, 1], 1).score.tolist() == [0.0]
+
+
+def test_score_histogram_bins_of_five_percent_with_the_last_closed():
+    from leaderboard.metrics.rubric import HISTOGRAM_WIDTH, score_histogram
+
+    assert HISTOGRAM_WIDTH == 0.05
+    hist = score_histogram([0.0, 0.049, 0.05, 0.15, 0.5, 0.95, 0.9499, 1.0, 1.0])
+    assert list(hist)[:3] == ["0-5", "5-10", "10-15"] and list(hist)[-1] == "95-100" and len(hist) == 20
+    expected = {k: 0 for k in hist}
+    expected.update({"0-5": 2, "5-10": 1, "15-20": 1, "50-55": 1, "90-95": 1, "95-100": 3})
+    assert hist == expected
+    quarters = score_histogram([0.0, 0.3, 0.5, 0.75, 1.0], width=0.25)
+    assert quarters == {"0-25": 1, "25-50": 1, "50-75": 1, "75-100": 2}
+
+
+def test_rubric_cases_after_the_last_criterion_and_a_histogram_without_high_scores():
+    from leaderboard.metrics.rubric import rubric_scores, score_histogram
+
+    # cases 1 and 2 have no criterion (nothing judged yet): every per-case array still has n_cases entries
+    s = rubric_scores([0, 0], [2.0, -1.0], [1, 1], 3)
+    assert s.score.tolist() == [0.5, 0.0, 0.0] and s.no_positive == 0
+    assert s.positives_met.tolist() == [1, 0, 0] and s.negatives_triggered.tolist() == [1, 0, 0]
+    assert s.raw[0] == 0.5 and np.isnan(s.raw[1:]).all()
+    two = rubric_scores([0, 1], [2.0, 1.0], [1, 0], 3)  # two cases judged, the third not yet
+    assert two.score.tolist() == [1.0, 0.0, 0.0] and two.raw[:2].tolist() == [1.0, 0.0] and np.isnan(two.raw[2])
+    hist = score_histogram([0.0, 0.42])  # nothing in the upper bins: still all 20 of them, at 0
+    assert len(hist) == 20 and hist["0-5"] == 1 and hist["40-45"] == 1 and hist["95-100"] == 0
+    assert sum(hist.values()) == 2
+
+
+# ------------------------------------------------------------------ item bootstrap: which exact draw "auto" takes
+def test_auto_draws_patterns_from_exactly_32_fold_repeats_and_items_otherwise():
+    from leaderboard.metrics.bootstrap import PATTERN_SHARE
+
+    assert PATTERN_SHARE == 32
+    two_rows = np.array([0.0, 1.0] * 32)  # 64 items, 2 distinct rows: exactly 32-fold
+    patterns = bootstrap_means(two_rows, 300, 9, method="patterns")
+    items = bootstrap_means(two_rows, 300, 9, method="items")
+    assert not np.array_equal(patterns, items)  # two different exact draws (same distribution)
+    assert np.array_equal(bootstrap_means(two_rows, 300, 9), patterns)  # 2 x 32 <= 64
+    fewer = two_rows[:-1]  # 63 items: under 32-fold
+    assert np.array_equal(bootstrap_means(fewer, 300, 9), bootstrap_means(fewer, 300, 9, method="items"))
+    assert not np.array_equal(bootstrap_means(fewer, 300, 9, method="patterns"),
+                              bootstrap_means(fewer, 300, 9, method="items"))  # "patterns" is obeyed
+    with_nan = np.r_[two_rows, np.nan]  # a NaN item: always the item draw (callers drop NaN items first)
+    auto = bootstrap_means(with_nan, 300, 9)
+    assert np.array_equal(auto, bootstrap_means(with_nan, 300, 9, method="items"), equal_nan=True)
+
+
+def test_pattern_draws_beyond_one_chunk_fill_every_resample():
+    two_rows = np.array([0.0, 1.0] * 32)
+    means = bootstrap_means(two_rows, 2_100, 9)  # the pattern draw runs 2,000 resamples a chunk
+    assert means.shape == (2_100, 1) and not np.isnan(means).any()
+    assert ((means >= 0) & (means <= 1)).all() and abs(means.mean() - 0.5) < 0.01
+
+
+def test_mean_and_ci_resamples_with_its_seed():
+    from benchmarks.clinmm.metrics import mean_and_ci
+
+    values = np.array([0.11, 0.92, 0.35, 0.67, 0.08, 0.54, 0.29, 0.81, 0.46, 0.73])  # 10 distinct: seeds differ
+    _, bounds, _ = mean_and_ci(values, 100.0, 200, 5)
+    lo, hi = percentile_ci(values, resamples=200, seed=5)
+    assert bounds == [round(float(lo[0]) * 100, 4), round(float(hi[0]) * 100, 4)]
+    other = percentile_ci(values, resamples=200, seed=6)
+    assert [round(float(other[0][0]) * 100, 4), round(float(other[1][0]) * 100, 4)] != bounds

@@ -2,7 +2,6 @@
 by hand with the letter a careful reader would extract (null: the response does not commit to one
 option), plus its precedence and its running time on hostile input."""
 import json
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from leaderboard import letters as letters_module
 from leaderboard.letters import LETTERS, RULE_SUMMARY, RULE_VERSION, parse_letter
+from timing import assert_linear
 
 CORPUS_PATH = Path(__file__).with_name("letter_corpus.jsonl")
 CORPUS = [(n, json.loads(line)) for n, line in enumerate(CORPUS_PATH.read_text(encoding="utf-8").splitlines(), 1)
@@ -119,48 +119,43 @@ def test_only_a_bounded_head_and_tail_are_read():
 
 
 # ------------------------------------------------------------------ linear time on hostile input
-MILLION = 1_000_000
-HOSTILE = {
-    "answer+spaces+digit": "answer" + " " * 100_000 + "1",
-    "answer+1M spaces": "answer" + " " * (MILLION - 7) + "1",
-    "answer+tabs": "answer" + "\t" * MILLION + "1",
-    "open parens": "(" * MILLION,
-    "A space": "A " * (MILLION // 2),
-    "answer colon": "answer: " * (MILLION // 8),
-    "think open": "<think>" * (MILLION // 7),
-    "think close": "</think>" * (MILLION // 8),
-    "think pairs": "<think>a</think>" * (MILLION // 16),
-    "final answer is": "the final answer is " * (MILLION // 20),
-    "boxed": "\\boxed{" * (MILLION // 7),
-    "json key": '"answer": "' * (MILLION // 11),
-    "newlines": " \n" * (MILLION // 2),
-    "strike": "~~" * (MILLION // 2),
-    "bold": "**A**" * (MILLION // 5),
-    "letters glued": "ABCDE" * (MILLION // 5),
-    "zh answer": "答案" * (MILLION // 2),
-    "zh choose": "选" * MILLION,
-    "A or": "A or " * (MILLION // 5),
-    "so option": "so, option " * (MILLION // 11),
-    "fits the": "A fits the " * (MILLION // 11),
-    "if would be": "if the answer would be " * (MILLION // 23),
-    "NFKC expansion": "\ufdfa" * MILLION,  # one character, 18 after NFKC
+M = 125_000  # timed at M and at 8M = 10^6 characters
+HOSTILE = {  # each a function of a length m
+    "answer+spaces+digit": lambda m: "answer" + " " * m + "1",
+    "answer+tabs": lambda m: "answer" + "\t" * m + "1",
+    "open parens": lambda m: "(" * m,
+    "A space": lambda m: "A " * (m // 2),
+    "answer colon": lambda m: "answer: " * (m // 8),
+    "think open": lambda m: "<think>" * (m // 7),
+    "think close": lambda m: "</think>" * (m // 8),
+    "think pairs": lambda m: "<think>a</think>" * (m // 16),
+    "final answer is": lambda m: "the final answer is " * (m // 20),
+    "boxed": lambda m: "\\boxed{" * (m // 7),
+    "json key": lambda m: '"answer": "' * (m // 11),
+    "newlines": lambda m: " \n" * (m // 2),
+    "strike": lambda m: "~~" * (m // 2),
+    "bold": lambda m: "**A**" * (m // 5),
+    "letters glued": lambda m: "ABCDE" * (m // 5),
+    "zh answer": lambda m: "答案" * (m // 2),
+    "zh choose": lambda m: "选" * m,
+    "A or": lambda m: "A or " * (m // 5),
+    "so option": lambda m: "so, option " * (m // 11),
+    "fits the": lambda m: "A fits the " * (m // 11),
+    "if would be": lambda m: "if the answer would be " * (m // 23),
+    "NFKC expansion": lambda m: "\ufdfa" * m,  # one character, 18 after NFKC
 }
 
 
-@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
-def test_hostile_text_parses_in_linear_time(text):
-    start = time.perf_counter()
-    parse_letter(text)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, f"{elapsed:.2f} s"  # ~0.01-0.2 s measured; a quadratic pattern takes minutes
+@pytest.mark.parametrize("make", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_hostile_text_parses_in_linear_time(make):
+    """10^6 characters take at most ~8 times what 125,000 take (a ratio: a quadratic pattern would take 64 times,
+    and minutes), so a loaded machine cannot fail it."""
+    assert_linear(parse_letter, make, M)
 
 
 @pytest.mark.parametrize("unit", ["A ", "(", "answer: ", "A or ", "A - ", "vitamin A ", "答案", "answer" + " " * 999])
 def test_patterns_are_linear_without_the_length_bound(unit, monkeypatch):
-    """The head/tail bound must not be what keeps parsing fast: with it lifted, 50,000 characters still
-    parse at once (a quadratic pattern would take minutes)."""
+    """The head/tail bound must not be what keeps parsing fast: with it lifted, 50,000 characters take about 8
+    times what 6,250 take (a quadratic pattern: 64 times)."""
     monkeypatch.setattr(letters_module, "HEAD", 10 ** 9)
-    text = unit * (50_000 // len(unit))
-    start = time.perf_counter()
-    parse_letter(text)
-    assert time.perf_counter() - start < 2.0
+    assert_linear(parse_letter, lambda m: unit * max(1, m // len(unit)), 50_000 // 8, label=unit)
