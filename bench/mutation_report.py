@@ -60,6 +60,8 @@ NARROW: dict[str, tuple[str, ...]] = {
                                          "tests/benchmarks/xpcr/test_xpcr_uas_tiers.py"),
     "leaderboard.metrics.bootstrap.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
                                        "tests/benchmarks/xpcr/test_xpcr_metrics.py"),
+    "leaderboard.tie_groups.": ("tests/test_ranking.py", "tests/test_tie_groups_paired.py",
+                                "tests/test_metric_boundaries.py", "tests/test_tables_and_space.py"),
     "benchmarks.clinmm.metrics.": ("tests/test_metric_boundaries.py", "tests/benchmarks/clinmm/test_clinmm_scoring.py"),
 }
 
