@@ -108,3 +108,19 @@ def test_a_judge_nobody_closes_leaves_no_loop_thread_behind(tmp_path, prompt):
         del judge
         gc.collect()
         assert loop_threads() == before
+
+
+def test_a_runaway_response_body_is_cut_off_and_retried_within_the_bound(tmp_path, prompt, monkeypatch):
+    import leaderboard.judge.transport as transport
+
+    monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 2_000)
+    with FakeOpenAIServer(lambda body: '{"met": true, "rationale": "' + "x" * 5_000 + '"}') as server:
+        judge = judge_for(server.base_url, tmp_path, max_retries=2)
+        verdict = judge.run([call(prompt, "a")], parse_json_object)[0]
+        # 3 attempts, each body over 2,000 bytes: no verdict, and the reason says why
+        assert verdict.value is None and "response body over 2,000 bytes" in verdict.error
+        assert server.calls() == 3 and (judge.stats.http_calls, judge.stats.retries, judge.stats.failures) == (3, 2, 1)
+        # a body under the bound is read whole
+        monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 20_000)
+        assert judge.run([call(prompt, "b")], parse_json_object)[0].value["met"] is True
+        judge.close()

@@ -127,14 +127,32 @@ class AsyncChatTransport:
             count("http_calls")
             try:
                 async with session.post(self.url, data=data) as response:
-                    status, content = response.status, await response.read()
+                    status, content = response.status, await read_bounded(response, MAX_RESPONSE_BYTES)
             except asyncio.TimeoutError:
                 last = "timed out"
                 continue
             except aiohttp.ClientError as exc:
                 last = f"connection error ({type(exc).__name__})"
                 continue
+            if content is None:  # a runaway endpoint must not fill memory; retried like a malformed body
+                last = f"response body over {MAX_RESPONSE_BYTES:,} bytes"
+                continue
             payload, last = read_response(status, content, lambda: error_message(content))
             if payload is not None:
                 return payload
         raise failed(max_retries, last)
+
+
+MAX_RESPONSE_BYTES = 4_000_000  # a verdict is a few hundred bytes; 4 MB leaves room for verbose judges
+
+
+async def read_bounded(response, limit: int) -> bytes | None:
+    """The body, or None as soon as it passes `limit` bytes (read in chunks, never whole)."""
+    chunks, size = [], 0
+    async for chunk in response.content.iter_chunked(65536):
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
