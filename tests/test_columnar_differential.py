@@ -20,7 +20,7 @@ from leaderboard.prediction_files import MAX_STRING_CHARS, FieldSpec, Prediction
 from leaderboard.prediction_files_columnar import _every_line_is_an_object, _field_ok
 
 SCHEMA = PredictionSchema(
-    fields=(FieldSpec("answer", "string"),
+    fields=(FieldSpec("answer", "string"), FieldSpec("reasoning", "string"),
             FieldSpec("codes", "string_list", max_items=4, scored_items=3),
             FieldSpec("score", "number", minimum=-2.0, maximum=5.0),
             FieldSpec("grade", "choice", choices=("low", "high"))),
@@ -57,7 +57,7 @@ def parquet(path, columns: dict, types: dict):
     return path
 
 
-STRINGS = {"case": pa.string(), "answer": pa.string(), "codes": pa.list_(pa.string()), "score": pa.float64(),
+STRINGS = {"case": pa.string(), "answer": pa.string(), "reasoning": pa.string(), "codes": pa.list_(pa.string()), "score": pa.float64(),
            "grade": pa.string()}
 
 
@@ -81,15 +81,18 @@ def test_clean_json_lines_take_the_columnar_path_with_the_same_report(tmp_path, 
     assert fast.valid["c4"] == {"answer": "Asthma ✓ 喘息", "grade": "low"}
 
 
-def test_a_line_longer_than_one_megabyte_stays_on_the_columnar_path(tmp_path):
-    # pyarrow's default 1 MB block would refuse a longer line; the reader asks for 8 MB blocks. 100,000
-    # characters (the limit) written as 12-byte surrogate-pair escapes make a 1.2 MB line.
+def test_a_line_over_two_megabytes_stays_on_the_columnar_path(tmp_path):
+    # pyarrow's default 1 MB block refuses a line of 2 MB and more ("straddling object"); the reader asks
+    # for 8 MB blocks. Two fields of 100,000 characters (the limit) written as 12-byte surrogate-pair
+    # escapes make a valid 2.4 MB line.
     path = tmp_path / "long.jsonl"
-    path.write_bytes(jsonl([{"case": "c2", "answer": "ANSWER", "grade": "low"}, {"case": "c5", "codes": ["J45"]}])
-                     .replace(b"ANSWER", b"\\ud834\\udd1e" * MAX_STRING_CHARS))
-    assert len(path.read_bytes().split(b"\n")[0]) > 1.1 * (1 << 20)
+    path.write_bytes(jsonl([{"case": "c5", "codes": ["J45"]},
+                            {"case": "c2", "answer": "LONG", "reasoning": "LONG", "grade": "low"}])
+                     .replace(b"LONG", b"\\ud834\\udd1e" * MAX_STRING_CHARS))
+    assert len(path.read_bytes().split(b"\n")[1]) > 2.2 * (1 << 20)
     fast, _ = both(path)
-    assert fast.path == "columnar" and fast.valid["c2"] == {"answer": "\U0001d11e" * MAX_STRING_CHARS, "grade": "low"}
+    clef = "\U0001d11e" * MAX_STRING_CHARS
+    assert fast.path == "columnar" and fast.valid["c2"] == {"answer": clef, "reasoning": clef, "grade": "low"}
 
 
 @pytest.mark.parametrize("name", ["p.parquet", "p.data", "p.jsonl"])
@@ -221,6 +224,14 @@ def test_field_checks_hold_exactly_at_each_limit():
     assert not _field_ok(number, pa.chunked_array([pa.array([-2.0, 5.000001])]))
     assert not _field_ok(number, pa.chunked_array([pa.array([-2.000001, 5.0])]))
     assert _field_ok(number, pa.chunked_array([pa.array([3, 4], pa.int8())]))
+    unbounded = FieldSpec("t", "number")  # no range to catch an infinity: the finiteness check must
+    assert not _field_ok(unbounded, pa.chunked_array([pa.array([1.0, float("inf")])]))
+    assert not _field_ok(unbounded, pa.chunked_array([pa.array([-float("inf"), 1.0])]))
+    assert not _field_ok(unbounded, pa.chunked_array([pa.array([float("nan"), 1.0])]))
+    assert _field_ok(unbounded, pa.chunked_array([pa.array([-1e300, 1e300])]))
+    capped = FieldSpec("t", "string_list", max_items=2)  # a hard cap without a scored prefix
+    assert _field_ok(capped, pa.chunked_array([pa.array([["a", "b"]], lists)]))
+    assert not _field_ok(capped, pa.chunked_array([pa.array([["a", "b", "c"]], lists)]))
     text = SCHEMA.field("answer")
     assert _field_ok(text, pa.chunked_array([pa.array(["é" * MAX_STRING_CHARS], pa.large_string())]))
     assert not _field_ok(text, pa.chunked_array([pa.array(["é" * (MAX_STRING_CHARS + 1)])]))
