@@ -1,0 +1,43 @@
+"""`LocalStore.save_result` spends an account's breakdown budget only on results scored against a
+held-out answer key: with a public key anyone can compute every breakdown, so none is withheld and no
+ledger is written; with a held-out key the second result past a budget of 1 loses its subset numbers."""
+import json
+
+import pytest
+
+from leaderboard.benchmark import ScoringContext
+from leaderboard.disclosure import Policy
+from leaderboard.scoring import score_file
+from leaderboard.store import LocalStore
+from predict_helpers import build_sample
+
+
+def scored(tmp_path, held_out):
+    from leaderboard.answer_key import read_columns
+
+    data = build_sample("medcmr", tmp_path / "hub", hold_out_answers=held_out)
+    key = data.with_name("medcmr-answers") if held_out else data
+    gold = read_columns(key, "mcq", ["id", "answer"]).to_pylist()
+    upload = tmp_path / "a.jsonl"  # 17 of 21 right: above a constant answer, so breakdowns are publishable
+    upload.write_text("".join(json.dumps({"id": g["id"], "answer": g["answer"] if k % 5 else "ABCDE"[k % 3]}) + "\n"
+                              for k, g in enumerate(gold)))
+    _, result = score_file("medcmr", upload, data, ScoringContext(resamples=0))
+    assert bool(result.protocol.get("answers_held_out")) is held_out
+    return result
+
+
+@pytest.mark.parametrize("held_out, third_has_breakdowns", [(False, True), (True, False)], ids=["public", "held-out"])
+def test_the_budget_applies_to_held_out_keys_only(tmp_path, held_out, third_has_breakdowns):
+    result = scored(tmp_path, held_out)
+    store = LocalStore(tmp_path / "store", policy=Policy(min_cell=1, secret=b"s", breakdowns_per_month=2))
+    for sub in ("s1", "s2", "s3"):
+        store.save_result(sub, result, account="mallory")
+    records = {s: json.loads(store.result_path("medcmr", s).read_text()) for s in ("s1", "s2", "s3")}
+    for sub in ("s1", "s2"):
+        assert records[sub]["metrics"]["mcq_SOD"] is not None and records[sub]["strata"]["task"]["SOD"]["metrics"]
+    third = records["s3"]
+    assert (third["metrics"]["mcq_SOD"] is not None) is third_has_breakdowns
+    assert ("withheld" in third["strata"]["task"]["SOD"]) is not third_has_breakdowns
+    assert third["metrics"]["mcq_all"] is not None  # whole-set numbers always
+    ledger = tmp_path / "store" / "private" / "breakdowns"
+    assert (ledger.is_dir() and len(list(ledger.iterdir())) == 1) is held_out  # a public key spends nothing
