@@ -1,6 +1,7 @@
 """`LocalStore.save_result` spends an account's breakdown budget only on results scored against a
 held-out answer key: with a public key anyone can compute every breakdown, so none is withheld and no
-ledger is written; with a held-out key the second result past a budget of 1 loses its subset numbers."""
+ledger is written; with a held-out key the third result past a budget of 2 loses its subset numbers, and the
+public numbers carry noise salted with the submission id."""
 import json
 
 import pytest
@@ -33,6 +34,12 @@ def test_the_budget_applies_to_held_out_keys_only(tmp_path, held_out, third_has_
     for sub in ("s1", "s2", "s3"):
         store.save_result(sub, result, account="mallory")
     records = {s: json.loads(store.result_path("medcmr", s).read_text()) for s in ("s1", "s2", "s3")}
+    assert [records[s]["submission_id"] for s in ("s1", "s2", "s3")] == ["s1", "s2", "s3"]
+    # public numbers of a held-out key carry noise salted with the submission id: two submissions of the same
+    # predictions differ, a rescore under the same id is identical (same budget entry, same noise)
+    assert (records["s1"]["metrics"]["mcq_all"] != records["s2"]["metrics"]["mcq_all"]) is held_out
+    store.save_result("s1", result, account="mallory")
+    assert json.loads(store.result_path("medcmr", "s1").read_text()) == records["s1"]
     for sub in ("s1", "s2"):
         assert records[sub]["metrics"]["mcq_SOD"] is not None and records[sub]["strata"]["task"]["SOD"]["metrics"]
     third = records["s3"]
