@@ -57,8 +57,8 @@ def parquet(path, columns: dict, types: dict):
     return path
 
 
-STRINGS = {"case": pa.string(), "answer": pa.string(), "reasoning": pa.string(), "codes": pa.list_(pa.string()), "score": pa.float64(),
-           "grade": pa.string()}
+STRINGS = {"case": pa.string(), "answer": pa.string(), "reasoning": pa.string(), "codes": pa.list_(pa.string()),
+           "score": pa.float64(), "grade": pa.string()}
 
 
 @pytest.mark.parametrize("name, data", [
