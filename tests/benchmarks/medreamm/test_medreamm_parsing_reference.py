@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from benchmarks.medreamm.parsing import _list_literal, after_last_heading, parse_response
+from benchmarks.medreamm.parsing import _list_literal, after_last_heading, parse_response, ranked_lists
 
 HEADING = re.compile(r"#+\s*Output\s*#*", re.I)
 LITERAL = re.compile(r"\[.*\]", re.S)
@@ -95,3 +95,10 @@ def test_the_scans_equal_the_authors_patterns_on_random_text():
 ])
 def test_code_fences_are_removed_anywhere_in_the_tail(text, expected):
     assert parse_response(text) == expected
+
+
+def test_ranked_lists_of_no_cases_and_of_empty_cases():
+    # typed as list<string> up front: an empty batch (or one of empty lists) is not an untyped Arrow array
+    assert ranked_lists([]) == []
+    assert ranked_lists([[], []]) == [[], []]
+    assert ranked_lists([[" Gout", "gout.", "Asthma"], []]) == [["Gout", "Asthma"], []]
