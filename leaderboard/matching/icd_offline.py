@@ -56,7 +56,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from rapidfuzz import fuzz, process
 
@@ -297,7 +296,11 @@ class OfflineTitleCoder:
                     self._memo[norm] = code
             else:
                 fuzzy.append(norm)
-        bar = tqdm(total=len(fuzzy), desc="ICD-11 fuzzy title match", unit="term", disable=not progress or not fuzzy)
+        bar = None
+        if progress and fuzzy:  # tqdm imported only for a visible bar
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(fuzzy), desc="ICD-11 fuzzy title match", unit="term")
         queries = sorted((token_sort(n), n) for n in fuzzy)
         queries.sort(key=lambda q: len(q[0]))  # blocks of similar length compare against one band of titles
         titles, lengths, order = self._index.by_length()
@@ -319,8 +322,10 @@ class OfflineTitleCoder:
                     code = min((self._index.codes[i] for i in hits), key=_code_order)
                 with self._memo_lock:
                     self._memo[norm] = code
-            bar.update(len(block))
-        bar.close()
+            if bar is not None:
+                bar.update(len(block))
+        if bar is not None:
+            bar.close()
         with self._memo_lock:
             return {t: (self._memo.get(n) if n else None) for t, n in norms.items()}
 
