@@ -78,16 +78,21 @@ class JudgeCall:
     item: tuple[tuple[str, ...], str, bool] | None = None
 
 
-def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate"
-                ) -> tuple[tuple[str, ...], str, bool]:
+def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate",
+                image_sha256: list[str] | None = None) -> tuple[tuple[str, ...], str, bool]:
     """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted, so a
-    redaction change is a new key), and whether the candidate was flagged as addressing the judge."""
+    redaction change is a new key), and whether the candidate was flagged as addressing the judge.
+    `image_sha256` (hex SHA-256 of each image, in order) stands for `images` when a dataset publishes
+    them: the same digest, without reading the image bytes (a rescore from the cache needs no image)."""
+    if images and image_sha256 is not None:
+        raise ValueError("pass the images or their SHA-256, not both")
     parts, flagged = [], False
     for name, value in sorted(variables.items()):
         if name == candidate_field:
             value, flagged = quote_candidate(value)
         parts.append(name + "=" + _text_sha(value))
-    parts += ["image=" + _image_sha(b) for b in images]
+    parts += ["image=" + (sha if image_sha256 is not None else _image_sha(sha))
+              for sha in (image_sha256 if image_sha256 is not None else images)]
     return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
 
 
@@ -337,6 +342,27 @@ class Judge:
             finally:
                 self.cache.flush()  # the last partial batch of verdicts
                 bar.close()
+        return verdicts
+
+    def lookup(self, calls: list[JudgeCall], schema: dict | None = None) -> list[JudgeVerdict | None]:
+        """The cached verdict of each call, None where there is none; nothing is asked. Hits are counted
+        as `run` counts them; a caller passes the misses to `run` (which counts those). Calls keyed from
+        an item digest need no images here (see item_digest's `image_sha256`)."""
+        keyed = [self._key(call, schema) for call in calls]
+        hits = self.cache.get_many([key for key, _ in keyed])
+        verdicts: list[JudgeVerdict | None] = [None] * len(calls)
+        hit_count = flagged_count = 0
+        for index, (call, (key, flagged)) in enumerate(zip(calls, keyed)):
+            found = hits.get(key)
+            if found is not None:
+                verdicts[index] = JudgeVerdict(call.key, found[1], found[0], cached=True, flagged_injection=flagged)
+                hit_count += 1
+                flagged_count += flagged
+        with self._lock:
+            for prompt in {id(call.prompt): call.prompt for call in calls}.values():
+                self.prompts_used[prompt.id] = prompt.sha
+            self.stats.cache_hits += hit_count
+            self.stats.flagged += flagged_count
         return verdicts
 
     async def _ask_misses(self, calls: list[JudgeCall], misses: list[int], keyed: list, verdicts: list,
