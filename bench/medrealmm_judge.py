@@ -90,6 +90,13 @@ def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, 
     from leaderboard.judge import Judge, JudgeConfig
     from leaderboard.scoring import score_file
 
+    import pyarrow.compute  # noqa: F401  imports are not timed, as in the floor (the scorer imports these lazily)
+    import pyarrow.json  # noqa: F401
+
+    import leaderboard.prediction_files_columnar  # noqa: F401
+    from leaderboard import registry
+
+    registry.scorer("medrealmm")
     config = JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency, timeout=30.0)
     judge = Judge(config)  # its transport keeps up to `concurrency` connections alive (--tuned is a no-op now)
     start, cpu = time.perf_counter(), time.process_time()

@@ -124,6 +124,10 @@ def _render_column(dialogues) -> list[tuple[str, list[bytes], int]]:
     with_bytes = image_lists.values.type.get_field_index("bytes") >= 0
     image_bytes = image_lists.values.field("bytes").to_pylist() if with_bytes else None
     valid = dialogues.is_valid().to_pylist() if dialogues.null_count else None
+    # _turn_line's parts for every turn at once: role names, stripped texts, image counts
+    heads = [ROLE_ZH.get(r or "", r or "未知") + "：" for r in roles]
+    texts = [(x or "").strip() for x in texts]
+    counts = [b - a for a, b in zip(image_offsets, image_offsets[1:])]
     out = []
     for row in range(len(dialogues)):
         lines, images, count = [], [], 0
@@ -132,10 +136,14 @@ def _render_column(dialogues) -> list[tuple[str, list[bytes], int]]:
             continue
         start = turn_offsets[row]
         for t in range(start, turn_offsets[row + 1]):
-            before, count = count, count + image_offsets[t + 1] - image_offsets[t]
-            if with_bytes:
-                images.extend(image_bytes[image_offsets[t]:image_offsets[t + 1]])
-            lines.append(_turn_line(t - start + 1, roles[t], texts[t], before, count))
+            if counts[t]:  # the slow path only for turns with images
+                before, count = count, count + counts[t]
+                if with_bytes:
+                    images.extend(image_bytes[image_offsets[t]:image_offsets[t + 1]])
+                markers = "".join(f"[图片{k}]" for k in range(before + 1, count + 1))
+                lines.append(f"[{t - start + 1}] {heads[t]}{texts[t]}{' ' if texts[t] else ''}{markers}")
+            else:
+                lines.append(f"[{t - start + 1}] {heads[t]}{texts[t]}")
         out.append(("\n".join(lines), images, count))
     return out
 
@@ -227,13 +235,27 @@ def _wanted_rows(batch, wanted: set[str]):
 def criterion_calls(case: CaseContext, response: str, rubric: list[dict], prompt: Prompt) -> list[JudgeCall]:
     """One call per criterion; the judge sees the context, the quoted response and the criterion text
     only (never its points or polarity, as in the paper's phi_J(x, y, c_j))."""
-    shared = {"department": case.department, "patient_metadata": case.patient_metadata, "dialogue": case.dialogue,
-              "candidate": response}
-    # the case's part of every criterion's cache key, hashed once (from the images or the dataset's digests)
-    item = item_digest(shared, case.images, image_sha256=case.image_sha256)
+    shared, item = _shared(case, response)
     return [JudgeCall(f"{case.case_id}#{j}", prompt, {**shared, "criterion": entry["criterion"]},
                       images=case.images, item=item)
             for j, entry in enumerate(rubric)]
+
+
+def criterion_keys(judge, case: CaseContext, response: str, rubric: list[dict], prompt: Prompt
+                   ) -> list[tuple[str, str, bool]]:
+    """(label, cache key, flagged) of each of `criterion_calls`, without building the calls (for
+    `judge.lookup`): a rescore keys 50,586 criteria."""
+    _, item = _shared(case, response)
+    keys = judge.item_keys(prompt, VERDICT_SCHEMA, item, [{"criterion": entry["criterion"]} for entry in rubric])
+    return [(f"{case.case_id}#{j}", key, item[2]) for j, key in enumerate(keys)]
+
+
+def _shared(case: CaseContext, response: str) -> tuple[dict, tuple]:
+    """The variables every criterion call of a case shares, and their digest (the case's part of every
+    criterion's cache key, hashed once; from the images or the dataset's digests of them)."""
+    shared = {"department": case.department, "patient_metadata": case.patient_metadata, "dialogue": case.dialogue,
+              "candidate": response}
+    return shared, item_digest(shared, case.images, image_sha256=case.image_sha256)
 
 
 def default_prompt() -> Prompt:

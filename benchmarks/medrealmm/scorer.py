@@ -19,8 +19,8 @@ from leaderboard.metrics.rubric import rubric_scores, score_histogram
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
-from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, data_folder, default_prompt,
-                      iter_contexts, iter_key_contexts, parse_verdict, redact_chinese_injection)
+from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, criterion_keys, data_folder,
+                      default_prompt, iter_contexts, iter_key_contexts, parse_verdict, redact_chinese_injection)
 from benchmarks.medrealmm.taxonomy import BIBTEX, image_count_bin, turn_count_bin
 
 PAPER_GRADER = "gemini-3-pro-preview"
@@ -222,17 +222,18 @@ def _judge_all(ids, rows, responses, key: AnswerKey, context: ScoringContext) ->
     verdicts: dict[str, list] = {}
     order: list[str] = []  # cases in dataset order, as the criteria are then counted
     folder = data_folder(key, context)
-    keyed = iter_key_contexts(folder, wanted, BATCH_CASES) if hasattr(judge, "lookup") else None
+    keyed = (iter_key_contexts(folder, wanted, BATCH_CASES) if hasattr(judge, "lookup") and hasattr(judge, "item_keys")
+             else None)
     for batch in keyed or ():
-        calls, owners = [], []
+        entries, owners = [], []
         for case in batch:
             order.append(case.case_id)
             if case.image_sha256 is not None:  # else its images are read and hashed below
-                verdicts[case.case_id] = [None] * len(rubrics[case.case_id])
-                case_calls = criterion_calls(case, replies[case.case_id], rubrics[case.case_id], prompt)
-                calls.extend(case_calls)
-                owners.extend((case.case_id, j) for j in range(len(case_calls)))
-        for (case_id, j), verdict in zip(owners, judge.lookup(calls, VERDICT_SCHEMA)):
+                case_keys = criterion_keys(judge, case, replies[case.case_id], rubrics[case.case_id], prompt)
+                verdicts[case.case_id] = [None] * len(case_keys)
+                entries.extend(case_keys)
+                owners.extend((case.case_id, j) for j in range(len(case_keys)))
+        for (case_id, j), verdict in zip(owners, judge.lookup(entries, [prompt])):
             verdicts[case_id][j] = verdict
     to_judge = {i for i in wanted if i not in verdicts or None in verdicts[i]}
     for batch in iter_contexts(folder, to_judge, BATCH_CASES) if to_judge else ():

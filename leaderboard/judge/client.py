@@ -197,10 +197,7 @@ class Judge:
                 prefix.update(b"\nitem=" + digest.encode())
                 memo = self._item_hash = (call.item, call.prompt, schema, prefix)
             h = memo[3].copy()
-            rest = [n for n in call.variables if n not in names]
-            for name in sorted(rest) if len(rest) > 1 else rest:
-                value = call.variables[name].encode()
-                h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)  # length-prefixed: unambiguous
+            _hash_rest(h, {n: v for n, v in call.variables.items() if n not in names})
             return h.hexdigest(), flagged
         variables = call.variables
         flagged = False
@@ -211,6 +208,19 @@ class Judge:
         parts += [name + "=" + _text_sha(value) for name, value in sorted(variables.items())]
         parts += ["image=" + _image_sha(b) for b in call.images]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+
+    def item_keys(self, prompt: Prompt, schema: dict | None, item: tuple[tuple[str, ...], str, bool],
+                  rests: list[dict[str, str]]) -> list[str]:
+        """The cache keys `_key` gives calls of one item (`item` from item_digest) whose other variables are
+        `rests`, without building the calls: the item's prefix hashed once, then one small hash per call."""
+        prefix = hashlib.sha256(self._header(prompt, schema).encode())
+        prefix.update(b"\nitem=" + item[1].encode())
+        keys = []
+        for rest in rests:
+            h = prefix.copy()
+            _hash_rest(h, rest)
+            keys.append(h.hexdigest())
+        return keys
 
     def _header(self, prompt: Prompt, schema: dict | None) -> str:
         """Key version, request settings and prompt (id and text hash): one string per (prompt, schema)."""
@@ -344,22 +354,21 @@ class Judge:
                 bar.close()
         return verdicts
 
-    def lookup(self, calls: list[JudgeCall], schema: dict | None = None) -> list[JudgeVerdict | None]:
-        """The cached verdict of each call, None where there is none; nothing is asked. Hits are counted
-        as `run` counts them; a caller passes the misses to `run` (which counts those). Calls keyed from
-        an item digest need no images here (see item_digest's `image_sha256`)."""
-        keyed = [self._key(call, schema) for call in calls]
-        hits = self.cache.get_many([key for key, _ in keyed])
-        verdicts: list[JudgeVerdict | None] = [None] * len(calls)
+    def lookup(self, keyed: list[tuple[str, str, bool]], prompts: list[Prompt]) -> list[JudgeVerdict | None]:
+        """The cached verdict of each (label, cache key, flagged) — keys from `item_keys` —, None where there
+        is none; nothing is asked. Hits are counted as `run` counts them (the caller passes the misses to
+        `run`, which counts those); `prompts` are the prompts the keys were made with (recorded as used)."""
+        hits = self.cache.get_many([key for _, key, _ in keyed])
+        verdicts: list[JudgeVerdict | None] = [None] * len(keyed)
         hit_count = flagged_count = 0
-        for index, (call, (key, flagged)) in enumerate(zip(calls, keyed)):
+        for index, (label, key, flagged) in enumerate(keyed):
             found = hits.get(key)
             if found is not None:
-                verdicts[index] = JudgeVerdict(call.key, found[1], found[0], cached=True, flagged_injection=flagged)
+                verdicts[index] = JudgeVerdict(label, found[1], found[0], cached=True, flagged_injection=flagged)
                 hit_count += 1
                 flagged_count += flagged
         with self._lock:
-            for prompt in {id(call.prompt): call.prompt for call in calls}.values():
+            for prompt in prompts:
                 self.prompts_used[prompt.id] = prompt.sha
             self.stats.cache_hits += hit_count
             self.stats.flagged += flagged_count
@@ -407,6 +416,14 @@ class Judge:
     def close(self) -> None:
         self.transport.close()
         self.cache.close()
+
+
+def _hash_rest(h, rest: dict[str, str]) -> None:
+    """Adds the variables an item's calls do not share (in name order) to a key's hash, length-prefixed:
+    unambiguous whatever the text holds."""
+    for name in sorted(rest) if len(rest) > 1 else rest:
+        value = rest[name].encode()
+        h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)
 
 
 @lru_cache(maxsize=4096)
