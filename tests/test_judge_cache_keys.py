@@ -146,7 +146,7 @@ def test_item_keys_and_lookup_answer_from_the_cache_without_calls_or_images(tmp_
     calls = [JudgeCall(f"c#{j}", prompt, {**shared, "criterion": c}, images=images, item=item)
              for j, c in enumerate(criteria)]
     judge = Judge(config(tmp_path))  # nothing listens on port 9: any HTTP call would fail
-    keys = judge.item_keys(prompt, SCHEMA, by_sha, [{"criterion": c} for c in criteria])
+    keys = judge.item_keys(prompt, SCHEMA, by_sha, "criterion", criteria)
     assert keys == [judge._key(c, SCHEMA)[0] for c in calls]
     assert len(set(keys)) == 3
     judge.cache.put(keys[0], '{"met": true}', {"met": True})

@@ -246,7 +246,7 @@ def criterion_keys(judge, case: CaseContext, response: str, rubric: list[dict], 
     """(label, cache key, flagged) of each of `criterion_calls`, without building the calls (for
     `judge.lookup`): a rescore keys 50,586 criteria."""
     _, item = _shared(case, response)
-    keys = judge.item_keys(prompt, VERDICT_SCHEMA, item, [{"criterion": entry["criterion"]} for entry in rubric])
+    keys = judge.item_keys(prompt, VERDICT_SCHEMA, item, "criterion", [entry["criterion"] for entry in rubric])
     return [(f"{case.case_id}#{j}", key, item[2]) for j, key in enumerate(keys)]
 
 

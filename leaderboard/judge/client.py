@@ -210,15 +210,18 @@ class Judge:
         return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
 
     def item_keys(self, prompt: Prompt, schema: dict | None, item: tuple[tuple[str, ...], str, bool],
-                  rests: list[dict[str, str]]) -> list[str]:
-        """The cache keys `_key` gives calls of one item (`item` from item_digest) whose other variables are
-        `rests`, without building the calls: the item's prefix hashed once, then one small hash per call."""
+                  name: str, values: list[str]) -> list[str]:
+        """The cache keys `_key` gives the calls of one item (`item` from item_digest) whose only other
+        variable `name` takes each of `values`, without building the calls: the item's prefix hashed once,
+        then one small hash per value (as `_hash_rest` adds a single variable)."""
         prefix = hashlib.sha256(self._header(prompt, schema).encode())
         prefix.update(b"\nitem=" + item[1].encode())
+        head = b"\n" + name.encode()
         keys = []
-        for rest in rests:
+        for value in values:
+            data = value.encode()
             h = prefix.copy()
-            _hash_rest(h, rest)
+            h.update(head + b"=%d:" % len(data) + data)
             keys.append(h.hexdigest())
         return keys
 
