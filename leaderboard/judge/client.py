@@ -371,7 +371,7 @@ class Judge:
                 hit_count += 1
                 flagged_count += flagged
         with self._lock:
-            for prompt in prompts:
+            for prompt in prompts if keyed else ():  # as `run`, which records nothing for no call
                 self.prompts_used[prompt.id] = prompt.sha
             self.stats.cache_hits += hit_count
             self.stats.flagged += flagged_count
