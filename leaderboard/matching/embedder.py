@@ -372,11 +372,18 @@ class HashingEmbedder:
         return np.bincount(hits, minlength=self.dim).astype(np.float64)  # counts: exact in float64
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """`_vector` of every text, counted for all texts at once: each distinct trigram hashed once, one
+        bincount over (text, bucket) instead of one per text (the same float64 counts, then normalised)."""
         items = _check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        buckets: dict[str, int] = {}  # trigrams recur across terms: hash each once per call
-        return _l2_normalise(np.stack([self._vector(t, buckets) for t in items]))
+        padded = ["^^" + t.lower() + "$$" for t in items]
+        grams = [s[i:i + 3] for s in padded for i in range(len(s) - 2)]
+        bucket = {g: self._bucket(g) for g in dict.fromkeys(grams)}
+        hits = np.fromiter((bucket[g] for g in grams), dtype=np.int64, count=len(grams))
+        rows = np.repeat(np.arange(len(items), dtype=np.int64), [len(s) - 2 for s in padded])
+        counts = np.bincount(rows * self.dim + hits, minlength=len(items) * self.dim)
+        return _l2_normalise(counts.reshape(len(items), self.dim).astype(np.float64))
 
 
 # --------------------------------------------------------------------------

