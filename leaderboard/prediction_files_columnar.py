@@ -49,6 +49,11 @@ def _read_unchecked(path: Path, schema: PredictionSchema, suffix: str, head: byt
         # The explicit schema makes pyarrow reject a wrong type at once instead of inferring it (a
         # value nested 10^5 deep would otherwise take minutes); any rejection means "slow path".
         target = arrow_schema(schema).remove(0).insert(0, pa.field(schema.id_field, pa.string()))
+        # Optional metadata ("model": "name") is ignored by both paths; as text it must not send a clean file
+        # down the slow path. Any other type (an object of notes) is rejected here and read line by line.
+        for name in schema.optional_metadata:
+            if target.get_field_index(name) < 0:
+                target = target.append(pa.field(name, pa.string()))
         options = pa_json.ParseOptions(explicit_schema=target, unexpected_field_behavior="error")
         return pa_json.read_json(path, read_options=pa_json.ReadOptions(block_size=8 << 20), parse_options=options)
     return None

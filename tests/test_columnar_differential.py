@@ -300,3 +300,22 @@ def test_ids_are_compared_stripped_on_both_paths(tmp_path, sent, expected):
     path.write_bytes(jsonl([{"case": sent, "answer": "x"}, {"case": "c1", "answer": "y"}]))
     fast, _ = both(path, ids=[sent, "c1"])
     assert fast.path == "line-by-line" and [str(i) for i in fast.errors] == [expected]
+
+
+def test_text_metadata_stays_columnar_and_an_object_of_metadata_goes_line_by_line(tmp_path):
+    """A clean file naming its model is read column-wise (metadata ignored); metadata that is not text is
+    rejected by the fast path's explicit schema and read line by line, with the same report either way."""
+    with_model = [dict(row, notes=f"run {i}") for i, row in enumerate(CLEAN)]
+    path = tmp_path / "named.jsonl"
+    path.write_bytes(jsonl(with_model))
+    fast, _ = both(path)
+    assert fast.path == "columnar"
+    assert [str(i) for i in fast.issues] == [PARTIAL]
+    assert "notes" not in fast.table.column_names and fast.valid["c1"] == {"codes": [], "score": 5.0}
+
+    nested = [dict(row, notes={"temperature": 0.2}) if i == 1 else row for i, row in enumerate(CLEAN)]
+    path = tmp_path / "nested-notes.jsonl"
+    path.write_bytes(jsonl(nested))
+    fast, slow = both(path)
+    assert fast.path == "line-by-line"
+    assert (fast.rows_read, fast.n_valid) == (3, 3) and fast.valid == slow.valid
