@@ -43,6 +43,18 @@ class FakeJudgePool:
     def max_in_flight(self) -> int:
         return self._max_in_flight.value
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU of the worker processes so far (Linux /proc; NaN elsewhere)."""
+        ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        total = 0.0
+        for proc in self._procs:
+            try:
+                fields = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                return float("nan")
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+        return total
+
     def reset(self) -> None:
         with self._calls.get_lock():
             self._calls.value = 0

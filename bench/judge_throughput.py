@@ -115,16 +115,18 @@ def main() -> int:
             peer_rate(server.base_url, 8, 200, -1)  # warm up: workers accepting, imports done
             for c in args.concurrency:
                 n = max(args.calls, int(4 * c / args.latency))
-                peers, projects, in_flight = [], [], []
+                peers, projects, in_flight, server_cpu = [], [], [], []
                 for r in range(args.repeats):
                     server.reset()
                     peers.append((float("nan"),) * 2 if args.skip_peer else peer_rate(server.base_url, c, n, r))
                     server.reset()
+                    before = server.cpu_seconds()
                     projects.append(project_rate(server.base_url, c, n, work, r))
+                    server_cpu.append((server.cpu_seconds() - before) / n)
                     in_flight.append(server.max_in_flight())
                 rows.append((c, n, statistics.median(p[0] for p in peers), statistics.median(p[0] for p in projects),
                              statistics.median(p[1] for p in peers), statistics.median(p[1] for p in projects),
-                             max(in_flight)))
+                             max(in_flight), statistics.median(server_cpu)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"fake judge: {args.workers} worker processes, {args.latency * 1000:.0f} ms per answer; medians of "
@@ -132,12 +134,28 @@ def main() -> int:
     print(f"{'concurrency':>11} {'calls':>6} {'ideal/s':>8} {'peer/s':>8} {'project/s':>10} {'% ideal':>8} "
           f"{'project/peer':>12} {'CPU ms/call project':>19} {'peer':>5} {'ratio':>6} {'max in flight':>13}")
     met = True
-    for c, n, peer, project, peer_cpu, project_cpu, flight in rows:
+    for c, n, peer, project, peer_cpu, project_cpu, flight, _ in rows:
         ideal = c / args.latency
         met &= project >= 0.8 * ideal
         print(f"{c:>11} {n:>6} {ideal:>8.0f} {peer:>8.0f} {project:>10.0f} {100 * project / ideal:>7.0f}% "
               f"{project / peer:>12.2f} {1000 * project_cpu:>19.3f} {1000 * peer_cpu:>5.3f} {project_cpu / peer_cpu:>5.1f}x "
               f"{flight:>13}")
+    # what this machine allows: the client and the fake judge's workers share os.cpu_count() cores, so the
+    # rate is bounded by cores / (client + server CPU per call), whatever the latency allows
+    cores = os.cpu_count()
+    print(f"{'concurrency':>11} {'server CPU ms/call':>18} {'cores used: project':>19} {'peer':>5} "
+          f"{'machine allows/s':>16} {'% ideal':>8} {'project % of that':>17}")
+    for c, n, peer, project, peer_cpu, project_cpu, flight, server_cpu in rows:
+        ideal = c / args.latency
+        allows = min(ideal, cores / (project_cpu + server_cpu))
+        print(f"{c:>11} {1000 * server_cpu:>18.3f} {project_cpu * project:>19.2f} {peer_cpu * peer:>5.2f} "
+              f"{allows:>16.0f} {100 * allows / ideal:>7.0f}% {100 * project / allows:>16.0f}%")
+    try:
+        import uvloop  # noqa: F401
+        loop = "uvloop"
+    except ImportError:
+        loop = "asyncio's selector loop (uvloop not installed)"
+    print(f"judge transport event loop: {loop}")
     load = os.getloadavg()[0]
     print(f"target (>= 80% of ideal at concurrency {', '.join(map(str, args.concurrency))}): "
           f"{'met' if met else 'not met'} (load average {load:.1f} on {os.cpu_count()} cores)")

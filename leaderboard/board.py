@@ -130,6 +130,7 @@ class View:
 
 
 _SERIALS = itertools.count(1)
+VIEWS_KEPT = 16  # per board build; a 500-row view is ~0.5 MB of Python lists
 
 
 @dataclass
@@ -137,6 +138,10 @@ class Board:
     bench: Benchmark
     parts: dict[str, Part] = field(default_factory=dict)
     serial: int = field(default_factory=lambda: next(_SERIALS))  # a new number per build: pages redraw on change
+    # drawn views of this build by (board, filters, limit), most recent last: a refresh, the live timer and every
+    # page load ask for the same few views again, and a board never changes once built (a new result = new Board)
+    _views: dict = field(default_factory=dict, repr=False, compare=False)
+    _views_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def build(cls, bench: Benchmark, entries: list) -> "Board":
@@ -169,10 +174,21 @@ class Board:
         return keep
 
     def view(self, board: str, f: Filters, limit: int | None = None) -> View:
-        part = self.parts[board]
-        rows = np.flatnonzero(self.mask(board, f))
-        shown = rows if limit is None else rows[:limit]
-        return _draw(self.bench, part, shown, f.columns, rows)
+        """The drawn rows (shared with other callers asking for the same view: read them, never change them)."""
+        key = (board, repr(f), limit)
+        with self._views_lock:
+            found = self._views.get(key)
+        if found is None:  # drawn outside the lock: two threads asking at once both draw, harmlessly
+            part = self.parts[board]
+            rows = np.flatnonzero(self.mask(board, f))
+            shown = rows if limit is None else rows[:limit]
+            found = _draw(self.bench, part, shown, f.columns, rows)
+        with self._views_lock:
+            self._views.pop(key, None)
+            self._views[key] = found  # (re)inserted last: the least recently asked view goes first
+            while len(self._views) > VIEWS_KEPT:
+                self._views.pop(next(iter(self._views)))
+        return found
 
 
 def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:

@@ -12,6 +12,21 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # the judge's asyncio path never loads httpx
     import httpx
 
+try:  # Gradio's own dependency, pinned in requirements.txt: parses a response ~3x faster than json
+    import orjson
+except ImportError:  # pragma: no cover
+    orjson = None
+
+
+def parse_body(body: bytes):
+    """JSON of a response body; orjson first, json for what only json accepts (NaN, Infinity)."""
+    if orjson is not None:
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(body)
+
 
 class ChatRequestError(RuntimeError):
     """The endpoint refused the request, or kept failing after every retry."""
@@ -31,7 +46,7 @@ def read_response(status: int, body: bytes, error_text: Callable[[], str]) -> tu
     if status >= 400:
         raise ChatRequestError(f"HTTP {status}: {error_text()}")
     try:
-        payload = json.loads(body)
+        payload = parse_body(body)
         payload["choices"][0]["message"]
     except (ValueError, KeyError, IndexError, TypeError):
         return None, "malformed response body"

@@ -124,3 +124,49 @@ def test_a_runaway_response_body_is_cut_off_and_retried_within_the_bound(tmp_pat
         monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 20_000)
         assert judge.run([call(prompt, "b")], parse_json_object)[0].value["met"] is True
         judge.close()
+
+
+def test_the_loop_is_uvloops_where_installed_and_asyncios_otherwise(tmp_path, prompt):
+    import asyncio
+
+    with FakeOpenAIServer(lambda body: '{"met": true}') as server:
+        judge = judge_for(server.base_url, tmp_path)
+        assert judge.run([call(prompt, "a")], parse_json_object)[0].value == {"met": True}
+        loop = judge.transport._state.loop
+        try:
+            import uvloop
+        except ImportError:  # e.g. Windows, where uvloop has no build: the standard loop, same behaviour
+            assert type(loop).__module__.startswith("asyncio")
+        else:
+            assert isinstance(loop, uvloop.Loop)
+        assert isinstance(loop, asyncio.AbstractEventLoop)
+        judge.close()
+
+
+def test_bodies_carry_non_ascii_text_and_json_only_values_both_ways(tmp_path, prompt):
+    # the fast codecs (orjson) stand aside for what only json reads or writes: NaN, integers past 64 bits
+    answers = iter(['{"met": true, "confidence": NaN}', '{"met": false, "id": 123456789012345678901234567890}',
+                    'Verdict: {"met": true} (sure)'])
+    with FakeOpenAIServer(lambda body: next(answers)) as server:
+        judge = judge_for(server.base_url, tmp_path, seed=2 ** 70)
+        calls = [JudgeCall("k", prompt, {"criterion": "Éruption cutanée, 皮疹", "candidate": "Émollient."}),
+                 call(prompt, "b"), call(prompt, "c")]
+        verdicts = [judge.run([c], parse_json_object)[0] for c in calls]
+        nan = verdicts[0].value["confidence"]
+        assert verdicts[0].value["met"] is True and nan != nan
+        assert verdicts[1].value == {"met": False, "id": 123456789012345678901234567890}
+        assert verdicts[2].value == {"met": True}
+        first = server.requests[0]
+        assert first["seed"] == 2 ** 70 and "Éruption cutanée, 皮疹" in first["messages"][1]["content"]
+        assert "Émollient." in first["messages"][1]["content"]
+        judge.close()
+
+
+def test_a_response_body_is_parsed_by_json_where_orjson_refuses():
+    from leaderboard.chat_http import parse_body
+
+    assert parse_body(b'{"a": [1, 2.5, "\\u00e9"]}') == {"a": [1, 2.5, "é"]}
+    value = parse_body(b'{"x": NaN, "y": Infinity, "z": 7}')
+    assert value["x"] != value["x"] and value["y"] == float("inf") and value["z"] == 7
+    with pytest.raises(ValueError):
+        parse_body(b'{"a": ')

@@ -108,3 +108,36 @@ def test_board_is_built_once_per_entries_list():
     assert BOARDS.get(BENCH, entries) is BOARDS.get(BENCH, entries)
     changed = [*entries, Entry(result("Sub", 40.0, ci=[35.0, 45.0]), "s1")]  # a result landed: a new list
     assert BOARDS.get(BENCH, changed).count(MAIN) == 2
+
+
+def test_a_board_draws_each_view_once_and_keeps_the_most_recently_asked():
+    import copy
+
+    import gradio as gr
+
+    from leaderboard import board as board_module
+
+    entries = [Entry(result("Paper-A", 65.9, "paper"), "p1"), Entry(result("Sub", 40.123456, ci=[35.0, 45.25]), "s1"),
+               Entry(result("Sub-2", 20.5, ci=[10.0, 31.0]), "s2")]
+    built = Board.build(BENCH, entries)
+    default = built.view(MAIN, Filters(), 500)
+    drawn = copy.deepcopy((default.headers, default.data, default.display))
+    # what the Space does with a view (Gradio's Dataframe postprocessing) leaves the kept view as it was
+    gr.Dataframe(interactive=False).postprocess({"headers": default.headers, "data": default.data,
+                                                 "metadata": {"display_value": default.display}}).model_dump()
+    again = built.view(MAIN, Filters(), 500)
+    assert again is default and (again.headers, again.data, again.display) == drawn
+    # another filter, limit or board is another view, with its own rows
+    searched = built.view(MAIN, Filters(search="sub-2"), 500)
+    assert [row[1] for row in searched.data] == ["Sub-2"] and searched is not default
+    assert [row[1] for row in built.view(MAIN, Filters(), 2).data] == ["Paper-A", "Sub"]
+    # past VIEWS_KEPT views the least recently asked is dropped (and drawn again, the same, when asked)
+    built.view(MAIN, Filters(), 500)  # asked again: now the most recent, kept
+    for i in range(board_module.VIEWS_KEPT - 1):
+        built.view(MAIN, Filters(search=f"nothing-{i}"), 500)
+    assert built.view(MAIN, Filters(), 500) is default
+    redrawn = built.view(MAIN, Filters(search="sub-2"), 500)
+    assert redrawn is not searched and redrawn.data == searched.data and redrawn.display == searched.display
+    # a new result builds a new board, which draws afresh
+    rebuilt = Board.build(BENCH, entries[:2])
+    assert [row[1] for row in rebuilt.view(MAIN, Filters(), 500).data] == ["Paper-A", "Sub"]
