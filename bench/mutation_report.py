@@ -63,6 +63,7 @@ NARROW: dict[str, tuple[str, ...]] = {
     "leaderboard.tie_groups.": ("tests/test_ranking.py", "tests/test_tie_groups_paired.py",
                                 "tests/test_metric_boundaries.py", "tests/test_tables_and_space.py"),
     "benchmarks.clinmm.metrics.": ("tests/test_metric_boundaries.py", "tests/benchmarks/clinmm/test_clinmm_scoring.py"),
+    "leaderboard.prediction_files.": ("tests/test_prediction_files_edges.py", "tests/test_predictions_validation.py"),
 }
 
 

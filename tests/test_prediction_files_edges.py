@@ -150,6 +150,14 @@ def test_a_csv_cell_past_the_csv_module_limit_is_a_file_error_not_a_traceback(tm
     assert messages(r) == ["error: file: cannot read the file (Error: field larger than field limit (131072))"]
 
 
+def test_a_file_that_cannot_be_opened_is_a_file_error_cut_at_120_characters(tmp_path):
+    path = tmp_path / ("predictions_" + "x" * 120 + ".jsonl")  # never written
+    reason = f"[Errno 2] No such file or directory: '{path}'"
+    assert len(reason) > 121
+    r = validate(path, MEDREAMM, IDS)
+    assert messages(r) == [f"error: file: cannot read the file (FileNotFoundError: {reason[:120]})"]
+
+
 def test_with_no_expected_ids_every_id_is_unknown(tmp_path):
     # a benchmark whose answer key is empty: the columnar path needs the id list typed as text even when empty
     r = check(tmp_path, jsonl({"id": "100", "diagnoses": ["A"]}), ids=[])
@@ -280,6 +288,13 @@ def test_csv_keeps_line_breaks_inside_a_quoted_cell_as_written(tmp_path):
     r = check(tmp_path, text, name="p.csv")
     assert r.valid == {"100": {"response": "first line\r\nsecond line"}, "200": {"response": "a\nb"}}
     assert errors(r) == ["error: line 6, field 'id': unknown id 'zzz'"]  # the CSV line, counting the header
+
+
+def test_csv_with_carriage_return_line_endings_is_read(tmp_path):
+    # old Mac / some spreadsheet exports end lines with a lone "\r"
+    r = check(tmp_path, "id,response\r100,a\rzzz,b\r", name="p.csv")
+    assert errors(r) == ["error: line 3, field 'id': unknown id 'zzz'"]
+    assert r.valid == {"100": {"response": "a"}}
 
 
 def test_csv_without_a_header_row(tmp_path):
