@@ -359,6 +359,10 @@ def test_a_file_exactly_at_the_size_limit_is_read(tmp_path):
     assert errors(check(tmp_path, text, max_bytes=size)) == ["error: line 2, field 'id': unknown id 'nope'"]
     assert errors(check(tmp_path, text, max_bytes=size - 1)) == [f"error: file: file is {size:,} bytes; the limit is "
                                                                   f"{size - 1:,} bytes"]
+    # 1,040 and 1,000 bytes both round to "1.0 kB": the message gives exact bytes instead of one figure twice
+    padded = jsonl({"id": "100", "response": "a" * 1010})
+    assert len(padded.encode()) == 1_040
+    assert errors(check(tmp_path, padded, max_bytes=1_000)) == ["error: file: file is 1,040 bytes; the limit is 1,000 bytes"]
 
 
 def test_invalid_utf8_names_its_line_and_byte(tmp_path):
