@@ -123,6 +123,15 @@ def test_a_range_includes_both_ends(tmp_path):
     assert errors(below) == ["error: line 1, field 'confidence': must be between 0.0 and 1.0, got -0.01"]
 
 
+def test_a_choice_outside_its_list_names_the_choices(tmp_path):
+    r = check(tmp_path, jsonl({"id": "100", "answer": "A", "removed_modality": "MRI"},
+                              {"id": "200", "answer": "B", "removed_modality": 5},
+                              {"id": "300", "answer": "C", "removed_modality": "OCT"}), schema=XPCR)
+    assert errors(r) == ["error: line 1, field 'removed_modality': must be one of CFP, OCT, FFA, ICGA, RetCam, EP, got 'MRI'",
+                         "error: line 2, field 'removed_modality': must be one of CFP, OCT, FFA, ICGA, RetCam, EP, got 5"]
+    assert r.valid == {"300": {"answer": "C", "removed_modality": "OCT"}}
+
+
 def test_a_schema_with_an_unknown_field_kind_is_a_programming_error(tmp_path):
     schema = PredictionSchema(fields=(FieldSpec("when", "date"),))
     with pytest.raises(ValueError, match="^unknown field kind date$"):
@@ -156,6 +165,18 @@ def test_a_file_that_cannot_be_opened_is_a_file_error_cut_at_120_characters(tmp_
     assert len(reason) > 121
     r = validate(path, MEDREAMM, IDS)
     assert messages(r) == [f"error: file: cannot read the file (FileNotFoundError: {reason[:120]})"]
+
+
+def test_ids_given_as_an_arrow_column_and_a_hint_for_foreign_ids(tmp_path):
+    # validate_file passes the answer key's id column as is, and a hint that names the benchmark an id belongs to
+    def hint(item_id):
+        return "an X-PCR id: wrong benchmark?" if item_id.startswith("XP") else None
+
+    text = jsonl({"id": "100", "response": "a"}, {"id": "XP7", "response": "b"}, {"id": "Q9", "response": "c"})
+    r = check(tmp_path, text, ids=pa.chunked_array([pa.array(["100", "200"])]), foreign_id_hint=hint)
+    assert errors(r) == ["error: line 2, field 'id': unknown id 'XP7' (an X-PCR id: wrong benchmark?)",
+                         "error: line 3, field 'id': unknown id 'Q9'"]
+    assert r.valid == {"100": {"response": "a"}} and r.expected_ids == 2 and r.missing_ids == 1
 
 
 def test_with_no_expected_ids_every_id_is_unknown(tmp_path):
