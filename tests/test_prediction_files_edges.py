@@ -132,6 +132,14 @@ def test_a_choice_outside_its_list_names_the_choices(tmp_path):
     assert r.valid == {"300": {"answer": "C", "removed_modality": "OCT"}}
 
 
+def test_a_required_field_missing_or_null_is_named(tmp_path):
+    clinmm = registry.scorer("clinmm").schema  # diagnosis: required string; reasoning: optional string
+    r = check(tmp_path, jsonl({"id": "100", "diagnosis": "Gout"}, {"id": "200", "reasoning": "r"},
+                              {"id": "300", "diagnosis": None}), schema=clinmm)
+    assert errors(r) == ["error: line 2, field 'diagnosis': is required", "error: line 3, field 'diagnosis': is required"]
+    assert r.valid == {"100": {"diagnosis": "Gout"}}
+
+
 def test_a_schema_with_an_unknown_field_kind_is_a_programming_error(tmp_path):
     schema = PredictionSchema(fields=(FieldSpec("when", "date"),))
     with pytest.raises(ValueError, match="^unknown field kind date$"):
