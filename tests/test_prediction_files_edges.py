@@ -413,6 +413,16 @@ def test_the_row_limit_stops_reading(tmp_path, monkeypatch):
 
 # --- the report -------------------------------------------------------------------------------------------------
 
+def test_the_table_of_valid_predictions_keeps_the_schema_types_when_a_field_is_never_given(tmp_path):
+    # scoring reads `report.table`: a field no line gave is a typed column of nulls, not a column of type null
+    r = check(tmp_path, jsonl({"id": "100", "answer": "A"}, {"id": "nope", "answer": "B"}), schema=XPCR)
+    assert r.path == "line-by-line"
+    assert r.table.schema == pa.schema([("id", pa.string()), ("response", pa.string()), ("answer", pa.string()),
+                                        ("confidence", pa.float64()), ("removed_modality", pa.string())])
+    assert r.table.to_pylist() == [{"id": "100", "response": None, "answer": "A", "confidence": None,
+                                    "removed_modality": None}]
+
+
 def test_to_dict_is_what_the_cli_writes_as_json(tmp_path):
     r = check(tmp_path, jsonl({"id": "100", "response": "a"}, {"id": "zzz", "response": "b"}))
     assert r.to_dict() == {
