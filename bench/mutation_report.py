@@ -65,6 +65,7 @@ NARROW: dict[str, tuple[str, ...]] = {
     "benchmarks.clinmm.metrics.": ("tests/test_metric_boundaries.py", "tests/benchmarks/clinmm/test_clinmm_scoring.py"),
     "leaderboard.prediction_files_columnar.": ("tests/test_columnar_differential.py", "tests/test_predictions_validation.py",
                                                "tests/test_columnar_partial_coverage.py"),
+    "leaderboard.prediction_files.": ("tests/test_prediction_files_edges.py", "tests/test_predictions_validation.py"),
 }
 
 

@@ -44,9 +44,6 @@ class PredictionSchema:
     id_field: str = "id"
     optional_metadata: tuple[str, ...] = ()  # accepted and ignored (e.g. model notes)
 
-    def field(self, name: str) -> FieldSpec | None:
-        return next((f for f in self.fields if f.name == name), None)
-
 
 @dataclass(frozen=True)
 class Issue:
