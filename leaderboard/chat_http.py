@@ -12,20 +12,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # the judge's asyncio path never loads httpx
     import httpx
 
-try:  # Gradio's own dependency, pinned in requirements.txt: parses a response ~3x faster than json
-    import orjson
-except ImportError:  # pragma: no cover
-    orjson = None
-
-
-def parse_body(body: bytes):
-    """JSON of a response body; orjson first, json for what only json accepts (NaN, Infinity)."""
-    if orjson is not None:
-        try:
-            return orjson.loads(body)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(body)
+from .fast_json import loads as parse_body  # a response body: orjson, json for NaN/Infinity
 
 
 class ChatRequestError(RuntimeError):

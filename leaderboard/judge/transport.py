@@ -17,28 +17,13 @@ thread. The retry policy is `leaderboard.chat_http`'s, shared with the synchrono
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
 import weakref
 from typing import Any, Callable, Coroutine
 
 from ..chat_http import backoff_delay, error_message, failed, read_response
-
-try:  # Gradio's own dependency, pinned in requirements.txt: ~5x faster than json on a request body
-    import orjson
-except ImportError:  # pragma: no cover - the standard library does the same, slower
-    orjson = None
-
-
-def encode_body(body: dict) -> bytes:
-    """The request body as UTF-8 JSON (non-ASCII text as itself, not escaped)."""
-    if orjson is not None:
-        try:
-            return orjson.dumps(body)
-        except TypeError:  # what only json writes: an integer past 64 bits (a seed, say)
-            pass
-    return json.dumps(body, ensure_ascii=False).encode()
+from ..fast_json import dumps as encode_body  # the request body: orjson, json past 64-bit integers
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
