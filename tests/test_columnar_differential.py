@@ -27,6 +27,10 @@ SCHEMA = PredictionSchema(
     one_of=("answer", "codes"), id_field="case", optional_metadata=("notes",))
 IDS = ["c1", "c2", "c3", "c4", "c5"]
 
+
+def field_of(name):
+    return next(f for f in SCHEMA.fields if f.name == name)
+
 # one clean row of each shape; rows 1-3 of 5 ids: a partial file (coverage 0.6, 2 missing)
 CLEAN = [
     {"case": "c3", "answer": "é" * MAX_STRING_CHARS, "codes": ["K" * 1000, "J45", "E66"], "score": -2.0,
@@ -214,12 +218,12 @@ def test_a_zero_item_limit_accepts_empty_lists_on_both_paths(tmp_path):
 
 
 def test_field_checks_hold_exactly_at_each_limit():
-    spec = SCHEMA.field("codes")
+    spec = field_of("codes")
     lists = pa.list_(pa.string())
     assert _field_ok(spec, pa.chunked_array([pa.array([["a", "b", "c"], ["K" * 1000]], lists)]))
     assert not _field_ok(spec, pa.chunked_array([pa.array([["K" * 1001]], lists)]))
     assert not _field_ok(spec, pa.chunked_array([pa.array([["a", "b", "c", "d"]], lists)]))  # warned line by line
-    number = SCHEMA.field("score")
+    number = field_of("score")
     assert _field_ok(number, pa.chunked_array([pa.array([-2.0, 5.0])]))
     assert not _field_ok(number, pa.chunked_array([pa.array([-2.0, 5.000001])]))
     assert not _field_ok(number, pa.chunked_array([pa.array([-2.000001, 5.0])]))
@@ -232,11 +236,11 @@ def test_field_checks_hold_exactly_at_each_limit():
     capped = FieldSpec("t", "string_list", max_items=2)  # a hard cap without a scored prefix
     assert _field_ok(capped, pa.chunked_array([pa.array([["a", "b"]], lists)]))
     assert not _field_ok(capped, pa.chunked_array([pa.array([["a", "b", "c"]], lists)]))
-    text = SCHEMA.field("answer")
+    text = field_of("answer")
     assert _field_ok(text, pa.chunked_array([pa.array(["é" * MAX_STRING_CHARS], pa.large_string())]))
     assert not _field_ok(text, pa.chunked_array([pa.array(["é" * (MAX_STRING_CHARS + 1)])]))
-    assert _field_ok(SCHEMA.field("grade"), pa.chunked_array([pa.array(["high", None, "low"])]))
-    assert not _field_ok(SCHEMA.field("grade"), pa.chunked_array([pa.array(["high", "medium"])]))
+    assert _field_ok(field_of("grade"), pa.chunked_array([pa.array(["high", None, "low"])]))
+    assert not _field_ok(field_of("grade"), pa.chunked_array([pa.array(["high", "medium"])]))
 
 
 @pytest.mark.parametrize("data, expected", [
