@@ -164,7 +164,13 @@ MAX_RESPONSE_BYTES = 4_000_000  # a verdict is a few hundred bytes; 4 MB leaves 
 
 
 async def read_bounded(response, limit: int) -> bytes | None:
-    """The body, or None as soon as it passes `limit` bytes (read in chunks, never whole)."""
+    """The body, or None as soon as it passes `limit` bytes. A plain body whose Content-Length is within the
+    bound is read in one call (the usual verdict: no chunk iterator per call); one announced over the bound
+    is refused unread; a compressed or chunked body is read in chunks and counted as decoded, so a small
+    gzip bomb is cut at `limit` too."""
+    length = response.content_length
+    if length is not None and "Content-Encoding" not in response.headers:
+        return await response.read() if length <= limit else None
     chunks, size = [], 0
     async for chunk in response.content.iter_chunked(65536):
         size += len(chunk)
