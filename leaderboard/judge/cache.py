@@ -4,7 +4,8 @@ of nothing costs no call, and a failure is always retried.
 
 Writes are batched: a verdict is in memory at once and reaches the sqlite file (WAL) with up to
 WRITE_BATCH - 1 others in one transaction, at the latest FLUSH_AFTER_S after it arrived, and at every
-`flush` (the judge flushes at the end of each run and on close). A crash loses at most the verdicts of
+`flush` (the judge flushes at the end of each run and on close). A full batch is encoded and written by a
+thread of its own, so the judge's event loop never waits on the disk. A crash loses at most the verdicts of
 the last fraction of a second; they are simply asked again.
 """
 from __future__ import annotations
