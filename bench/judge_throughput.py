@@ -112,7 +112,10 @@ def main() -> int:
     rows = []
     try:
         with FakeJudgePool(responder, workers=args.workers, latency=args.latency) as server:
-            peer_rate(server.base_url, 8, 200, -1)  # warm up: workers accepting, imports done
+            # warm up both clients: workers accepting, imports done (aiohttp's import and TLS context are a
+            # one-time ~0.2 s of start-up, not CPU per call)
+            peer_rate(server.base_url, 8, 200, -1)
+            project_rate(server.base_url, 8, 200, work, -1)
             for c in args.concurrency:
                 n = max(args.calls, int(4 * c / args.latency))
                 peers, projects, in_flight, server_cpu = [], [], [], []

@@ -80,6 +80,10 @@ class FakeOpenAIServer:
                         time.sleep(server.timeout_sleep)
                         self._send(500, {"error": {"message": "late"}})
                         return
+                    if isinstance(step, bytes):  # a whole raw response (status line, headers, body) as given
+                        self.wfile.write(step)
+                        self.close_connection = True
+                        return
                     if step == "truncated":
                         self._send_raw(200, b'{"id": "x", "choices": [{"message": {"content": "{\\"sco')
                         return

@@ -159,3 +159,28 @@ def test_item_keys_and_lookup_answer_from_the_cache_without_calls_or_images(tmp_
     stats = fresh.stats.as_dict()
     assert stats["cache_hits"] == 2 and stats["flagged"] == 2 and stats["http_calls"] == 0
     assert fresh.prompts_used == {prompt.id: prompt.sha}
+
+
+def test_a_full_batch_is_written_off_the_callers_thread_and_flush_waits_for_every_earlier_batch(tmp_path):
+    import time
+
+    from leaderboard.judge.cache import JudgeCache
+
+    cache = JudgeCache(tmp_path / "direct.sqlite")
+    reader = sqlite3.connect(tmp_path / "direct.sqlite")
+    count = lambda: reader.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]  # noqa: E731
+    for i in range(WRITE_BATCH):
+        cache.put(f"k{i}", f"raw {i}", {"score": i, "note": "é"})
+    deadline = time.monotonic() + 5
+    while count() < WRITE_BATCH and time.monotonic() < deadline:  # nobody flushes: the batch's own thread writes
+        time.sleep(0.01)
+    assert count() == WRITE_BATCH
+    # batches still being written when flush() is called are in the file when it returns
+    n = 3 * WRITE_BATCH + 5
+    for i in range(WRITE_BATCH, WRITE_BATCH + n):
+        cache.put(f"k{i}", f"raw {i}", {"score": i, "note": "é"})
+    cache.flush()
+    assert count() == WRITE_BATCH + n
+    assert reader.execute("SELECT raw, parsed FROM verdicts WHERE key = 'k300'").fetchone() == (
+        "raw 300", '{"score": 300, "note": "\\u00e9"}')
+    cache.close()

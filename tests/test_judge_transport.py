@@ -126,6 +126,45 @@ def test_a_runaway_response_body_is_cut_off_and_retried_within_the_bound(tmp_pat
         judge.close()
 
 
+def test_the_bound_holds_for_announced_chunked_and_compressed_bodies(tmp_path, prompt, monkeypatch):
+    # a plain body within the bound is read in one call; the others are checked as they are decoded
+    import gzip
+    import json
+
+    import leaderboard.judge.transport as transport
+
+    monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 2_000)
+    verdict = json.dumps({"choices": [{"message": {"content": '{"met": true, "rationale": "small"}'}}]}).encode()
+    big = json.dumps({"choices": [{"message": {"content": '{"met": true, "r": "' + "x" * 5_000 + '"}'}}]}).encode()
+
+    def response(body: bytes, *headers: str) -> bytes:
+        return ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n" + "".join(h + "\r\n" for h in headers)
+                + "\r\n").encode() + body
+
+    def chunked(body: bytes) -> bytes:
+        return b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:1000], body[1000:]) if part) + b"0\r\n\r\n"
+
+    bomb = gzip.compress(big)
+    assert len(bomb) < 2_000 < len(big)  # small on the wire, over the bound once decoded
+    with FakeOpenAIServer() as server:
+        server.script = [
+            response(big[:20], f"Content-Length: {len(big)}"),  # announced over the bound: refused unread
+            response(chunked(big), "Transfer-Encoding: chunked"),  # no length: cut while read
+            response(bomb, f"Content-Length: {len(bomb)}", "Content-Encoding: gzip"),  # cut once decoded
+            response(chunked(verdict), "Transfer-Encoding: chunked"),  # the same path, within the bound
+            response(gzip.compress(verdict), f"Content-Length: {len(gzip.compress(verdict))}", "Content-Encoding: gzip"),
+            response(verdict, f"Content-Length: {len(verdict)}"),  # read in one call
+        ]
+        judge = judge_for(server.base_url, tmp_path, max_retries=2)
+        failed = judge.run([call(prompt, "a")], parse_json_object)[0]
+        assert failed.value is None and "response body over 2,000 bytes" in failed.error
+        verdicts = [judge.run([call(prompt, c)], parse_json_object)[0] for c in "bcd"]  # in script order
+        assert [v.value for v in verdicts] == [{"met": True, "rationale": "small"}] * 3
+        # the first three cost 3 attempts and one failure; the other three one attempt each, no retry
+        assert server.calls() == 6 and (judge.stats.http_calls, judge.stats.retries, judge.stats.failures) == (6, 2, 1)
+        judge.close()
+
+
 def test_the_loop_is_uvloops_where_installed_and_asyncios_otherwise(tmp_path, prompt):
     import asyncio
 

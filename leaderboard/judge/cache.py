@@ -4,7 +4,8 @@ of nothing costs no call, and a failure is always retried.
 
 Writes are batched: a verdict is in memory at once and reaches the sqlite file (WAL) with up to
 WRITE_BATCH - 1 others in one transaction, at the latest FLUSH_AFTER_S after it arrived, and at every
-`flush` (the judge flushes at the end of each run and on close). A crash loses at most the verdicts of
+`flush` (the judge flushes at the end of each run and on close). A full batch is encoded and written by a
+thread of its own, so the judge's event loop never waits on the disk. A crash loses at most the verdicts of
 the last fraction of a second; they are simply asked again.
 """
 from __future__ import annotations
@@ -31,8 +32,9 @@ class JudgeCache:
         self.path = Path(path) if path else None
         self._lock = threading.Lock()  # the in-memory map and the pending batch (held for microseconds)
         self._db_lock = threading.Lock()  # the sqlite connection (a write holds it for one batch)
+        self._flush_lock = threading.Lock()  # one flush at a time, so a flush returns after earlier batches
         self._memory: dict[str, tuple[str, dict]] = {}
-        self._pending: list[tuple[str, str, str]] = []
+        self._pending: list[tuple[str, str, dict]] = []
         self._timer: threading.Timer | None = None
         self._db = None
         self._legacy = False
@@ -109,28 +111,32 @@ class JudgeCache:
             self._memory[key] = (raw, parsed)
             if self._db is None:
                 return
-            self._pending.append((key, raw, json.dumps(parsed)))
+            # encoded when written (verdicts are never modified once made): not on the caller's thread
+            self._pending.append((key, raw, parsed))
             full = len(self._pending) >= WRITE_BATCH
             if not full and self._timer is None:  # a partial batch is written within FLUSH_AFTER_S anyway
                 self._timer = threading.Timer(FLUSH_AFTER_S, self.flush)
                 self._timer.daemon = True
                 self._timer.start()
-        if full:
-            self.flush()
+        if full:  # written by a thread of its own: the judge's event loop does not wait on the disk
+            threading.Thread(target=self.flush, name="judge-cache-write", daemon=True).start()
 
     def flush(self) -> None:
-        """Write the pending verdicts in one transaction (the network waits never hold this lock)."""
-        with self._lock:
-            batch, self._pending = self._pending, []
-            timer, self._timer = self._timer, None
-        if timer is not None and timer is not threading.current_thread():
-            timer.cancel()
-        if not batch or self._db is None:
-            return
-        with self._db_lock:
-            if self._db is not None:
-                with self._db:  # one transaction: commit on success, rollback on error
-                    self._db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?)", batch)
+        """Write the pending verdicts in one transaction; on return, every verdict put before the call is
+        in the file (a batch being written by another thread included: flushes run one at a time)."""
+        with self._flush_lock:
+            with self._lock:
+                batch, self._pending = self._pending, []
+                timer, self._timer = self._timer, None
+            if timer is not None and timer is not threading.current_thread():
+                timer.cancel()
+            if not batch or self._db is None:
+                return
+            rows = [(key, raw, json.dumps(parsed)) for key, raw, parsed in batch]
+            with self._db_lock:
+                if self._db is not None:
+                    with self._db:  # one transaction: commit on success, rollback on error
+                        self._db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?)", rows)
 
     def close(self) -> None:
         self.flush()

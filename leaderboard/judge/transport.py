@@ -9,7 +9,8 @@ connections: ~0.4 ms of CPU per call here.
 
 Per call, what costs CPU here is the event loop and aiohttp's request path: the loop is uvloop's (libuv, in C)
 where it is installed (not on Windows: asyncio's own loop then), the bodies are encoded and decoded by
-orjson, the URL is parsed once, and no header is added that the endpoint does not need.
+orjson, the URL is parsed once, no header is added that the endpoint does not need, and a plain body within
+the 4 MB bound is read in one call (no chunk iterator per call).
 
 Callers stay synchronous: `call(coroutine)` runs a coroutine on the loop and returns its result, from any
 thread. The retry policy is `leaderboard.chat_http`'s, shared with the synchronous predict runner.
@@ -164,7 +165,13 @@ MAX_RESPONSE_BYTES = 4_000_000  # a verdict is a few hundred bytes; 4 MB leaves 
 
 
 async def read_bounded(response, limit: int) -> bytes | None:
-    """The body, or None as soon as it passes `limit` bytes (read in chunks, never whole)."""
+    """The body, or None as soon as it passes `limit` bytes. A plain body whose Content-Length is within the
+    bound is read in one call (the usual verdict: no chunk iterator per call); one announced over the bound
+    is refused unread; a compressed or chunked body is read in chunks and counted as decoded, so a small
+    gzip bomb is cut at `limit` too."""
+    length = response.content_length
+    if length is not None and "Content-Encoding" not in response.headers:
+        return await response.read() if length <= limit else None
     chunks, size = [], 0
     async for chunk in response.content.iter_chunked(65536):
         size += len(chunk)
