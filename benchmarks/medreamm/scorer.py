@@ -249,11 +249,16 @@ def similar_pairs(pred_vecs: np.ndarray, gt_vecs: np.ndarray, threshold: float) 
     exactly. The extra last row and column (index -1) stand for empty slots and padding: never similar."""
     out = np.zeros((len(pred_vecs) + 1, len(gt_vecs) + 1), dtype=bool)
     gt32 = np.ascontiguousarray(gt_vecs, dtype=np.float32)
+    # one comparison pass per block: similar pairs are rare, so only the candidates at or above the band's
+    # lower edge are looked at again (those under its upper edge recomputed exactly, the rest similar)
+    lower, upper = np.float32(threshold - RECHECK_BAND), np.float32(threshold + RECHECK_BAND)
     for start in range(0, len(pred_vecs), DENSE_ROWS):
         sims = np.ascontiguousarray(pred_vecs[start:start + DENSE_ROWS], dtype=np.float32) @ gt32.T
-        out[start:start + len(sims), :-1] = sims >= threshold
-        rows, cols = np.nonzero(np.abs(sims - np.float32(threshold)) < RECHECK_BAND)
-        if len(rows):
+        rows, cols = np.nonzero(sims >= lower)
+        near = sims[rows, cols] < upper
+        out[start + rows[~near], cols[~near]] = True
+        if near.any():
+            rows, cols = rows[near], cols[near]
             out[start + rows, cols] = _exact_cosines(pred_vecs, gt_vecs, start + rows, cols) >= threshold
     return out
 
