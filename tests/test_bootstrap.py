@@ -100,3 +100,24 @@ def test_strata_of_plain_and_mixed_labels_split_exactly():
     assert out["mixed"]["1"] == {"n": 3, "metrics": {"m": 66.6667}}  # 1, "1" and the second 1 share a label
     assert out["mixed"]["True"]["n"] == 1 and out["mixed"]["(missing)"]["n"] == 1
     assert {k: v["n"] for k, v in out["imaging"].items()} == {"CT": 3, "MRI": 2, "US": 1}
+
+
+def test_strata_with_missing_labels_split_exactly():
+    """A plain label type with None (an unrecorded field is all None) takes numpy's split: the same cells as
+    labelling each item by hand, "(missing)" merged with a value spelled so."""
+    per_item = {"m": np.array([1.0, 0.0, 0.5, 1.0, 0.0, 0.25])}
+    labels = {"none": [None] * 6, "year": [2020, None, 2020, None, 2021, None],
+              "rare": [True, None, False, True, None, True],
+              "kind": ["(missing)", "a", None, "a", None, "b"]}
+    out = by_stratum(per_item, labels)
+    assert out["none"] == {"(missing)": {"n": 6, "metrics": {"m": 45.8333}}}
+    assert out["year"] == {"2020": {"n": 2, "metrics": {"m": 75.0}}, "2021": {"n": 1, "metrics": {"m": 0.0}},
+                           "(missing)": {"n": 3, "metrics": {"m": 41.6667}}}
+    assert out["rare"] == {"False": {"n": 1, "metrics": {"m": 50.0}}, "True": {"n": 3, "metrics": {"m": 75.0}},
+                           "(missing)": {"n": 2, "metrics": {"m": 0.0}}}
+    # rows 0, 2 and 4: (1 + 0.5 + 0) / 3
+    assert out["kind"] == {"(missing)": {"n": 3, "metrics": {"m": 50.0}}, "a": {"n": 2, "metrics": {"m": 50.0}},
+                           "b": {"n": 1, "metrics": {"m": 25.0}}}
+    from leaderboard.aggregate import _groups
+
+    assert [list(map(int, rows)) for rows in _groups(labels["year"]).values()] == [[0, 2], [4], [1, 3, 5]]

@@ -218,7 +218,8 @@ class MedReaMM(Benchmark):
         if "disease_category" in cols:
             labels["disease_category"] = cols["disease_category"]
         if "num_images" in cols:
-            labels["image_count"] = [image_count_bin(n) if n is not None else None for n in cols["num_images"]]
+            bins = {n: image_count_bin(n) for n in set(cols["num_images"]) if n is not None}  # once per count
+            labels["image_count"] = [bins.get(n) for n in cols["num_images"]]
         if "num_diagnoses" in cols:
             labels["diagnosis_count"] = cols["num_diagnoses"]
         if "publication_year" in cols:
