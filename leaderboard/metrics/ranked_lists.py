@@ -42,13 +42,13 @@ def ndcg(ranks: np.ndarray, valid_gt: np.ndarray, depth: int = 10) -> np.ndarray
     IDCG is the ground truth's ideal list [2, 1, 1, ...] truncated to `depth`."""
     cases, entities = ranks.shape
     gains = np.where(np.arange(entities) == 0, 2.0, 1.0)[None, :] * valid_gt
-    rel = np.zeros((cases, depth + 1))
     credited = (ranks <= depth) & valid_gt
-    rows = np.repeat(np.arange(cases), entities).reshape(cases, entities)
-    positions = np.where(credited, ranks, 0)  # column 0 collects the uncredited, ignored below
-    np.maximum.at(rel, (rows, positions), np.where(credited, gains, 0.0))
+    # rel[c, i] = the largest gain credited at rank i + 1: one (cases, entities, depth) comparison and a max,
+    # not a scattered np.maximum.at per entity
+    at_rank = ranks[:, :, None] == np.arange(1, depth + 1)[None, None, :]
+    rel = np.where(credited[:, :, None] & at_rank, gains[:, :, None], 0.0).max(axis=1, initial=0.0)
     discounts = 1.0 / np.log2(np.arange(1, depth + 1) + 1)
-    dcg = rel[:, 1:] @ discounts
+    dcg = rel @ discounts
     n_gt = valid_gt.sum(axis=1)
     ideal = np.zeros((cases, depth))
     ideal[:, 0] = np.where(n_gt > 0, 2.0, 0.0)
