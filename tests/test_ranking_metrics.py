@@ -102,8 +102,8 @@ def test_vectorised_over_cases_equals_one_by_one():
 
 
 def test_ndcg_gains_per_rank_equal_the_scattered_maximum():
-    """rel per rank as one comparison and max over entities: the same bits as scattering each credited
-    entity's gain with np.maximum.at (the earlier form), ties of primary and secondary at one rank included."""
+    """rel per rank by two assignments (secondaries 1, then the primary 2): the same bits as scattering each
+    credited entity's gain with np.maximum.at (the earlier form), primary and secondary at one rank included."""
     rng = np.random.default_rng(11)
     ranks = rng.integers(1, 14, size=(400, 6))  # ranks past 10 earn nothing
     ranks[::7, 1] = ranks[::7, 0]  # a prediction that is first match of the primary and a secondary
