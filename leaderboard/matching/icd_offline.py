@@ -331,11 +331,14 @@ class OfflineTitleCoder:
                                    score_cutoff=self.fuzzy_threshold, workers=-1,
                                    dtype=np.float32)  # = token_sort_ratio on the unsorted strings
             best = scores.max(axis=1) if hi > lo else np.zeros(len(block), dtype=np.float32)
+            matched = np.flatnonzero(best >= self.fuzzy_threshold) if hi > lo else np.zeros(0, dtype=np.int64)
+            # every matched row's best-scoring titles at once (row-major nonzero: rows ascending, columns within)
+            rows, cols = np.nonzero(scores[matched] == best[matched, None])
+            bounds = np.searchsorted(rows, np.arange(1, len(matched)))
+            ties = dict(zip(matched.tolist(), np.split(order[lo + cols], bounds)))
             for row, (_, norm) in enumerate(block):
-                code = None
-                if hi > lo and best[row] >= self.fuzzy_threshold:
-                    hits = order[lo + np.flatnonzero(scores[row] == best[row])]
-                    code = min((self._index.codes[i] for i in hits), key=_code_order)
+                hits = ties.get(row)
+                code = min((self._index.codes[i] for i in hits), key=_code_order) if hits is not None else None
                 with self._memo_lock:
                     self._memo[norm] = code
             if bar is not None:
