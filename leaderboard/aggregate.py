@@ -55,12 +55,28 @@ def _groups(values: Sequence[Any]) -> dict[str, Any]:
             for v in (value if isinstance(value, (list, tuple)) else [value]):
                 groups.setdefault("(missing)" if v is None else str(v), []).append(index)
         return groups
-    if len(values) and (kinds == {str} or kinds == {int} or kinds == {bool}):  # one plain type: numpy does it
-        levels, codes = np.unique(np.asarray(values), return_inverse=True)
-        codes = codes.ravel()
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(levels) + 1))
-        return {str(level): order[bounds[k]:bounds[k + 1]] for k, level in enumerate(levels.tolist())}
+    plain = kinds - {type(None)}
+    if len(values) and (plain == {str} or plain == {int} or plain == {bool} or not plain):
+        # one plain type, maybe with missing values: numpy does it (an unrecorded field is all None)
+        present = values
+        missing = None
+        if type(None) in kinds:
+            absent = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+            missing, rows_present = np.flatnonzero(absent), np.flatnonzero(~absent)
+            present = [v for v in values if v is not None]
+        groups = {}
+        if present:
+            levels, codes = np.unique(np.asarray(present), return_inverse=True)
+            codes = codes.ravel()
+            order = np.argsort(codes, kind="stable")
+            bounds = np.searchsorted(codes[order], np.arange(len(levels) + 1))
+            if missing is not None:  # positions among the present values -> rows
+                order = rows_present[order]
+            groups = {str(level): order[bounds[k]:bounds[k + 1]] for k, level in enumerate(levels.tolist())}
+        if missing is not None:  # the label "(missing)", merged with a value spelled so (as below)
+            label = "(missing)"
+            groups[label] = missing if label not in groups else np.union1d(groups[label], missing)
+        return groups
     code_of: dict[tuple, int] = {}  # keyed with the type: True and 1 are equal keys but different labels
     codes = np.fromiter((code_of.setdefault((v.__class__, v), len(code_of)) for v in values), dtype=np.int64,
                         count=len(values))

@@ -86,6 +86,26 @@ def test_distinct_rows_matches_numpy_unique_rows_and_inverse():
         assert np.array_equal(got_rows, want_rows) and np.array_equal(got_inverse, want_inverse.ravel())
 
 
+def test_distinct_rows_survives_hash_collisions(monkeypatch):
+    """Rows are first told apart by one hash each; when different rows share a hash the exact check sends them
+    to the column-by-column ranking (and past its packed key, to numpy): the same answer every way."""
+    from leaderboard.metrics import bootstrap as B
+
+    rng = np.random.default_rng(4)
+    wide = rng.integers(0, 3, size=(400, 50)) / 2.0
+    matrices = (wide, wide[:, :7], np.array([[1.0, 0.5], [-0.0, 1.0], [1.0, 0.5], [0.0, 1.0]]))
+    wants = [np.unique(m + 0.0, axis=0, return_inverse=True) for m in matrices]
+    hashed = [B.distinct_rows(m) for m in matrices]
+    collide = lambda values: np.zeros(len(values), dtype=np.uint64)  # every row the same hash
+    monkeypatch.setattr(B, "_row_hashes", collide)
+    assert B._distinct_by_hash(np.ascontiguousarray(wide[:, :7])) is None
+    for matrix, (want_rows, want_inverse), (rows, inverse) in zip(matrices, wants, hashed):
+        got_rows, got_inverse = B.distinct_rows(matrix)
+        for r, i in ((rows, inverse), (got_rows, got_inverse)):
+            assert np.array_equal(r, want_rows) and np.array_equal(i, want_inverse.ravel())
+    assert B.distinct_rows(np.ones((2, 1)))[1].tolist() == [0, 0]  # equal rows: the hash check passes
+
+
 def test_strata_of_plain_and_mixed_labels_split_exactly():
     """by_stratum's numpy split (one plain label type) and its general path (None, mixed types, lists)."""
     per_item = {"m": np.array([1.0, 0.0, 0.5, 1.0, 0.0, 0.25])}
@@ -100,3 +120,24 @@ def test_strata_of_plain_and_mixed_labels_split_exactly():
     assert out["mixed"]["1"] == {"n": 3, "metrics": {"m": 66.6667}}  # 1, "1" and the second 1 share a label
     assert out["mixed"]["True"]["n"] == 1 and out["mixed"]["(missing)"]["n"] == 1
     assert {k: v["n"] for k, v in out["imaging"].items()} == {"CT": 3, "MRI": 2, "US": 1}
+
+
+def test_strata_with_missing_labels_split_exactly():
+    """A plain label type with None (an unrecorded field is all None) takes numpy's split: the same cells as
+    labelling each item by hand, "(missing)" merged with a value spelled so."""
+    per_item = {"m": np.array([1.0, 0.0, 0.5, 1.0, 0.0, 0.25])}
+    labels = {"none": [None] * 6, "year": [2020, None, 2020, None, 2021, None],
+              "rare": [True, None, False, True, None, True],
+              "kind": ["(missing)", "a", None, "a", None, "b"]}
+    out = by_stratum(per_item, labels)
+    assert out["none"] == {"(missing)": {"n": 6, "metrics": {"m": 45.8333}}}
+    assert out["year"] == {"2020": {"n": 2, "metrics": {"m": 75.0}}, "2021": {"n": 1, "metrics": {"m": 0.0}},
+                           "(missing)": {"n": 3, "metrics": {"m": 41.6667}}}
+    assert out["rare"] == {"False": {"n": 1, "metrics": {"m": 50.0}}, "True": {"n": 3, "metrics": {"m": 75.0}},
+                           "(missing)": {"n": 2, "metrics": {"m": 0.0}}}
+    # rows 0, 2 and 4: (1 + 0.5 + 0) / 3
+    assert out["kind"] == {"(missing)": {"n": 3, "metrics": {"m": 50.0}}, "a": {"n": 2, "metrics": {"m": 50.0}},
+                           "b": {"n": 1, "metrics": {"m": 25.0}}}
+    from leaderboard.aggregate import _groups
+
+    assert [list(map(int, rows)) for rows in _groups(labels["year"]).values()] == [[0, 2], [4], [1, 3, 5]]

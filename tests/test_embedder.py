@@ -400,7 +400,8 @@ def test_hashing_embedder():
 def test_hashing_embedder_counts_trigrams_of_all_texts_at_once():
     """The batch is counted in one pass; each row is still its own text's trigram counts, normalised."""
     h = HashingEmbedder(dim=64)
-    texts = ["ab", "Ab", "", "straße ÄÖ", "aaaa", "pneumonia due to streptococcus"]
+    # "İ".lower() is two code points; emoji and U+10FFFF sit outside the BMP (trigrams are packed as integers)
+    texts = ["ab", "Ab", "", "straße ÄÖ", "aaaa", "pneumonia due to streptococcus", "İstanbul", "😀𝔘\U0010ffff", "z"]
 
     def by_hand(text):  # "^^ab$$" -> ^^a, ^ab, ab$, b$$
         s = "^^" + text.lower() + "$$"

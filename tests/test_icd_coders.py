@@ -486,6 +486,19 @@ def test_offline_code_many_agrees_with_code_term_by_term():
     assert batch["Cholera"] == "1A00" and batch["qwertyuiop zxcv"] is None
 
 
+def test_normalise_titles_folds_all_texts_at_once_like_one_by_one(offline):
+    """The batch runs the spelling folds once over the texts joined by newlines: word boundaries at a text's
+    ends (-our, -ise after a word character) must fall as they do on the text alone."""
+    texts = ["Haemorrhage of oesophagus", "TUMOUR\nbehaviour", "organisation", "is", "ise", "ises", "",
+             "&amp; oedema", "Crème brûlée", "colour", "analysis", "paralyse", "ae", "  sepsis  ", "Ｆｕｌｌ ｗｉｄｔｈ",
+             "over-labour_ed", "tumouris", "\u2028favour"]
+    assert icd_offline.normalise_titles(texts) == [icd_offline.normalise_title(t) for t in texts]
+    assert icd_offline.normalise_titles(texts)[:3] == ["hemorrhage of esophagus", "tumor behavior", "organization"]
+    titles = offline._index.titles  # every ICD-11 title of the index
+    assert icd_offline.normalise_titles(titles) == [icd_offline.normalise_title(t) for t in titles]
+    assert icd_offline.normalise_titles([]) == []
+
+
 def test_offline_code_many_equals_term_by_term_coding(offline):
     """code_many's fuzzy step (ratio over word-sorted titles, in length bands) answers exactly what
     `code` (process.extract with token_sort_ratio) answers, for terms near and far from titles."""

@@ -99,3 +99,31 @@ def test_vectorised_over_cases_equals_one_by_one():
         alone = ranked_metrics(matches[c:c + 1], valid[c:c + 1])
         for name, values in together.items():
             assert values[c] == pytest.approx(alone[name][0])
+
+
+def test_ndcg_gains_per_rank_equal_the_scattered_maximum():
+    """rel per rank by two assignments (secondaries 1, then the primary 2): the same bits as scattering each
+    credited entity's gain with np.maximum.at (the earlier form), primary and secondary at one rank included."""
+    rng = np.random.default_rng(11)
+    ranks = rng.integers(1, 14, size=(400, 6))  # ranks past 10 earn nothing
+    ranks[::7, 1] = ranks[::7, 0]  # a prediction that is first match of the primary and a secondary
+    ranks[::5, 3] = np.iinfo(np.int32).max
+    valid = rng.random((400, 6)) < 0.8
+    valid[:, 0] = True
+    valid[::9] = False  # no ground truth: NDCG 0
+    cases, entities = ranks.shape
+    gains = np.where(np.arange(entities) == 0, 2.0, 1.0)[None, :] * valid
+    rel = np.zeros((cases, 11))
+    credited = (ranks <= 10) & valid
+    rows = np.repeat(np.arange(cases), entities).reshape(cases, entities)
+    np.maximum.at(rel, (rows, np.where(credited, ranks, 0)), np.where(credited, gains, 0.0))
+    discounts = 1.0 / np.log2(np.arange(1, 11) + 1)
+    n_gt = valid.sum(axis=1)
+    ideal = np.zeros((cases, 10))
+    ideal[:, 0] = np.where(n_gt > 0, 2.0, 0.0)
+    ideal[:, 1:] = (np.arange(1, 10)[None, :] < n_gt[:, None]).astype(float)
+    idcg = ideal @ discounts
+    want = np.divide(rel[:, 1:] @ discounts, idcg, out=np.zeros(cases), where=idcg > 0)
+    got = ndcg(ranks, valid, 10)
+    assert np.array_equal(got, want)
+    assert got[0] == 0.0 and 0 < got.max() <= 1.0

@@ -107,9 +107,14 @@ def ranked_matrix(lists) -> RankedLists:
     import pyarrow.compute as pc
 
     n = len(lists)
-    top = pc.list_slice(lists, 0, MAX_DIAGNOSES)
-    flat = pc.list_flatten(top)
-    parent = np.asarray(pc.list_parent_indices(top), dtype=np.int64)
+    flat = pc.list_flatten(lists)
+    parent = np.asarray(pc.list_parent_indices(lists), dtype=np.int64)
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(parent, minlength=n), out=starts[1:])
+    position = np.arange(len(parent)) - starts[parent]
+    beyond = position >= MAX_DIAGNOSES
+    if beyond.any():  # the first ten items of each list (pc.list_slice copies every list, even when none is longer)
+        flat, parent, position = flat.filter(pa.array(~beyond)), parent[~beyond], position[~beyond]
     distinct = pc.unique(flat)
     items = distinct.to_pylist()
     item_ids = np.asarray(pc.index_in(flat, value_set=distinct), dtype=np.int64)
@@ -121,9 +126,6 @@ def ranked_matrix(lists) -> RankedLists:
         key = normalise(item)
         key_of[d] = keys.setdefault(key, len(keys)) if key else -1
         term_of[d] = stripped.setdefault(item.strip(), len(stripped))
-    starts = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(parent, minlength=n), out=starts[1:])
-    position = np.arange(len(parent)) - starts[parent]
     key_matrix = np.full((n, MAX_DIAGNOSES), -1, dtype=np.int64)
     term_matrix = np.full((n, MAX_DIAGNOSES), -1, dtype=np.int64)
     key_matrix[parent, position] = key_of[item_ids]

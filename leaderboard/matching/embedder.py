@@ -378,10 +378,20 @@ class HashingEmbedder:
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         padded = ["^^" + t.lower() + "$$" for t in items]
-        grams = [s[i:i + 3] for s in padded for i in range(len(s) - 2)]
-        bucket = {g: self._bucket(g) for g in dict.fromkeys(grams)}
-        hits = np.fromiter((bucket[g] for g in grams), dtype=np.int64, count=len(grams))
-        rows = np.repeat(np.arange(len(items), dtype=np.int64), [len(s) - 2 for s in padded])
+        # every trigram as one integer (three code points < 2^21 each), windows crossing two texts dropped:
+        # only the distinct trigrams are made into strings and hashed
+        chars = np.frombuffer("".join(padded).encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.int64)
+        grams = (chars[:-2] << 42) | (chars[1:-1] << 21) | chars[2:]
+        lengths = np.fromiter(map(len, padded), dtype=np.int64, count=len(padded))
+        ends = np.cumsum(lengths)
+        inside = np.ones(len(grams), dtype=bool)
+        inside[(ends - 2)[:-1]] = inside[(ends - 1)[:-1]] = False  # the last text's tail is already cut
+        distinct, which = np.unique(grams[inside], return_inverse=True)
+        mask = (1 << 21) - 1
+        bucket = np.fromiter((self._bucket(chr(g >> 42) + chr((g >> 21) & mask) + chr(g & mask))
+                              for g in distinct.tolist()), dtype=np.int64, count=len(distinct))
+        hits = bucket[which.ravel()]
+        rows = np.repeat(np.arange(len(items), dtype=np.int64), lengths - 2)
         counts = np.bincount(rows * self.dim + hits, minlength=len(items) * self.dim)
         return _l2_normalise(counts.reshape(len(items), self.dim).astype(np.float64))
 

@@ -167,3 +167,17 @@ def test_vectorised_ranked_lists_equal_the_per_case_rule():
     pool = ["Asthma", "asthma", " Asthma", "", " ", "COPD", "copd;", "Pneumonia", "ﬁbrosis", "fibrosis", "x" * 3]
     many = [[rng.choice(pool) for _ in range(rng.randint(0, 14))] for _ in range(500)]
     assert ranked_lists(many) == [ranked_list(c) for c in many]
+
+
+def test_ranked_matrix_of_missing_lists_and_an_offset_slice():
+    """Null lists (cases without predictions) rank nothing; a slice of a larger Arrow array (non-zero offset)
+    keeps each case's own first ten items."""
+    import pyarrow as pa
+
+    from benchmarks.medreamm.parsing import ranked_list, ranked_matrix
+
+    cases = [["a"] * 3 + [f"z{i}" for i in range(12)], None, [f"y{i}" for i in range(11)], ["b", "B", "c"], None]
+    array = pa.array(cases, type=pa.list_(pa.string()))
+    assert ranked_matrix(array).lists() == [ranked_list(c or []) for c in cases]
+    assert ranked_matrix(array).lists()[0] == ["a"] + [f"z{i}" for i in range(7)]
+    assert ranked_matrix(array.slice(2, 2)).lists() == [[f"y{i}" for i in range(10)], ["b", "c"]]
