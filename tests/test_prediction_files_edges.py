@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from leaderboard import prediction_files, registry
+from validation_helpers import messages, validate_text
 from leaderboard.prediction_files import (MAX_ISSUES_SHOWN, MAX_ROWS, MAX_STRING_CHARS, UNPAIRED_SURROGATE, FieldSpec,
                                           Issue, PredictionSchema, ValidationReport, human_bytes, validate)
 
@@ -22,13 +23,7 @@ IDS = ["100", "200", "300"]
 
 
 def check(tmp_path, text, name="p.jsonl", schema=MEDREAMM, ids=IDS, **kw):
-    path = tmp_path / name
-    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
-    return validate(path, schema, ids, **kw)
-
-
-def messages(report):
-    return [str(i) for i in report.issues]
+    return validate_text(tmp_path, text, schema, ids, name, **kw)
 
 
 def errors(report):

@@ -9,19 +9,14 @@ from leaderboard import registry
 from benchmarks.medreamm.parsing import parse_response, ranked_list
 from leaderboard.prediction_files import validate
 from leaderboard.scoring import validate_file
+from validation_helpers import messages, validate_text
 
 SCHEMA = registry.scorer("medreamm").schema
 IDS = ["100", "200", "300"]
 
 
 def check(tmp_path, text, name="p.jsonl", ids=IDS, **kw):
-    path = tmp_path / name
-    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
-    return validate(path, SCHEMA, ids, **kw)
-
-
-def messages(report):
-    return [str(i) for i in report.issues]
+    return validate_text(tmp_path, text, SCHEMA, ids, name, **kw)
 
 
 def test_clean_file_is_valid(tmp_path):
