@@ -104,12 +104,58 @@ class HubDatasets:
         return changed
 
 
-def pull_store(results_repo: str, private_repo: str, root: Path, token: str | None = None,
-               private_patterns: tuple[str, ...] = ("private/queue/*", "private/bootstrap/*")) -> None:
+def pull_store(results_repo: str, private_repo: str, root: Path, token: str | None = None) -> None:
     """The parts of the results store a Space shows: public results, queue records and the bootstrap
-    resamples used for tie groups. Uploads, per-item scores and contacts stay on the Hub."""
+    resamples used for tie groups. Uploads, per-item scores and contacts stay on the Hub.
+
+    Queue records are pulled beside the store and merged, never downloaded over it: the snapshot a pull reads
+    can be older than a record this process's worker has just written ("finished" replaced by the "scoring"
+    state of a moment before, then pushed back as if it were ours: a lost update)."""
     _pull(results_repo, root, ["results/**"], token)
-    _pull(private_repo, root, list(private_patterns), token)
+    _pull(private_repo, root, ["private/bootstrap/*"], token)
+    staging = root / ".cache" / "hub-pull"  # beside the download metadata huggingface_hub keeps there
+    _pull(private_repo, staging, ["private/queue/*"], token)
+    merge_queue_records(staging / "private" / "queue", root / "private" / "queue")
+
+
+TERMINAL_STATES = ("finished", "failed")
+
+
+def _freshness(record: dict) -> tuple:
+    """Later update first; within the same second, the further-on record (more progress, a terminal state)."""
+    progress = record.get("progress")
+    return (str(record.get("updated_at") or ""), record.get("state") in TERMINAL_STATES,
+            progress if isinstance(progress, (int, float)) else -1.0)
+
+
+def merge_queue_records(pulled: Path, local: Path) -> list[str]:
+    """Copy each pulled queue record over the local one only when it is fresher; returns the names copied.
+    A pulled file that is not a JSON object is skipped (the local record stays)."""
+    import json
+
+    copied: list[str] = []
+    if not pulled.is_dir():
+        return copied
+    local.mkdir(parents=True, exist_ok=True)
+    for source in sorted(pulled.glob("*.json")):
+        try:
+            incoming = json.loads(source.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(incoming, dict):
+            continue
+        target = local / source.name
+        try:
+            current = json.loads(target.read_bytes()) if target.exists() else None
+        except (OSError, ValueError):
+            current = None  # an unreadable local record: the Hub's copy is better than nothing
+        if isinstance(current, dict) and _freshness(incoming) <= _freshness(current):
+            continue
+        temporary = target.with_name(target.name + ".pull")
+        shutil.copyfile(source, temporary)
+        os.replace(temporary, target)
+        copied.append(source.name)
+    return copied
 
 
 def _pull(repo_id: str, root: Path, patterns: list[str], token: str | None) -> None:
