@@ -45,7 +45,7 @@ def populate(store: LocalStore, n: int, seed: int = 0) -> None:
                             protocol={"items": items, "dataset_fingerprint": "bench"},
                             model=ModelInfo(name=f"model-{i:04d}", access=("open", "proprietary")[i % 2],
                                             domain=("general", "medical")[i % 3 == 0], params_b=float(i % 80 + 1)),
-                            ci={bench.primary_metric: [metrics[bench.primary_metric] - 2, metrics[bench.primary_metric] + 2]})
+                            ci={bench.primary_metric: _ci(metrics[bench.primary_metric])})
             sub_id = f"{bench.name}-{i:05d}"
             # the files the service writes, without its per-file fsync (only the bench's set-up time changes)
             record = result.to_public_dict()
@@ -55,7 +55,12 @@ def populate(store: LocalStore, n: int, seed: int = 0) -> None:
             path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             npy = store.private("bootstrap", f"{sub_id}.npy")
             npy.parent.mkdir(parents=True, exist_ok=True)
-            np.save(npy, metrics[bench.primary_metric] + rng.normal(0, 2, 1000))
+            np.save(npy, np.clip(metrics[bench.primary_metric] + rng.normal(0, 2, 1000), 0, 100))
+
+
+def _ci(score: float) -> list[float]:
+    """A +-2 interval kept within 0-100, as a real bootstrap of a percentage is."""
+    return [max(score - 2, 0.0), min(score + 2, 100.0)]
 
 
 def items_bench(work: Path, rows: int = 10_000, group: int = 1_000) -> None:

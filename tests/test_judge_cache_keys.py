@@ -153,11 +153,11 @@ def test_item_keys_and_lookup_answer_from_the_cache_without_calls_or_images(tmp_
     judge.cache.put(keys[2], '{"met": false}', {"met": False})
     judge.cache.flush()
     fresh = Judge(config(tmp_path))
-    found = fresh.lookup([(f"c#{j}", k, True) for j, k in enumerate(keys)], [prompt])
-    assert [v.value if v else None for v in found] == [{"met": True}, None, {"met": False}]
-    assert [v.key for v in found if v] == ["c#0", "c#2"] and all(v.cached and v.flagged_injection for v in found if v)
+    found = fresh.lookup(keys, [prompt], [True, True, False])
+    assert found == [{"met": True}, None, {"met": False}]
     stats = fresh.stats.as_dict()
-    assert stats["cache_hits"] == 2 and stats["flagged"] == 2 and stats["http_calls"] == 0
+    # flagged counts flagged hits only: key 1 (flagged) missed, key 2 (a hit) is not flagged
+    assert stats["cache_hits"] == 2 and stats["flagged"] == 1 and stats["http_calls"] == 0
     assert fresh.prompts_used == {prompt.id: prompt.sha}
 
 

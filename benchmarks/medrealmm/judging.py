@@ -26,6 +26,9 @@ CONTEXT_COLUMNS = ["id", "department", "patient_metadata", "dialogue"]
 KEY_COLUMNS = ["id", "department", "patient_metadata", "image_sha256", "dialogue.list.element.role",
                "dialogue.list.element.text", "dialogue.list.element.images.list.element.path"]
 BATCH_CASES = 512  # cases per judge.run: bounds memory (images, calls) whatever the release size
+# cases per lookup of cached verdicts: key contexts hold no image bytes (~1 MB of text per 2,048 cases), and
+# the first lookup of a full rescore is then large enough for the cache to read its table in one pass
+KEY_BATCH_CASES = 2048
 VERDICT_SCHEMA = {
     "type": "object",
     "properties": {"met": {"type": "boolean"}, "rationale": {"type": "string"}},
@@ -44,6 +47,11 @@ _ZH_INJECTION = re.compile(
     r"|\"?met\"?\s*[:：]\s*true",
     re.I,
 )
+# Every match of _ZH_INJECTION holds one of these words (each alternative above needs one of them), or "met"
+# in any case: a reply with none cannot match, and `in` scans it ~10x faster than the regex, which tries
+# every alternative at every position (a rescore checks 5,620 replies).
+_ZH_INJECTION_WORDS = ("忽略", "无视", "忘记", "忽视", "评分", "评委", "裁判", "评估", "评审", "满分", "最高分", "全部得分",
+                       "标准")
 _ZH_SENTENCE = re.compile(r"[^。！？!?\n]*(?:[。！？!?]+|\n|$)")
 REDACTED_ZH = "[已删除：针对评分员的内容]"  # must not itself trip the English detector ("to the grader")
 
@@ -71,9 +79,14 @@ def clean_response(text: str | None) -> str:
     return "".join(out).strip()
 
 
+def _may_address_grader(text: str) -> bool:
+    """False only when _ZH_INJECTION cannot match `text` (none of its required words is in it)."""
+    return any(word in text for word in _ZH_INJECTION_WORDS) or "met" in text.lower()
+
+
 def redact_chinese_injection(text: str) -> tuple[str, bool]:
     """(text with every Chinese sentence addressing the grader replaced, whether any was found)."""
-    if not _ZH_INJECTION.search(text):
+    if not _may_address_grader(text) or not _ZH_INJECTION.search(text):
         return text, False
     parts = [REDACTED_ZH if _ZH_INJECTION.search(s) else s for s in _ZH_SENTENCE.findall(text)]
     return "".join(parts), True
@@ -183,7 +196,7 @@ def iter_contexts(folder: Path, wanted: set[str], batch_cases: int = BATCH_CASES
                    for k, (n, (dialogue, images, _)) in enumerate(zip(keep, _render_column(batch.column("dialogue"))))]
 
 
-def iter_key_contexts(folder: Path, wanted: set[str], batch_cases: int = BATCH_CASES
+def iter_key_contexts(folder: Path, wanted: set[str], batch_cases: int = KEY_BATCH_CASES
                       ) -> Iterator[list[CaseContext]] | None:
     """Like iter_contexts, but without reading a single image: each case's images stand in its cache key as
     the dataset's `image_sha256` (written by the builder from the same bytes, in dialogue order), and
@@ -232,22 +245,21 @@ def _wanted_rows(batch, wanted: set[str]):
     return batch, keep, ids
 
 
-def criterion_calls(case: CaseContext, response: str, rubric: list[dict], prompt: Prompt) -> list[JudgeCall]:
-    """One call per criterion; the judge sees the context, the quoted response and the criterion text
+def criterion_calls(case: CaseContext, response: str, criteria: list[str], prompt: Prompt) -> list[JudgeCall]:
+    """One call per criterion text; the judge sees the context, the quoted response and the criterion text
     only (never its points or polarity, as in the paper's phi_J(x, y, c_j))."""
     shared, item = _shared(case, response)
-    return [JudgeCall(f"{case.case_id}#{j}", prompt, {**shared, "criterion": entry["criterion"]},
-                      images=case.images, item=item)
-            for j, entry in enumerate(rubric)]
+    return [JudgeCall(f"{case.case_id}#{j}", prompt, {**shared, "criterion": criterion}, images=case.images,
+                      item=item)
+            for j, criterion in enumerate(criteria)]
 
 
-def criterion_keys(judge, case: CaseContext, response: str, rubric: list[dict], prompt: Prompt
-                   ) -> list[tuple[str, str, bool]]:
-    """(label, cache key, flagged) of each of `criterion_calls`, without building the calls (for
-    `judge.lookup`): a rescore keys 50,586 criteria."""
+def criterion_keys(judge, case: CaseContext, response: str, criteria: list[str], prompt: Prompt
+                   ) -> tuple[list[str], bool]:
+    """(the cache key of each of `criterion_calls`, whether the reply was flagged as addressing the grader),
+    without building the calls (for `judge.lookup`): a rescore keys 50,586 criteria."""
     _, item = _shared(case, response)
-    keys = judge.item_keys(prompt, VERDICT_SCHEMA, item, "criterion", [entry["criterion"] for entry in rubric])
-    return [(f"{case.case_id}#{j}", key, item[2]) for j, key in enumerate(keys)]
+    return judge.item_keys(prompt, VERDICT_SCHEMA, item, "criterion", criteria), item[2]
 
 
 def _shared(case: CaseContext, response: str) -> tuple[dict, tuple]:

@@ -12,6 +12,8 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from leaderboard.aggregate import by_stratum, overall
 from leaderboard.answer_key import AnswerKey
@@ -93,7 +95,7 @@ class MedRealMM(Benchmark):
 
     # ------------------------------------------------------------ validation
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list:
-        modes = Counter(p.get("input_modality") for p in _predictions(report).values() if p.get("input_modality"))
+        modes = _declared_modalities(report)
         if len(modes) > 1:
             counts = ", ".join(f"{m}: {n} lines" for m, n in sorted(modes.items()))
             return [Issue(None, "input_modality", f"one file must hold one condition, got {counts}; submit the "
@@ -102,21 +104,20 @@ class MedRealMM(Benchmark):
 
     # ----------------------------------------------------------------- score
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
-        rows = key.table.select([self.id_column, "rubric"]).to_pylist()
-        ids = [r[self.id_column] for r in rows]
-        predictions = _predictions(report)
-        responses = {i: clean_response(p.get("response")) for i, p in predictions.items()}
-        modality = _run_modality(predictions, context)
+        ids = key.table.column(self.id_column).to_pylist()
+        rubrics = _Rubrics(key.table.column("rubric"))
+        responses = {i: clean_response(r) for i, r in _responses(report).items()}
+        modality = _run_modality(_declared_modalities(report), context)
         protocol = self.base_protocol(key, context)
         protocol.update({"input_modality": modality, "case_set": f"all {len(ids)} cases of the built dataset",
                          "empty_responses": sum(1 for i in ids if i in responses and not responses[i])})
         strata = self._strata_labels(key)
-        answered = sum(1 for i in ids if i in predictions)
+        answered = sum(1 for i in ids if i in responses)
         result = self.result(context, metrics={}, n_items=len(ids), n_answered=answered, protocol=protocol)
         if context.service("judge") is None:
             return self._pending(result, context.why_missing("judge"), strata, ["no LLM judge configured"])
         try:
-            outcome = _judge_all(ids, rows, responses, key, context)
+            outcome = _judge_all(ids, rubrics, responses, key, context)
         except LookupError as exc:
             return self._pending(result, str(exc), strata, [str(exc)])
         protocol.update(outcome.protocol)
@@ -126,7 +127,8 @@ class MedRealMM(Benchmark):
                       "already obtained are cached and cost nothing)")
             result.notes.append(reason)
             return self._pending(result, reason, strata, protocol["not_comparable_because"])
-        scores = rubric_scores(outcome.case_index, outcome.points, outcome.met, len(ids))
+        scored = outcome.scored
+        scores = rubric_scores(rubrics.case_index[scored], rubrics.points[scored], outcome.met[scored], len(ids))
         per_item = {
             "score_pct": scores.score,
             # aggregate.overall reports means x100: counts go in /100 so they come out as plain counts
@@ -166,108 +168,145 @@ class MedRealMM(Benchmark):
 
 
 # --------------------------------------------------------------------- helpers
-def _predictions(report: ValidationReport) -> dict[str, dict]:
-    """id -> {response, input_modality}; from the columnar table when the validator built one."""
+def _responses(report: ValidationReport) -> dict[str, str | None]:
+    """id -> response of every valid prediction; from the columnar table when the validator built one."""
     table = getattr(report, "table", None)
     if table is not None:
-        cols = {c: table.column(c).to_pylist() for c in ("id", "response", "input_modality") if c in table.column_names}
-        return {i: {k: cols[k][n] for k in ("response", "input_modality") if k in cols and cols[k][n] is not None}
-                for n, i in enumerate(cols["id"])}
-    return report.valid
+        return dict(zip(table.column("id").to_pylist(), table.column("response").to_pylist()))
+    return {i: p.get("response") for i, p in report.valid.items()}
 
 
-def _run_modality(predictions: dict[str, dict], context: ScoringContext) -> str:
-    declared = {p["input_modality"] for p in predictions.values() if p.get("input_modality")}
+def _declared_modalities(report: ValidationReport) -> Counter:
+    """input_modality -> lines declaring it (lines without one are not counted)."""
+    table = getattr(report, "table", None)
+    if table is not None:
+        if "input_modality" not in table.column_names:
+            return Counter()
+        counts = table.column("input_modality").value_counts().to_pylist()
+        return Counter({c["values"]: c["counts"] for c in counts if c["values"]})
+    return Counter(p["input_modality"] for p in report.valid.values() if p.get("input_modality"))
+
+
+def _run_modality(declared: Counter, context: ScoringContext) -> str:
     if len(declared) == 1:
-        return declared.pop()
+        return next(iter(declared))
     if len(declared) > 1:
         return "mixed"
     return getattr(context.model, "input_modality", None) or "multimodal"
 
 
+class _Rubrics:
+    """Every case's criteria, flat in dataset order: case n's texts and signed points are entries
+    start[n]..start[n+1] (read column by column: a rescore holds 50,586 criteria)."""
+
+    def __init__(self, column: pa.ChunkedArray):
+        rubric = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        # through Python lists, not to_numpy: pyarrow's numpy conversion imports pandas (0.3 s) on first use
+        lengths = [n or 0 for n in pc.list_value_length(rubric).to_pylist()]  # a null rubric: no criteria
+        flat = pc.list_flatten(rubric)
+        self.criteria: list[str] = pc.struct_field(flat, "criterion").to_pylist()
+        self.points = np.array(pc.struct_field(flat, "points").to_pylist(), dtype=np.float64)
+        self.start = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
+        self.case_index = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+
+    def of(self, case: int) -> list[str]:
+        return self.criteria[self.start[case]:self.start[case + 1]]
+
+
+class _Failure:
+    """A criterion the judge could not answer (after retries and one repair)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str | None):
+        self.error = error
+
+
 class _Outcome:
-    def __init__(self):
-        self.case_index: list[int] = []
-        self.points: list[float] = []
-        self.met: list[bool] = []
+    def __init__(self, total: int):
+        self.met = np.zeros(total, dtype=bool)  # per criterion, flat as _Rubrics (unanswered cases: unmet)
+        self.scored = np.ones(total, dtype=bool)  # False where the judge failed (the result is then pending)
         self.failed_criteria = 0
         self.failed_cases = 0
         self.total_criteria = 0
         self.protocol: dict[str, Any] = {}
 
 
-def _judge_all(ids, rows, responses, key: AnswerKey, context: ScoringContext) -> _Outcome:
-    """Every criterion of every answered, non-empty case through the judge, batch by batch."""
+def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: ScoringContext) -> _Outcome:
+    """Every criterion of every answered, non-empty case through the judge, batch by batch; cases without
+    a reply keep every criterion unmet and cost no call."""
     judge = context.service("judge")
     prompt = default_prompt()
     before = judge.stats.as_dict()
     index = {i: n for n, i in enumerate(ids)}
-    rubrics = {r["id"]: r["rubric"] or [] for r in rows}
-    out = _Outcome()
-    for n, i in enumerate(ids):  # cases without a reply: every criterion unmet, no call
-        if not responses.get(i):
-            for item in rubrics[i]:
-                out.case_index.append(n)
-                out.points.append(item["points"])
-                out.met.append(False)
+    out = _Outcome(len(rubrics.criteria))
     wanted = {i for i in ids if responses.get(i)}
-    flagged_cases, failed_cases, error_kinds, seen = set(), set(), Counter(), set()
+    flagged_cases, failed_cases, error_kinds = set(), set(), Counter()
     replies: dict[str, str] = {}
     for case_id in wanted:
         replies[case_id], zh_flag = redact_chinese_injection(responses[case_id])
         if zh_flag:
             flagged_cases.add(case_id)
-    # verdicts[case][j]: criterion j's verdict. Looked up first from key contexts (no image read: the
+    # values[case][j]: criterion j's verdict value. Looked up first from key contexts (no image read: the
     # dataset's image digests stand for the images); only cases with a miss are read again with their images
-    verdicts: dict[str, list] = {}
+    values: dict[str, list] = {}
     order: list[str] = []  # cases in dataset order, as the criteria are then counted
     folder = data_folder(key, context)
-    keyed = (iter_key_contexts(folder, wanted, BATCH_CASES) if hasattr(judge, "lookup") and hasattr(judge, "item_keys")
+    keyed = (iter_key_contexts(folder, wanted) if hasattr(judge, "lookup") and hasattr(judge, "item_keys")
              else None)
     for batch in keyed or ():
-        entries, owners = [], []
+        keys, flags, owners = [], [], []
         for case in batch:
             order.append(case.case_id)
             if case.image_sha256 is not None:  # else its images are read and hashed below
-                case_keys = criterion_keys(judge, case, replies[case.case_id], rubrics[case.case_id], prompt)
-                verdicts[case.case_id] = [None] * len(case_keys)
-                entries.extend(case_keys)
-                owners.extend((case.case_id, j) for j in range(len(case_keys)))
-        for (case_id, j), verdict in zip(owners, judge.lookup(entries, [prompt])):
-            verdicts[case_id][j] = verdict
-    to_judge = {i for i in wanted if i not in verdicts or None in verdicts[i]}
+                criteria = rubrics.of(index[case.case_id])
+                case_keys, flagged = criterion_keys(judge, case, replies[case.case_id], criteria, prompt)
+                keys += case_keys
+                flags += [flagged] * len(case_keys)
+                owners.append((case.case_id, len(case_keys), flagged))
+        found, at = judge.lookup(keys, [prompt], flags), 0
+        for case_id, count, flagged in owners:
+            values[case_id] = found[at:at + count]
+            at += count
+            if flagged and any(value is not None for value in values[case_id]):  # as a verdict's flag would
+                flagged_cases.add(case_id)
+    to_judge = {i for i in wanted if i not in values or None in values[i]}
     for batch in iter_contexts(folder, to_judge, BATCH_CASES) if to_judge else ():
         calls, owners = [], []
         for case in batch:
             if keyed is None:
                 order.append(case.case_id)
-            found = verdicts.setdefault(case.case_id, [None] * len(rubrics[case.case_id]))
-            case_calls = criterion_calls(case, replies[case.case_id], rubrics[case.case_id], prompt)
-            calls.extend(call for call, verdict in zip(case_calls, found) if verdict is None)
-            owners.extend((case.case_id, j) for j, verdict in enumerate(found) if verdict is None)
+            criteria = rubrics.of(index[case.case_id])
+            found = values.setdefault(case.case_id, [None] * len(criteria))
+            case_calls = criterion_calls(case, replies[case.case_id], criteria, prompt)
+            calls.extend(call for call, value in zip(case_calls, found) if value is None)
+            owners.extend((case.case_id, j) for j, value in enumerate(found) if value is None)
         judged = judge.run(calls, parse_verdict, schema=VERDICT_SCHEMA, progress=context.progress,
                            desc="judging MedRealMM criteria")
         for (case_id, j), verdict in zip(owners, judged):
-            verdicts[case_id][j] = verdict
-    for case_id in order:
-        found = verdicts[case_id]  # complete: every case in `order` went through the judge's lookup or run
-        seen.add(case_id)
-        for item, verdict in zip(rubrics[case_id], found):
-            out.total_criteria += 1
+            values[case_id][j] = verdict.value if verdict.value is not None else _Failure(verdict.error)
             if verdict.flagged_injection:
                 flagged_cases.add(case_id)
-            if verdict.value is None:
-                out.failed_criteria += 1
-                failed_cases.add(case_id)
-                error_kinds[_error_kind(verdict.error)] += 1
-                continue
-            out.case_index.append(index[case_id])
-            out.points.append(item["points"])
-            out.met.append(bool(verdict.value["met"]))
+    seen = set(order)
     missing = wanted - seen
     if missing:
         raise LookupError(f"{len(missing)} answered cases have no dialogue in the dataset folder "
                           f"({data_folder(key, context)}); pass the public dataset folder as --data")
+    for case_id in order:
+        found = values[case_id]  # complete: every case in `order` went through the judge's lookup or run
+        start = rubrics.start[index[case_id]]
+        out.total_criteria += len(found)
+        try:
+            out.met[start:start + len(found)] = [value["met"] for value in found]
+        except TypeError:  # a failure among them: counted, and left out of the scores
+            for j, value in enumerate(found):
+                if isinstance(value, _Failure):
+                    out.scored[start + j] = False
+                    out.failed_criteria += 1
+                    failed_cases.add(case_id)
+                    error_kinds[_error_kind(value.error)] += 1
+                else:
+                    out.met[start + j] = value["met"]
     out.failed_cases = len(failed_cases)
     after = judge.stats.as_dict()
     out.protocol = _judge_protocol(judge, before, after, flagged_cases, out, error_kinds)

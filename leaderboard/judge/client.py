@@ -359,25 +359,21 @@ class Judge:
                 bar.close()
         return verdicts
 
-    def lookup(self, keyed: list[tuple[str, str, bool]], prompts: list[Prompt]) -> list[JudgeVerdict | None]:
-        """The cached verdict of each (label, cache key, flagged) — keys from `item_keys` —, None where there
+    def lookup(self, keys: list[str], prompts: list[Prompt], flagged: list[bool] | None = None) -> list[dict | None]:
+        """The cached verdict (its parsed value) of each cache key — keys from `item_keys` —, None where there
         is none; nothing is asked. Hits are counted as `run` counts them (the caller passes the misses to
-        `run`, which counts those); `prompts` are the prompts the keys were made with (recorded as used)."""
-        hits = self.cache.get_many([key for _, key, _ in keyed])
-        verdicts: list[JudgeVerdict | None] = [None] * len(keyed)
-        hit_count = flagged_count = 0
-        for index, (label, key, flagged) in enumerate(keyed):
-            found = hits.get(key)
-            if found is not None:
-                verdicts[index] = JudgeVerdict(label, found[1], found[0], cached=True, flagged_injection=flagged)
-                hit_count += 1
-                flagged_count += flagged
+        `run`, which counts those), `flagged[i]` saying whether key i's candidate was flagged; `prompts` are
+        the prompts the keys were made with (recorded as used). Values, not JudgeVerdicts: a rescore looks
+        up 50,586 criteria and needs only each one's value."""
+        values = self.cache.values_many(keys)
+        hit_count = len(values) - values.count(None)
+        flagged_count = sum(1 for value, flag in zip(values, flagged) if flag and value is not None) if flagged else 0
         with self._lock:
-            for prompt in prompts if keyed else ():  # as `run`, which records nothing for no call
+            for prompt in prompts if keys else ():  # as `run`, which records nothing for no call
                 self.prompts_used[prompt.id] = prompt.sha
             self.stats.cache_hits += hit_count
             self.stats.flagged += flagged_count
-        return verdicts
+        return values
 
     async def _ask_misses(self, calls: list[JudgeCall], misses: list[int], keyed: list, verdicts: list,
                           parse: Callable[[str], dict], schema: dict | None, bar) -> None:

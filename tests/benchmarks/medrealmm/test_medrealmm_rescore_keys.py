@@ -34,14 +34,17 @@ def rescore(folder, tmp_path, judge):
 
 def _keys(judge, contexts, rubrics, replies=REPLIES):
     """case -> the cache keys of its criterion calls, after checking that criterion_keys (the rescore's
-    lookup, no call built) gives the same keys, labels and injection flags as keying the calls."""
+    lookup, no call built) gives the same keys and injection flag as keying the calls."""
     prompt = default_prompt()
     out = {}
     for case in (case for batch in contexts for case in batch):
         calls = criterion_calls(case, replies[case.case_id], rubrics[case.case_id], prompt)
-        from_calls = [(call.key, *judge._key(call, VERDICT_SCHEMA)) for call in calls]
-        assert criterion_keys(judge, case, replies[case.case_id], rubrics[case.case_id], prompt) == from_calls
-        out[case.case_id] = [key for _, key, _ in from_calls]
+        assert [call.key for call in calls] == [f"{case.case_id}#{j}" for j in range(len(rubrics[case.case_id]))]
+        from_calls = [judge._key(call, VERDICT_SCHEMA) for call in calls]
+        assert len({flag for _, flag in from_calls}) == 1  # one reply, one flag for all its criteria
+        keys, flagged = criterion_keys(judge, case, replies[case.case_id], rubrics[case.case_id], prompt)
+        assert (keys, flagged) == ([key for key, _ in from_calls], from_calls[0][1])
+        out[case.case_id] = keys
     return out
 
 
@@ -51,8 +54,7 @@ def built(tmp_path_factory):
 
 
 def test_keys_from_the_dataset_digests_equal_keys_from_the_images(built, tmp_path):
-    rubrics = {c["id"]: [{"criterion": text, "points": p} for text, p in
-                         ((r["criterion"], r["points"]) for r in c["rubric"])] for c in CASES}
+    rubrics = {c["id"]: [r["criterion"] for r in c["rubric"]] for c in CASES}
     judge = Judge(JudgeConfig(base_url="http://127.0.0.1:9/v1", model="fake-judge", cache_path=None))
     light = list(iter_key_contexts(built, ANSWERED, batch_cases=2))  # batches of 2: offsets across batches
     assert all(case.images == [] and len(case.image_sha256) >= 1 for batch in light for case in batch)
@@ -67,7 +69,8 @@ def test_keys_from_the_dataset_digests_equal_keys_from_the_images(built, tmp_pat
     assert _keys(judge, light, rubrics, hostile)["B"] != _keys(judge, light, rubrics)["B"]
     prompt = default_prompt()
     b_light = next(c for batch in light for c in batch if c.case_id == "B")
-    assert all(flag for _, _, flag in criterion_keys(judge, b_light, hostile["B"], rubrics["B"], prompt))
+    assert criterion_keys(judge, b_light, hostile["B"], rubrics["B"], prompt)[1] is True
+    assert criterion_keys(judge, b_light, REPLIES["B"], rubrics["B"], prompt)[1] is False
 
 
 def test_a_changed_image_or_dialogue_turn_misses_the_cache_for_its_case_only(built, tmp_path):
