@@ -54,3 +54,14 @@ def test_arrow_binary_views_lengths_and_plain_bytes():
     assert plain_bytes(row) == {"image": {"bytes": b"\x00\x01", "path": "p"},
                                 "images": [{"bytes": b"\x00\x01", "path": None}], "x": 1}
     assert image_bytes(row, {"image": "one", "images": "many"}) == 4
+
+
+def test_arrow_binary_is_a_view_into_the_source_buffer():
+    """No copy per image: the view lies inside the source array's data buffer (a scalar's as_buffer()
+    copied every image outside Arrow's pool, doubling a pending row group's memory)."""
+    for kind in (pa.binary(), pa.large_binary()):
+        source = pa.array([b"a" * 1000, None, b"b" * 2000], type=kind).slice(1)
+        data = source.buffers()[2]
+        null, value = ArrowBinary(source, 0), ArrowBinary(source, 1)
+        assert len(null) == 0 and bytes(value) == b"b" * 2000
+        assert data.address <= value.view().obj.address < data.address + data.size

@@ -480,7 +480,9 @@ class ChainReader:
     def rows(self, row_groups: range | None = None) -> Iterator[tuple[str, dict]]:
         """All rows, or those of `row_groups` (row numbers in problems stay file-wide)."""
         try:
-            parquet = pq.ParquetFile(self.path)
+            # pre_buffer=False: pyarrow's default pre-buffers every selected row group of the file up front
+            # (all its images, before the first batch); read one row group at a time instead.
+            parquet = pq.ParquetFile(self.path, pre_buffer=False)
         except Exception as exc:  # pyarrow raises ArrowInvalid/OSError variants for damaged files
             self.log.add(self.rel, f"not a readable Parquet file ({type(exc).__name__}: {str(exc)[:120]})")
             return
