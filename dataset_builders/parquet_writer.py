@@ -65,6 +65,9 @@ class ArrowBinary:
 
     def __init__(self, array: pa.Array, index: int):
         self.array, self.index = array, index
+        if not (pa.types.is_binary(array.type) or pa.types.is_large_binary(array.type)):
+            self._buffer = array[index].as_buffer()  # another layout (binary_view...): the scalar's copy
+            return
         validity, offsets, data = array.buffers()
         at = array.offset + index
         if validity is not None and not validity[at // 8] >> (at % 8) & 1:

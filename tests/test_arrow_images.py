@@ -65,3 +65,8 @@ def test_arrow_binary_is_a_view_into_the_source_buffer():
         null, value = ArrowBinary(source, 0), ArrowBinary(source, 1)
         assert len(null) == 0 and bytes(value) == b"b" * 2000
         assert data.address <= value.view().obj.address < data.address + data.size
+
+
+def test_arrow_binary_of_another_layout_reads_the_same_bytes():
+    source = pa.array([b"x" * 10, None, b"yz"], type=pa.binary_view())
+    assert bytes(ArrowBinary(source, 2)) == b"yz" and len(ArrowBinary(source, 1)) == 0
