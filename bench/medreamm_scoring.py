@@ -214,6 +214,9 @@ def main() -> int:
     if args.phase:
         print(json.dumps(phase(args.phase, args.data, args.pred, args.bootstrap_compare, args.index_store)))
         return 0
+    from bytecode import compile_project
+
+    compile_project()  # as installed copies have it (see bench/bytecode.py)
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
     medians = {}
     for size in sorted(args.sizes):

@@ -168,6 +168,9 @@ def apps(store_root: Path, data: Path, work: Path, runs: int, bench: str) -> Non
     commands = {"project": [sys.executable, "-m", "space"], "floor": [sys.executable, str(ROOT / "bench" / "minimal_space.py")]}
     others = [name for name in registry.names() if name != bench]
     seen: dict[str, list[dict]] = {name: [] for name in commands}
+    from bytecode import compile_project
+
+    compile_project()  # as installed copies have it (see bench/bytecode.py)
     print(f"\nload average before the apps: {load_average()}")
     for _ in range(runs):  # interleaved: project, floor, project, floor...
         for name, argv in commands.items():

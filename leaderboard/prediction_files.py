@@ -70,6 +70,9 @@ class ValidationReport:
     _valid: dict[str, dict] | None = None
     path: str = "line-by-line"  # or "columnar" when the whole file passed the vectorised checks
     optional_valid: int = 0  # valid predictions for optional items (e.g. modality-ablation runs), not in coverage
+    # columnar path only: each row's row number in the answer key's ids (the `expected` it was validated
+    # against), so a scorer aligns predictions with the key without hashing the ids again
+    key_rows: Any = None
 
     @property
     def valid(self) -> dict[str, dict]:

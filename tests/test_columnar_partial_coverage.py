@@ -36,6 +36,7 @@ def test_clean_partial_file_counts_on_the_columnar_path(tmp_path, name, expected
         assert report.coverage == pytest.approx(0.4)
         assert report.ok and [str(i) for i in report.issues] == [
             "warning: file: 3 of 5 items have no prediction; they count as wrong"]
+    assert fast.key_rows.tolist() == [3, 0] and slow.key_rows is None  # each row's row in `expected`: 400, 100
     assert fast.summary() == slow.summary()
     assert "2 valid predictions for 5 items (coverage 40.0%)" in fast.summary()
     assert fast.to_dict() == slow.to_dict()

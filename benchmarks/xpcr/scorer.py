@@ -145,7 +145,7 @@ class XPCR(Benchmark):
         `removed_modality` that contradicts the id. Found column-wise; the file is re-read for line
         numbers only when there is one. Messages name the id and option count, never an answer."""
         preds = report.table if report.table is not None else table_from_valid(report.valid, self.schema)
-        s = _Scored(key.table, preds, parse=False)
+        s = _Scored(key.table, preds, parse=False, key_rows=report.key_rows if report.table is preds else None)
         problems: dict[str, tuple[str, str]] = {}
         ids = s.ids.to_pylist()
         for row in np.flatnonzero(s.answered & (s.given >= s.n_options)):
@@ -170,7 +170,7 @@ class XPCR(Benchmark):
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
         t = key.table
         preds = report.table if report.table is not None else table_from_valid(report.valid, self.schema)
-        s = _Scored(t, preds)
+        s = _Scored(t, preds, key_rows=report.key_rows if report.table is preds else None)
         metrics: dict[str, float | None] = {}
         ci: dict[str, list[float]] = {}
         pending: dict[str, str] = {}
@@ -267,13 +267,13 @@ class _Scored:
     """One submission aligned with the key: its letters, confidences and correctness as numpy arrays.
     Key codes (stage, tier, ...) are read through to the shared `_KeyIndex`."""
 
-    def __init__(self, key: pa.Table, preds: pa.Table, parse: bool = True):
+    def __init__(self, key: pa.Table, preds: pa.Table, parse: bool = True, key_rows: np.ndarray | None = None):
         self.k = key_index(key)
         aligned = next(iter(_LAST_ALIGNED), None)  # a snapshot: another thread may replace it
         if aligned is not None and aligned[0] is self.k and aligned[1] is preds:
             self.given, self.conflict, self.answered, self._taken = aligned[2]  # validation aligned this table
         else:
-            self._align(preds, self.k.size)
+            self._align(preds, self.k.size, key_rows)
             _LAST_ALIGNED[:] = [(self.k, preds, (self.given, self.conflict, self.answered, self._taken))]
         if parse:  # the key-aware validation checks need only the alignment
             self._letters()
@@ -283,8 +283,8 @@ class _Scored:
     def __getattr__(self, name: str):
         return getattr(self.k, name)
 
-    def _align(self, preds: pa.Table, n: int) -> None:
-        position = pc.index_in(self.ids, value_set=preds.column("id")) if preds.num_rows else pa.nulls(n, pa.int32())
+    def _align(self, preds: pa.Table, n: int, key_rows: np.ndarray | None) -> None:
+        position = self._positions(preds, n, key_rows)
         found = _np_bool(pc.is_valid(position))
         self._taken = preds.take(position) if preds.num_rows else None  # a null position gives a null row
         claimed = _codes(self._column("removed_modality"), MODALITIES)
@@ -292,6 +292,20 @@ class _Scored:
         # A row that names a removed modality must be that ablation row; otherwise it is ignored.
         self.conflict = found & (claimed >= 0) & (claimed != self.removed)
         self.answered = found & ~self.conflict
+
+    def _positions(self, preds: pa.Table, n: int, key_rows: np.ndarray | None) -> pa.Array:
+        """Each key row's row in `preds`, null where none. From the validation's `key_rows` (each prediction's
+        row in the key) when they hold for these tables, checked by one string comparison; otherwise by
+        hashing the ids again."""
+        if not preds.num_rows:
+            return pa.nulls(n, pa.int32())
+        if (key_rows is not None and len(key_rows) == preds.num_rows and 0 <= key_rows.min() and key_rows.max() < n
+                and pc.all(pc.equal(self.ids.take(key_rows), preds.column("id"))).as_py()
+                and np.bincount(key_rows, minlength=n).max() <= 1):
+            inverse = np.full(n, -1, dtype=np.int64)
+            inverse[key_rows] = np.arange(len(key_rows))
+            return pa.array(inverse, mask=inverse < 0)
+        return pc.index_in(self.ids, value_set=preds.column("id"))
 
     def _column(self, name: str, kind: pa.DataType = pa.string()):
         return pa.nulls(self.k.size, kind) if self._taken is None else self._taken.column(name).combine_chunks()
