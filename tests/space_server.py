@@ -69,3 +69,15 @@ class SpaceServer:
                 self.process.wait(10)
         if not self.log.closed:
             self.log.close()
+
+
+def choose(page, element, option):
+    """Pick an option as a keyboard user does: type it, then Enter on the one match. (Clicking the open list
+    once timed out: under load the page moved after the list was placed, leaving it outside the viewport.)"""
+    box = page.locator(f"#{element} input")
+    box.scroll_into_view_if_needed()
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).wait_for()
+    box.press("Enter")
+    page.get_by_role("option", name=option, exact=True).wait_for(state="hidden")  # chosen: the list closed

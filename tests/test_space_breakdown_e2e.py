@@ -9,7 +9,7 @@ from gradio_client import Client, handle_file
 from conftest import ROOT
 from dataset_builders.stage import build
 from leaderboard import registry
-from space_server import SpaceServer
+from space_server import SpaceServer, choose
 
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 EXAMPLE = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
@@ -82,11 +82,6 @@ def plot_data(page, element):
     }""", element)
 
 
-def choose(page, element, option):
-    page.locator(f"#{element} input").click()
-    page.get_by_role("option", name=option, exact=True).click()
-
-
 def test_heatmap_shows_each_papers_published_breakdown_on_first_load(page):
     for name in registry.names():
         bench = registry.scorer(name)
@@ -139,8 +134,7 @@ def test_item_browser_shows_images_pages_filters_and_no_answers(page):
     status.get_by_text("Items 11–20 of 21").wait_for()
     assert page.locator("#items-medcmr .ib-card").first.get_attribute("data-item-id") != first
     choose(page, "ib-column-medcmr", "Task")
-    page.locator("#ib-value-medcmr input").click()
-    page.get_by_role("option", name="Small-Object Detection (3)").click()
+    choose(page, "ib-value-medcmr", "Small-Object Detection (3)")
     status.get_by_text("Items 1–3 of 3 with task = Small-Object Detection").wait_for()
     html = page.locator("#items-medcmr").inner_html()
     assert html.count('class="ib-card"') == 3 and "Visual description" not in html and ">Answer<" not in html

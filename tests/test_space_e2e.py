@@ -9,7 +9,7 @@ from gradio_client import Client, handle_file
 from conftest import ROOT, SAMPLE_MEDREAMM
 from leaderboard import registry
 from dataset_builders.stage import build
-from space_server import SpaceServer
+from space_server import SpaceServer, choose
 
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 EXAMPLE = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
@@ -118,9 +118,7 @@ def test_browser_page_tabs_strata_radar_download_and_bad_upload(space, submitted
         assert csv_text.startswith("rank,rank_best,rank_worst,model,source,protocol,protocol_reasons,top5_primary_icd,"
                                    "top5_primary_icd_ci_low") and "Gemini-2.5-Pro" in csv_text
         page.locator("button[role=tab]:visible", has_text="Breakdown").click()
-        stratum = page.locator("#bd-stratum-medreamm input")
-        stratum.click()
-        page.get_by_role("option", name="Images per case").click()
+        choose(page, "bd-stratum-medreamm", "Images per case")
         page.locator("#heatmap-medreamm").get_by_text("5-10").wait_for()  # the E2E-Model row: n = 1, hidden
         page.locator("#heatmap-medreamm").get_by_text("hidden").first.wait_for()
         page.locator("#radar-medreamm .main-svg").first.wait_for()
