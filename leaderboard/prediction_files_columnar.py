@@ -123,7 +123,7 @@ def _row_numbers(rows: pa.ChunkedArray) -> np.ndarray:
     """index_in's int32 row numbers (no nulls) as one numpy array, read from the Arrow buffers: pyarrow's
     to_numpy imports pandas (~0.25 s) on first use."""
     parts = [np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset:chunk.offset + len(chunk)]
-             for chunk in rows.chunks]
+             for chunk in rows.chunks if len(chunk)]  # an empty chunk may have no data buffer at all
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
 
 

@@ -48,3 +48,12 @@ def test_a_complete_file_on_the_columnar_path_has_full_coverage_and_no_warning(t
     path.write_text("\n".join(json.dumps({"id": i, "diagnoses": [f"d{i}"]}) for i in reversed(IDS)) + "\n")
     report = validate(path, SCHEMA, IDS)
     assert report.path == "columnar" and report.coverage == 1.0 and report.missing_ids == 0 and report.issues == []
+
+
+def test_row_numbers_read_from_sliced_and_empty_chunks():
+    from leaderboard.prediction_files_columnar import _row_numbers
+
+    rows = pa.chunked_array([pa.array([7, 8, 9, 4], pa.int32()).slice(1, 2), pa.array([], pa.int32()),
+                             pa.array([5], pa.int32())])
+    assert _row_numbers(rows).tolist() == [8, 9, 5]
+    assert _row_numbers(pa.chunked_array([], pa.int32())).tolist() == []
