@@ -102,6 +102,32 @@ def test_protocol_is_satisfied():
     assert isinstance(HashingEmbedder(), Embedder)
     assert isinstance(FixedEmbedder({}), Embedder)
 
+    class NoIdentity:  # embeds, but cannot say what it is: not an Embedder
+        def embed(self, texts):
+            return np.zeros((len(texts), 2), dtype=np.float32)
+
+    class NoEmbed:
+        identity = {"embedder": "none"}
+
+    assert not isinstance(NoIdentity(), Embedder)
+    assert not isinstance(NoEmbed(), Embedder)
+
+
+def test_hashing_embedder_vector_by_hand():
+    """'ab' -> padded '^^ab$$' -> trigrams ^^a, ^ab, ab$, b$$, each blake2b-hashed into one of 7 buckets; the
+    counts are L2-normalised (4 trigrams: 0.5 each when no two share a bucket)."""
+    import hashlib
+
+    dim = 7
+    expected = np.zeros(dim)
+    for trigram in ("^^a", "^ab", "ab$", "b$$"):
+        expected[int.from_bytes(hashlib.blake2b(trigram.encode(), digest_size=8).digest(), "little") % dim] += 1
+    expected /= np.linalg.norm(expected)
+    got = HashingEmbedder(dim).embed(["AB"])  # lower-cased first
+    assert got.shape == (1, dim) and got.dtype == np.float32
+    np.testing.assert_allclose(got[0], expected, rtol=0, atol=1e-7)
+    assert HashingEmbedder(dim).identity["comparable_to_paper"] is False
+
 
 # ---------------------------------------------------------------------------
 # real loading path (MiniLM stand-in for SapBERT)
