@@ -19,4 +19,10 @@ case " $* " in
      echo "test order: random, seed $seed (replay: RANDOMLY_SEED=$seed bash scripts/test.sh)"
      order=("--randomly-seed=$seed") ;;
 esac
-exec .venv/bin/python -m pytest -q "${order[@]}" "$@"
+# Four workers, whole files each (--dist loadfile keeps a file's module fixtures, e.g. one lmms-eval launch or one
+# Space, in one process): most slow tests wait on servers and subprocesses, so four pay even on two cores.
+# One process: TEST_WORKERS=0 bash scripts/test.sh
+workers=${TEST_WORKERS:-4}
+parallel=()
+[ "$workers" != 0 ] && parallel=(-n "$workers" --dist loadfile)
+exec .venv/bin/python -m pytest -q "${parallel[@]}" "${order[@]}" "$@"
