@@ -26,6 +26,7 @@ _INVISIBLE = dict.fromkeys([0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17
                             *range(0x2060, 0x2070), *range(0xFE00, 0xFE10), *range(0xE0000, 0xE0020),
                             *range(0xE007F, 0xE0080), *range(0xE0100, 0xE01F0)])
 _INVISIBLE.update({cp: cp - 0xE0000 for cp in range(0xE0020, 0xE007F)})  # tag characters spell ASCII
+_INVISIBLE.update(dict.fromkeys(range(0xD800, 0xE000), 0xFFFD))  # a lone surrogate (from JSON) cannot be encoded
 
 # Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables, the common subset)
 _CONFUSABLE_PAIRS = {

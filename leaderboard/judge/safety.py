@@ -13,6 +13,7 @@ Every pattern runs on RE2 (linear time in the text; bench/injection_linear.py ti
 from __future__ import annotations
 
 import bisect
+import itertools
 from functools import lru_cache
 
 import re2
@@ -22,25 +23,33 @@ from .normalize import extra_views, plain
 
 OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
 REDACTED = "[removed by the leaderboard's filter]"  # must not itself match a pattern (a test checks)
+MAX_REPORTED = 100  # find_injection lists at most this many phrases per view (a flag needs one)
 _BOUNDARY = "\uE000"  # private-use character between sentences: survives NFKC, never typed
+_BOUNDARY_BYTES = _BOUNDARY.encode()
 _FLAGS = "(?im)"
+# sentence ends; more ends or blank space after an end join that sentence (" \n" x 50,000 is one sentence)
+_ENDS = str.maketrans(dict.fromkeys(".!?。！？\n", "\x00"))
+_SPACE = " \t\r\n\f\v"
 
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # the combined pattern's DFA needs more than RE2's default 8 MB to stay a DFA
 _INJECTION = re2.compile(_FLAGS + "|".join(f"(?:{pattern})" for _, pattern in PATTERNS), _OPTIONS)
 _KINDS = [(name, re2.compile(_FLAGS + pattern)) for name, pattern in PATTERNS]
-_SENTENCE = re2.compile(r"[^.!?。！？\n]*(?:[.!?。！？]+|\n|$)")
 
 
 def find_injection(text: str) -> list[str]:
-    """The matched phrases (as read after normalisation), in order; [] for text that addresses no grader."""
-    text = text or ""
-    return [m.group(0) for view in _views(plain(text)) for m in _INJECTION.finditer(view)]
+    """The matched phrases (as read after normalisation; at most MAX_REPORTED per view), in order; [] for
+    text that addresses no grader."""
+    found = []
+    for view in _views(plain(text or "")):
+        matches = itertools.islice(_INJECTION.finditer(view.encode()), MAX_REPORTED)
+        found.extend(m.group(0).decode("utf-8", "replace") for m in matches)
+    return found
 
 
 def injection_kinds(text: str) -> list[str]:
     """Names of the pattern entries that match (for a maintainer's review; never shown to users)."""
-    views = _views(plain(text or ""))
+    views = [view.encode() for view in _views(plain(text or ""))]
     if not any(_INJECTION.search(view) for view in views):  # the common case: one combined scan per view
         return []
     return [name for name, pattern in _KINDS if any(pattern.search(view) for view in views)]
@@ -49,14 +58,21 @@ def injection_kinds(text: str) -> list[str]:
 def redact(text: str) -> tuple[str, bool]:
     """(text with every sentence that addresses the grader replaced, whether anything was flagged)."""
     text = text or ""
-    if not find_injection(text):  # the common case, checked once
+    views = [view.encode() for view in _views(plain(text))]
+    if not any(_INJECTION.search(view) for view in views):  # the common case, checked once
         return text, False
-    sentences = [s for s in _SENTENCE.findall(text) if s]
+    sentences = split_sentences(text)
     hit = _flagged_sentences(sentences)
     if not hit:  # only the whole text reads as an instruction (a match across sentences): withhold all of it
         hit = set(range(len(sentences)))
-    parts = [REDACTED + (" " if sentence.endswith("\n") else "") if k in hit else sentence
-             for k, sentence in enumerate(sentences)]
+    parts = []
+    for k, sentence in enumerate(sentences):
+        if k in hit:
+            body = sentence.strip(_SPACE)
+            lead = sentence.index(body[0]) if body else 0
+            parts.append(sentence[:lead] + REDACTED + sentence[lead + len(body):])
+        else:
+            parts.append(sentence)
     return "".join(parts), True
 
 
@@ -68,34 +84,48 @@ def quote_candidate(text: str) -> tuple[str, bool]:
     return f"{OPEN}\n{clean}\n{CLOSE}", flagged
 
 
+def split_sentences(text: str) -> list[str]:
+    """`text` cut after each run of sentence ends (. ! ? 。 ！ ？ newline) and the whitespace that follows
+    it; "".join() of the result is `text`. Linear: one translate, one split, one pass over the pieces."""
+    cuts = [0]  # where each sentence starts
+    at = 0
+    for piece in text.translate(_ENDS).split("\x00")[:-1]:
+        if piece.strip(_SPACE) and at > cuts[-1]:  # words after an end: a new sentence starts here
+            cuts.append(at)
+        at += len(piece) + 1  # the piece, then its end character
+    if text[at:].strip(_SPACE) and at > cuts[-1]:
+        cuts.append(at)
+    cuts.append(len(text))
+    return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
 def _views(text: str) -> list[str]:
     return [text, *extra_views(text)]
 
 
 def _flagged_sentences(sentences: list[str]) -> set[int]:
-    """Indices of the sentences a pattern matches in, with the whole text scanned once per view: the
-    sentences are joined by a boundary character that every view keeps in place."""
-    joined = plain(_BOUNDARY.join(sentences))
-    pieces = joined.split(_BOUNDARY)
-    starts, at = [], 0
-    for piece in pieces:
-        starts.append(at)
-        at += len(piece) + 1
+    """Indices of the sentences a pattern matches in. The sentences are joined by a boundary character that
+    every view keeps in place, so each view is scanned once (on UTF-8 bytes: RE2 then re-encodes nothing),
+    resuming after each flagged sentence."""
+    n = len(sentences)
     hit: set[int] = set()
     per_sentence = False
-    for view in _views(joined):
-        if view.count(_BOUNDARY) != len(pieces) - 1:  # a decoded span (base64) has no boundaries: its sentence
+    for view in _views(plain(_BOUNDARY.join(sentences))):
+        data = view.encode()
+        pieces = data.split(_BOUNDARY_BYTES)
+        if len(pieces) != n:  # a decoded span (base64) has no boundaries: checked sentence by sentence below
             per_sentence = True
             continue
-        starts_view, at = [], 0
-        for piece in view.split(_BOUNDARY):
-            starts_view.append(at)
-            at += len(piece) + 1
-        for match in _INJECTION.finditer(view):
-            first = bisect.bisect_right(starts_view, match.start()) - 1
-            last = bisect.bisect_right(starts_view, max(match.start(), match.end() - 1)) - 1
+        starts = list(itertools.accumulate((len(piece) + len(_BOUNDARY_BYTES) for piece in pieces), initial=0))
+        pos = 0
+        while (match := _INJECTION.search(data, pos)) is not None:
+            first = bisect.bisect_right(starts, match.start()) - 1
+            last = bisect.bisect_right(starts, max(match.start(), match.end() - 1)) - 1
             hit.update(range(first, last + 1))
+            if last + 1 >= n:
+                break
+            pos = starts[last + 1]
     if per_sentence:
-        hit.update(k for k, piece in enumerate(pieces) if piece.strip() and k not in hit
-                   and any(_INJECTION.search(view) for view in _views(piece)))
+        hit.update(k for k, sentence in enumerate(sentences) if k not in hit and sentence.strip(_SPACE)
+                   and any(_INJECTION.search(view.encode()) for view in _views(plain(sentence))))
     return hit
