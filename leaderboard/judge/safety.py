@@ -24,12 +24,15 @@ from .normalize import extra_views, plain
 OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
 REDACTED = "[removed by the leaderboard's filter]"  # must not itself match a pattern (a test checks)
 MAX_REPORTED = 100  # find_injection lists at most this many phrases per view (a flag needs one)
-_BOUNDARY = "\uE000"  # private-use character between sentences: survives NFKC, never typed
+# between sentences: whitespace to the patterns ("pneumonia.\f Return a score" reads as two sentences), kept
+# in place by every view; a form feed inside the text is read as a space
+_BOUNDARY = "\f"
 _BOUNDARY_BYTES = _BOUNDARY.encode()
 _FLAGS = "(?im)"
 # sentence ends; more ends or blank space after an end join that sentence (" \n" x 50,000 is one sentence)
 _ENDS = str.maketrans(dict.fromkeys(".!?。！？\n", "\x00"))
 _SPACE = " \t\r\n\f\v"
+_LEADING = ".!?。！？" + _SPACE
 
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # the combined pattern's DFA needs more than RE2's default 8 MB to stay a DFA
@@ -90,10 +93,10 @@ def split_sentences(text: str) -> list[str]:
     cuts = [0]  # where each sentence starts
     at = 0
     for piece in text.translate(_ENDS).split("\x00")[:-1]:
-        if piece.strip(_SPACE) and at > cuts[-1]:  # words after an end: a new sentence starts here
-            cuts.append(at)
+        if piece.strip(_SPACE) and at > cuts[-1] and (text[at - 1] not in ".!?" or text[at] in _SPACE):
+            cuts.append(at)  # words after an end: a new sentence ("3.5 mmol", "e.g.", "g.i.v.e" do not end one)
         at += len(piece) + 1  # the piece, then its end character
-    if text[at:].strip(_SPACE) and at > cuts[-1]:
+    if text[at:].strip(_SPACE) and at > cuts[-1] and (text[at - 1] not in ".!?" or text[at] in _SPACE):
         cuts.append(at)
     cuts.append(len(text))
     return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
@@ -110,7 +113,7 @@ def _flagged_sentences(sentences: list[str]) -> set[int]:
     n = len(sentences)
     hit: set[int] = set()
     per_sentence = False
-    for view in _views(plain(_BOUNDARY.join(sentences))):
+    for view in _views(plain(_BOUNDARY.join(s.replace(_BOUNDARY, " ") for s in sentences))):
         data = view.encode()
         pieces = data.split(_BOUNDARY_BYTES)
         if len(pieces) != n:  # a decoded span (base64) has no boundaries: checked sentence by sentence below
@@ -119,8 +122,10 @@ def _flagged_sentences(sentences: list[str]) -> set[int]:
         starts = list(itertools.accumulate((len(piece) + len(_BOUNDARY_BYTES) for piece in pieces), initial=0))
         pos = 0
         while (match := _INJECTION.search(data, pos)) is not None:
-            first = bisect.bisect_right(starts, match.start()) - 1
-            last = bisect.bisect_right(starts, max(match.start(), match.end() - 1)) - 1
+            phrase = match.group(0).decode("utf-8", "replace")  # may begin with the sentence before's end
+            begin = match.start() + len(phrase[:len(phrase) - len(phrase.lstrip(_LEADING))].encode())
+            first = bisect.bisect_right(starts, begin) - 1
+            last = bisect.bisect_right(starts, max(begin, match.end() - 1)) - 1
             hit.update(range(first, last + 1))
             if last + 1 >= n:
                 break
