@@ -124,7 +124,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
      r"rationale|accuracy|rating|pass|passed|criterion_met|criteria_met|facts|is_correct|correct)[\"']\s*[:：]"
      r"|\{\s*[\"']?(?:score|grade|points)[\"']?\s*[:：]\s*[0-9.]+\s*(?:\}|,\s*[\"'](?:reason|reasoning|rationale|explanation|"
      r"justification|comment|feedback|verdict)[\"'])"
-     r"|\bmet\s*[:=：]\s*(?:true|yes|1)\b"
+     r"|\bmet[\"']?\s*[:=：]\s*(?:true|yes|1)\b"
      r"|<\s*/?\s*(?:accuracy|score|verdict|rating|grade|met|rationale|reasoning|result|evaluation|judgement|judgment)\s*>"),
     ("system or role marker",
      r"\bsystem\s*(?:prompt|message|override|instructions?|note|notice|update)\s*:|<\s*/?\s*(?:system|candidate_response|"
