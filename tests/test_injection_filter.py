@@ -148,3 +148,18 @@ def test_every_phrase_the_old_chinese_regex_caught_is_still_caught():
             assert find_injection(text), text
             checked += 1
     assert checked > 3000
+
+
+def _flags(name: str) -> tuple[int, int, int, int]:
+    rows = [json.loads(line) for line in (HOSTILE / name).read_text(encoding="utf-8").splitlines()]
+    flagged = [bool(find_injection(r["text"])) for r in rows]
+    attacks = [f for f, r in zip(flagged, rows) if r["injection"]]
+    benign = [f for f, r in zip(flagged, rows) if not r["injection"]]
+    return sum(attacks), len(attacks), sum(benign), len(benign)
+
+
+def test_held_out_and_probe_scores_are_pinned():
+    """Measured once each (bench/injection_detection.py); pinned so a change that loses ground shows. The
+    probe's low recall is the honest number for phrasings the patterns do not know."""
+    assert _flags("injections_heldout.jsonl") == (46, 46, 0, 48)
+    assert _flags("injections_probe.jsonl") == (2, 20, 0, 20)
