@@ -42,6 +42,30 @@ def measure(rows: list[dict]) -> dict:
     return {"counts": dict(counts), "misses": misses}
 
 
+def sample_texts() -> list[str]:
+    """Every string of 16+ characters in the project's example submissions and sample datasets: clinical
+    text nobody wrote to look like an attack (a false-positive check beside the corpus)."""
+    found: dict[str, None] = {}
+
+    def walk(value):
+        if isinstance(value, str) and len(value) > 15:
+            found[value] = None
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+    paths = [*ROOT.glob("submissions/**/*.jsonl"), *ROOT.glob("benchmarks/*/sample/**/*.json*")]
+    for path in sorted(paths):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                walk(json.loads(line))
+            except ValueError:
+                continue
+    return list(found)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="print the texts that were missed or wrongly held")
@@ -63,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         if part == "held-out":
             met = recall >= 0.80 and fp_rate <= 0.05
             print(f"held-out target (recall >= 80 %, false positives <= 5 %): {'met' if met else 'NOT met'}")
+    texts = sample_texts()
+    held = [t for t in texts if find_injection(t)]
+    print(f"sample texts (submissions/, benchmarks/*/sample/): {len(held)}/{len(texts)} flagged")
+    for text in held if args.misses else ():
+        print(f"    false positive: {text[:110]!r}")
     return 0 if met else 1
 
 
