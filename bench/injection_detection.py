@@ -1,7 +1,7 @@
 """How well the injection filter generalises: recall and false-positive rate on the corpus it was tuned
 on (tests/hostile/injections.jsonl), on a held-out corpus written before any tuning and never used to
-tune (tests/hostile/injections_heldout.jsonl), and on a blind probe written afterwards
-(tests/hostile/injections_probe.jsonl), overall and per style and language.
+tune (tests/hostile/injections_heldout.jsonl), and on two probes written afterwards
+(tests/hostile/injections_probe*.jsonl), overall and per style and language.
 
     .venv/bin/python bench/injection_detection.py [--misses]
 
@@ -21,11 +21,13 @@ sys.path.insert(0, str(ROOT))
 from leaderboard.judge.safety import find_injection  # noqa: E402
 
 # tune: what the patterns were grown from. held-out: written before tuning by the same author, never tuned
-# on (so not independent of the author's idea of an attack). probe: written after the filter was finished,
-# deliberately avoiding its vocabulary, measured once.
+# on (so not independent of the author's idea of an attack). probe: written after the first filter,
+# avoiding its vocabulary; blind 2/20, then its misses were seen and whole classes added (no longer blind).
+# probe2: written after that, blind, measured once and not tuned on: the honest number for new phrasings.
 PARTS = {"tune": ROOT / "tests" / "hostile" / "injections.jsonl",
          "held-out": ROOT / "tests" / "hostile" / "injections_heldout.jsonl",
-         "probe": ROOT / "tests" / "hostile" / "injections_probe.jsonl"}
+         "probe": ROOT / "tests" / "hostile" / "injections_probe.jsonl",
+         "probe2": ROOT / "tests" / "hostile" / "injections_probe2.jsonl"}
 
 
 def measure(rows: list[dict]) -> dict:

@@ -159,7 +159,9 @@ def _flags(name: str) -> tuple[int, int, int, int]:
 
 
 def test_held_out_and_probe_scores_are_pinned():
-    """Measured once each (bench/injection_detection.py); pinned so a change that loses ground shows. The
-    probe's low recall is the honest number for phrasings the patterns do not know."""
+    """Pinned so a change that loses ground shows (bench/injection_detection.py). probe2 was measured once,
+    blind, and never tuned on: its 10/20 (one false positive of 20) is the honest number for phrasings the
+    patterns do not know; the first probe's 20/20 came after its misses were seen (blind it was 2/20)."""
     assert _flags("injections_heldout.jsonl") == (46, 46, 0, 48)
-    assert _flags("injections_probe.jsonl") == (2, 20, 0, 20)
+    assert _flags("injections_probe.jsonl") == (20, 20, 0, 20)
+    assert _flags("injections_probe2.jsonl") == (10, 20, 1, 20)
