@@ -64,7 +64,9 @@ def extra_views(text: str) -> list[str]:
     joined = _SPELLED.sub(_join_spelled, folded)
     if joined != folded:
         views.append(joined)
-    views.extend(_decoded_base64(folded))
+    decoded = _decoded_base64(folded)
+    if decoded:  # one view for all of them: thousands of short spans are scanned in one call
+        views.append("\n".join(decoded))
     if _ASCII_LETTER.search(folded):
         views.append(codecs.encode(folded, "rot13"))
     return views
@@ -81,7 +83,8 @@ def _decoded_base64(text: str) -> list[str]:
     out = []
     for match in _BASE64.finditer(text):
         span = match.group(0)
-        if not any(c.isdigit() or c.isupper() for c in span[1:]) and "+" not in span and "/" not in span:
+        rest = span[1:].rstrip("=")
+        if rest.islower() and rest.replace("-", "").replace("_", "").isalpha():
             continue  # one plain lower-case word ("pneumonoultramicroscopic") is not an encoding
         decoded = _readable(span)
         if decoded:
@@ -97,6 +100,6 @@ def _readable(span: str) -> str | None:
         decoded = data.decode("utf-8")
     except (binascii.Error, ValueError):
         return None
-    printable = sum(ch.isprintable() or ch in "\n\t" for ch in decoded)
+    printable = len(decoded) if decoded.isprintable() else sum(ch.isprintable() or ch in "\n\t" for ch in decoded)
     words = " " in decoded or not decoded.isascii()  # a sentence, or CJK text (no spaces)
     return decoded if decoded and words and printable >= 0.95 * len(decoded) else None
