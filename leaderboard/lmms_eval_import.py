@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import re2
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .lmms_eval_bridge import RECORD_KEY
 
-SAMPLES = re.compile(r"^(?P<run>.+?)_samples_(?P<task>.+)\.jsonl$")
+SAMPLES = re2.compile(r"^(?P<run>.+?)_samples_(?P<task>.+)\.jsonl$")
 FAILED_PREFIX = "[LMMS_EVAL_"  # lmms-eval writes "[LMMS_EVAL_REQUEST_FAILED after N retries] ..." as the reply
 
 

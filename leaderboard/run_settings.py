@@ -4,7 +4,6 @@ keys are never kept; text is cleaned and capped (it is user-supplied)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 MAX_BYTES = 256_000  # kB = 1000 bytes, like every limit
@@ -17,11 +16,18 @@ class RunSettingsError(ValueError):
 def _text(value, limit: int = 120) -> str | None:
     if value is None:
         return None
-    # control characters, angle brackets, and the bidi overrides / zero-width marks that can disguise text
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f<>\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]", " ",
-                  str(value))
-    text = " ".join(text.split())
-    return text[:limit] or None
+    return one_line(str(value))[:limit] or None
+
+
+# control characters, angle brackets, the bidi overrides / zero-width marks that can disguise text, and
+# unpaired surrogates (not storable as UTF-8): each becomes a space. A translate table: linear, no regex.
+_UNSAFE = dict.fromkeys([*range(0x00, 0x20), *range(0x7F, 0xA0), ord("<"), ord(">"), *range(0x200B, 0x2010),
+                         *range(0x202A, 0x202F), *range(0x2060, 0x206A), 0xFEFF, *range(0xD800, 0xE000)], " ")
+
+
+def one_line(text: str) -> str:
+    """Plain one-line text: unsafe characters (above) become spaces, whitespace runs one space, stripped."""
+    return " ".join(text.translate(_UNSAFE).split())
 
 
 def _number(value):

@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import queue
-import re
+import re2
 import shutil
 import threading
 import time
@@ -36,7 +36,7 @@ from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
 from .review import NEEDS_REVIEW, NEUTRAL_MESSAGE, review_note, suspected_injections
-from .run_settings import RunSettingsError, read_run_settings
+from .run_settings import RunSettingsError, one_line, read_run_settings
 from .answer_key import AnswerKeyError
 from .public_index import has_answer_key, validate_public
 from .isolation import Limits, ScoreJob, ScoringCrash, ScoringLimit, ScoringProcess
@@ -59,14 +59,15 @@ def now() -> str:
 def clean_text(value: str | None, limit: int) -> str:
     """Plain one-line text: control characters, angle brackets, bidi overrides and zero-width marks (they can
     disguise a name) and unpaired surrogates (not storable as UTF-8) removed, length capped."""
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f<>\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]", " ",
-                  str(value or "")).strip()
-    return re.sub(r"\s+", " ", text)[:limit]
+    return one_line(str(value or ""))[:limit]
+
+
+_LINK = re2.compile(r"https?://[\pL\pN_.-]+(:[0-9]+)?(/[\pL\pN_\-./?%&=+#~:@!$,;]*)?")  # \w as Unicode, on RE2
 
 
 def clean_link(value: str | None) -> str | None:
     link = clean_text(value, MAX_TEXT["link"])
-    return link if re.match(r"^https?://[\w.-]+(:\d+)?(/[\w\-./?%&=+#~:@!$,;]*)?$", link) else None
+    return link if _LINK.fullmatch(link) else None
 
 
 @dataclass

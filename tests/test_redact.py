@@ -3,8 +3,11 @@ identity the scorers record, exercised with the real service objects where they 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from leaderboard.redact import public_text, public_url, public_value
+import pytest
+
+from leaderboard.redact import is_secret_key, public_text, public_url, public_value
 
 
 def test_urls_keep_only_a_public_api_host():
@@ -67,3 +70,47 @@ def test_a_public_record_shows_neither_the_who_credentials_nor_the_judge_host(tm
     record = json.loads(text)
     assert record["protocol"]["judge"]["model"] == "qwen3-vl" and "endpoint" not in record["protocol"]["judge"]
     assert record["protocol"]["icd_coder"]["base_url"] == "self-hosted"
+
+
+SECRETS = [json.loads(line) for line in
+           (Path(__file__).resolve().parent / "hostile" / "secrets.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("row", SECRETS, ids=lambda r: r["kind"] + ": " + str(r.get("text") or r.get("value"))[:40])
+def test_the_secrets_corpus_is_redacted_and_benign_text_is_untouched(row):
+    if "text" in row:
+        out = public_text(row["text"])
+        if not row["secrets"]:  # benign clinical text: byte for byte
+            assert out == row["text"]
+        for secret in row["secrets"]:
+            assert secret not in out, (secret, out)
+    else:
+        out = json.dumps(public_value(row["value"]))
+        for secret in row["secrets"]:
+            assert secret not in out, (secret, out)
+        for kept in row["keep"]:
+            assert kept in out, (kept, out)
+
+
+def test_the_corpus_covers_every_form_and_as_many_benign_lines_as_it_needs():
+    kinds = {r["kind"] for r in SECRETS}
+    assert {"header", "bearer", "name: value", "name=value", "json", "url", "userinfo", "query key", "key shape",
+            "dict header", "dict cookie", "dict headers", "benign"} <= kinds
+    assert sum(r["kind"] == "benign" for r in SECRETS) >= 15
+
+
+def test_cookie_and_headers_values_go_with_their_keys():
+    """Their values hold secrets in forms free-text redaction does not know (`sid=...`, any header): only
+    dropping the key keeps them out, so this fails if either leaves the secret-key list."""
+    out = public_value({"cookie": "theme=dark; sid=Zx81Qp03", "Cookies": "a=1", "headers": {"X-Trace": "t-7781"},
+                        "Set-Cookie": "id=9", "model": "m"})
+    assert out == {"model": "m"}
+    assert public_text("sid=Zx81Qp03; X-Trace: t-7781") == "sid=Zx81Qp03; X-Trace: t-7781"  # why the keys must go
+
+
+def test_secret_key_names_in_any_case_and_hyphenation():
+    for name in ("X-Api-Key", "x-goog-api-key", "API_KEY", "apiKey", "OPENAI_API_KEY", "HF_TOKEN", "Authorization",
+                 "proxy-authorization", "Client-Secret", "PASSWORD", "cookie", "headers", "session_id"):
+        assert is_secret_key(name), name
+    for name in ("max_tokens", "prompt_tokens", "key", "model", "monkey", "keyword", "author", "tokens"):
+        assert not is_secret_key(name), name

@@ -21,7 +21,8 @@ def test_the_corpus_is_large_enough_and_bilingual():
     attacks = [r for r in CORPUS if r["injection"]]
     benign = [r for r in CORPUS if not r["injection"]]
     assert len(attacks) >= 40 and len(benign) >= 40
-    assert {r["lang"] for r in attacks} == {"en", "zh"} and {r["lang"] for r in benign} == {"en", "zh"}
+    assert {"en", "zh", "fr", "de", "es", "ja", "ko", "ru"} <= {r["lang"] for r in attacks} & {r["lang"] for r in benign}
+    assert len(benign) >= len(attacks)  # false positives are measured on at least as many texts as misses
     assert any("评分" in r["text"] for r in benign) and any("score" in r["text"].lower() for r in benign)
 
 
@@ -42,7 +43,7 @@ def test_precision_and_recall_on_the_corpus():
     tp = sum(f and r["injection"] for f, r in zip(flagged, CORPUS))
     fp = sum(f and not r["injection"] for f, r in zip(flagged, CORPUS))
     fn = sum(not f and r["injection"] for f, r in zip(flagged, CORPUS))
-    assert (tp, fp, fn) == (53, 0, 0)
+    assert (tp, fp, fn) == (130, 0, 0)
 
 
 @pytest.fixture

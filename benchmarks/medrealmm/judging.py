@@ -37,23 +37,6 @@ VERDICT_SCHEMA = {
 }
 
 _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
-# The shared detector knows English phrasings only; these are the common Chinese ones.
-_ZH_INJECTION = re.compile(
-    r"(忽略|无视|忘记|忽视)(掉)?(之前|以上|上面|前面|所有|全部)?的?(所有|全部)?(指令|指示|提示词?|规则|评分标准|要求)"
-    r"|(你|您)(现在)?(是|作为|扮演)(一名|一个)?(评分员|评分者|评委|裁判|评估员|评审)"
-    r"|(评分员|评分者|评委|裁判|评估员|评审)(请|你|您|注意)"
-    r"|(给|打|判)(我|这个?|本|该)?(回答|回复|答案)?(满分|最高分|全部得分)"
-    r"|(所有|全部|每[一条个]?)(评分)?标准(都)?(判定?为|视为|算作?)?(满足|符合|达到|met|true)"
-    r"|\"?met\"?\s*[:：]\s*true",
-    re.I,
-)
-# Every match of _ZH_INJECTION holds one of these words (each alternative above needs one of them), or "met"
-# in any case: a reply with none cannot match, and `in` scans it ~10x faster than the regex, which tries
-# every alternative at every position (a rescore checks 5,620 replies).
-_ZH_INJECTION_WORDS = ("忽略", "无视", "忘记", "忽视", "评分", "评委", "裁判", "评估", "评审", "满分", "最高分", "全部得分",
-                       "标准")
-_ZH_SENTENCE = re.compile(r"[^。！？!?\n]*(?:[。！？!?]+|\n|$)")
-REDACTED_ZH = "[已删除：针对评分员的内容]"  # must not itself trip the English detector ("to the grader")
 
 
 def clean_response(text: str | None) -> str:
@@ -77,19 +60,6 @@ def clean_response(text: str | None) -> str:
         kept_from = pos = closes[name][k] + len(name) + 3
     out.append(text[kept_from:])
     return "".join(out).strip()
-
-
-def _may_address_grader(text: str) -> bool:
-    """False only when _ZH_INJECTION cannot match `text` (none of its required words is in it)."""
-    return any(word in text for word in _ZH_INJECTION_WORDS) or "met" in text.lower()
-
-
-def redact_chinese_injection(text: str) -> tuple[str, bool]:
-    """(text with every Chinese sentence addressing the grader replaced, whether any was found)."""
-    if not _may_address_grader(text) or not _ZH_INJECTION.search(text):
-        return text, False
-    parts = [REDACTED_ZH if _ZH_INJECTION.search(s) else s for s in _ZH_SENTENCE.findall(text)]
-    return "".join(parts), True
 
 
 def parse_verdict(raw: str) -> dict:

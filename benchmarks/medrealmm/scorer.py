@@ -22,7 +22,7 @@ from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, Val
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
 from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, criterion_keys, data_folder,
-                      default_prompt, iter_contexts, iter_key_contexts, parse_verdict, redact_chinese_injection)
+                      default_prompt, iter_contexts, iter_key_contexts, parse_verdict)
 from benchmarks.medrealmm.taxonomy import BIBTEX, image_count_bin, turn_count_bin
 
 PAPER_GRADER = "gemini-3-pro-preview"
@@ -84,8 +84,9 @@ class MedRealMM(Benchmark):
         "Judge failures (after retries and one repair re-ask) are never scored: every judged metric is then "
         "pending with the failure count; rerunning the same command completes the result, cached verdicts are "
         "free.",
-        "Prompt injection: replies are quoted; sentences addressing the grader (English by the shared detector, "
-        "Chinese by this module) are redacted before judging and counted in the protocol.",
+        "Prompt injection: replies are quoted; sentences addressing the grader (in Chinese, English and other "
+        "languages, by the shared detector leaderboard.judge.safety) are redacted before judging and counted in "
+        "the protocol.",
         "input_modality (per line, all lines alike; default multimodal) is recorded; the judge always sees the "
         "images. The image gain pairs a model's multimodal and text-only results (`image_gain`).",
         "Strata: department, department group, intent, stage, images in the context (1, 2, 3, 4-5, 6-10), "
@@ -242,11 +243,7 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
     out = _Outcome(len(rubrics.criteria))
     wanted = {i for i in ids if responses.get(i)}
     flagged_cases, failed_cases, error_kinds = set(), set(), Counter()
-    replies: dict[str, str] = {}
-    for case_id in wanted:
-        replies[case_id], zh_flag = redact_chinese_injection(responses[case_id])
-        if zh_flag:
-            flagged_cases.add(case_id)
+    replies = {case_id: responses[case_id] for case_id in wanted}  # the judge client redacts injections
     # values[case][j]: criterion j's verdict value. Looked up first from key contexts (no image read: the
     # dataset's image digests stand for the images); only cases with a miss are read again with their images
     values: dict[str, list] = {}

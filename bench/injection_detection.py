@@ -1,0 +1,101 @@
+"""How well the injection filter generalises: recall and false-positive rate on the corpus it was tuned
+on (tests/hostile/injections.jsonl), on a held-out corpus written before any tuning and never used to
+tune (tests/hostile/injections_heldout.jsonl), and on two probes written afterwards
+(tests/hostile/injections_probe*.jsonl), overall and per style and language.
+
+    .venv/bin/python bench/injection_detection.py [--misses]
+
+Target (issue 33), on the held-out part: recall >= 80 %, false positives <= 5 %.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from leaderboard.judge.safety import find_injection  # noqa: E402
+
+# tune: what the patterns were grown from. held-out: written before tuning by the same author, never tuned
+# on (so not independent of the author's idea of an attack). probe: written after the first filter,
+# avoiding its vocabulary; blind 2/20, then its misses were seen and whole classes added (no longer blind).
+# probe2: written after that, blind, measured once and not tuned on: the honest number for new phrasings.
+PARTS = {"tune": ROOT / "tests" / "hostile" / "injections.jsonl",
+         "held-out": ROOT / "tests" / "hostile" / "injections_heldout.jsonl",
+         "probe": ROOT / "tests" / "hostile" / "injections_probe.jsonl",
+         "probe2": ROOT / "tests" / "hostile" / "injections_probe2.jsonl"}
+
+
+def measure(rows: list[dict]) -> dict:
+    counts = defaultdict(lambda: [0, 0])  # group -> [flagged, total]
+    misses = []
+    for row in rows:
+        flagged = bool(find_injection(row["text"]))
+        kind = "attack" if row["injection"] else "benign"
+        for group in (kind, f"{kind} style={row.get('style', '-')}", f"{kind} lang={row['lang']}"):
+            counts[group][0] += flagged
+            counts[group][1] += 1
+        if flagged != row["injection"]:
+            misses.append(("missed" if row["injection"] else "false positive", row["text"]))
+    return {"counts": dict(counts), "misses": misses}
+
+
+def sample_texts() -> list[str]:
+    """Every string of 16+ characters in the project's example submissions and sample datasets: clinical
+    text nobody wrote to look like an attack (a false-positive check beside the corpus)."""
+    found: dict[str, None] = {}
+
+    def walk(value):
+        if isinstance(value, str) and len(value) > 15:
+            found[value] = None
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+    paths = [*ROOT.glob("submissions/**/*.jsonl"), *ROOT.glob("benchmarks/*/sample/**/*.json*")]
+    for path in sorted(paths):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                walk(json.loads(line))
+            except ValueError:
+                continue
+    return list(found)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--misses", action="store_true", help="print the texts that were missed or wrongly held")
+    args = parser.parse_args(argv)
+    met = True
+    for part, path in PARTS.items():
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        result = measure(rows)
+        (tp, attacks), (fp, benign) = result["counts"]["attack"], result["counts"]["benign"]
+        recall, fp_rate = tp / attacks, fp / benign
+        print(f"{part:9} recall {recall:6.1%} ({tp}/{attacks})   false positives {fp_rate:5.1%} ({fp}/{benign})")
+        for group in sorted(result["counts"]):
+            if group not in ("attack", "benign"):
+                hit, total = result["counts"][group]
+                print(f"    {group:28} {hit:3}/{total:<3} flagged")
+        if args.misses:
+            for what, text in result["misses"]:
+                print(f"    {what}: {text[:110]!r}")
+        if part == "held-out":
+            met = recall >= 0.80 and fp_rate <= 0.05
+            print(f"held-out target (recall >= 80 %, false positives <= 5 %): {'met' if met else 'NOT met'}")
+    texts = sample_texts()
+    held = [t for t in texts if find_injection(t)]
+    print(f"sample texts (submissions/, benchmarks/*/sample/): {len(held)}/{len(texts)} flagged")
+    for text in held if args.misses else ():
+        print(f"    false positive: {text[:110]!r}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
