@@ -1,6 +1,7 @@
 """Versioned judge prompts: `<folder>/<name>.v<N>.txt` (each benchmark keeps its own in `prompts/`), a system part and a user template separated by a
-line `=== USER ===`. The template uses `{placeholders}`; the candidate's text always goes in as
-quoted data (see `quote_candidate`). The version is part of every cache key."""
+line `=== USER ===`. The template uses `{placeholders}`; the candidate's text always goes in as quoted,
+spotlighted data (`quote_candidate`, then spotlight.py), and {boundary}, {canary} and {criterion_id} name this
+request's marking in either part. The version is part of every cache key."""
 from __future__ import annotations
 
 import hashlib
@@ -29,6 +30,14 @@ class Prompt:
 
     def render(self, **variables: str) -> str:
         return self.user_template.format(**variables)
+
+    def render_system(self, **marks: str) -> str:
+        """The system part with this request's {boundary}, {canary} and {criterion_id} filled in (replaced, not
+        formatted: a system part shows its JSON format with plain braces)."""
+        text = self.system
+        for name, value in marks.items():
+            text = text.replace("{" + name + "}", value)
+        return text
 
 
 @lru_cache(maxsize=64)
