@@ -9,7 +9,7 @@
   "huge" (a 50 MB body), "gzip_bomb" (a small gzip body that inflates to 50 MB), "reset" (the connection
   closed without an answer), "wrong_criterion" (a grounded verdict naming another criterion id);
 - `Raw(text)`: assistant text sent exactly as given (no grounding);
-- bytes: a whole raw response (status line, headers, body) as given;
+- bytes: a whole raw response (status line, headers, body) as given, or a function of the request giving one;
 - any other string: assistant text (grounded, see below).
 
 Like a judge that follows its prompt, the server *grounds* every assistant text it sends (`ground=True`): a
@@ -88,17 +88,17 @@ def ground(text: str, body: dict, evidence: str | None = None, **override) -> st
     found = marks(body)
     fields = {"canary": found["canary"], "criterion_id": found["criterion_id"],
               "evidence": evidence if evidence is not None else first_span(found["candidate"]), **override}
-    stripped = text.strip()
-    if stripped.startswith("{"):
+    start = text.find("{")
+    if start >= 0 and "</result>" not in text:
         try:
-            value = json.loads(stripped)
+            value, end = json.JSONDecoder().raw_decode(text[start:])
         except ValueError:
             return text
         if isinstance(value, dict):
             for name, field_value in fields.items():
                 if name in override or name not in value:
                     value[name] = field_value
-            return json.dumps(value, ensure_ascii=False)
+            return text[:start] + json.dumps(value, ensure_ascii=False) + text[start + end:]
         return text
     if "</result>" in text:
         from xml.sax.saxutils import escape
@@ -205,8 +205,8 @@ class FakeOpenAIServer:
                     self._send(step.code, {"error": {"message": f"scripted {step.code}"}}, headers)
                 elif isinstance(step, int):
                     self._send(step, {"error": {"message": f"scripted {step}"}})
-                elif isinstance(step, bytes):  # a whole raw response (status line, headers, body) as given
-                    self.wfile.write(step)
+                elif isinstance(step, bytes) or callable(step):  # a whole raw response, or one made from the request
+                    self.wfile.write(step if isinstance(step, bytes) else step(body))
                     self.close_connection = True
                 elif step in _FAULTS:
                     getattr(self, "_" + step)()

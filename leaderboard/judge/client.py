@@ -33,6 +33,7 @@ from .transport import AttemptFailed, AsyncChatTransport
 from ..chat_http import backoff_delay
 
 RESPONSE_FORMATS = ("json_object", "json_schema", "text")
+GROUNDING_FIELDS = ("canary", "criterion_id", "evidence")  # checked on every verdict; the raw answer keeps them
 REPAIR = ("Your previous answer was refused ({error}). Answer again with only the requested format, "
           "nothing else.")
 # appended to every system prompt: the data boundary and the canary instruction (spotlight.py)
@@ -324,6 +325,7 @@ class Judge:
                 except (JudgeParseError, ValueError, KeyError, TypeError) as exc:
                     kind, error = getattr(exc, "kind", limits.VERDICT), f"unparseable judge answer: {str(exc)[:120]}"
                 else:
+                    parsed = {k: v for k, v in parsed.items() if k not in GROUNDING_FIELDS}  # checked: not kept
                     self.cache.put(key, raw, parsed)
                     return JudgeVerdict(call.key, parsed, raw, flagged_injection=flagged)
                 self._count("repairs")
