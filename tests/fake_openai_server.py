@@ -35,6 +35,7 @@ MARK = "┃"
 _CANARY = re.compile(r'canary = "([0-9a-f]+)"')
 _CRITERION = re.compile(r'criterion_id = "([^"]*)"')
 _BLOCK = re.compile(r"<<<CANDIDATE ([0-9a-f]+)\n(.*?)\nCANDIDATE \1>>>", re.S)
+_PLACEHOLDER = re.compile(r"\[(?:removed|已删除)[^\]]*\]")
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 
 
@@ -75,12 +76,14 @@ def marks(body: dict) -> dict:
 
 
 def first_span(candidate: str) -> str:
-    """A passage a compliant judge would quote: the first sentence of 8+ characters that is not a redaction."""
-    for sentence in _SENTENCE.findall(candidate):
-        sentence = sentence.strip()
-        if len(sentence) >= 8 and not sentence.startswith("[") and "removed" not in sentence:
-            return sentence[:120]
-    return candidate.strip()[:120]
+    """A passage a compliant judge would quote: the first sentence of 8+ characters outside any redaction
+    placeholder ("[removed: ...]", "[已删除：...]")."""
+    for part in _PLACEHOLDER.split(candidate):
+        for sentence in _SENTENCE.findall(part):
+            sentence = sentence.strip()
+            if len(sentence) >= 8:
+                return sentence[:120]
+    return _PLACEHOLDER.sub("", candidate).strip()[:120]
 
 
 def ground(text: str, body: dict, evidence: str | None = None, **override) -> str:

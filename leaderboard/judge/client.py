@@ -184,9 +184,8 @@ class Judge:
             variables[call.candidate_field] = spotlight(quoted, marking)
         marks = {"boundary": marking.boundary, "canary": marking.canary, "criterion_id": call.criterion_id or "none"}
         text = call.prompt.render(**variables, **marks)
-        system = call.prompt.render_system(**marks)
-        if "{canary}" not in call.prompt.system:  # a prompt that does not state them itself gets the standard rules
-            system += DATA_RULES.format(**marks)
+        # every prompt gets the standard rules, also one that states them in its own words and language
+        system = call.prompt.render_system(**marks) + DATA_RULES.format(**marks)
         content: Any = text
         if call.images:
             content = [{"type": "text", "text": text}] + [
