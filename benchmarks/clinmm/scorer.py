@@ -170,6 +170,10 @@ class ClinMM(Benchmark):
         elif judges[0].config.model == judges[1].config.model:
             protocol["not_comparable_because"].append("both diagnosis judges are the same model")
             notes.append("Both diagnosis judges are the same model; the paper's consensus uses two different ones")
+        both = ~np.isnan(scores).any(axis=1) if len(judges) == 2 else np.zeros(len(cases), dtype=bool)
+        protocol["judge_agreement"] = {"cases": int(both.sum()),  # for anomaly review (leaderboard/judge/anomaly.py)
+                                       "sharp_disagreements": int((np.abs(scores[both, 0] - scores[both, 1]) == 2).sum())
+                                       if both.any() else 0}
         c = consensus(scores, cases.has_diagnosis)
         for k, cid in enumerate(cases.ids):
             per_item[cid].update({f"judge_{j + 1}": _num(scores[k, j]) for j in range(len(judges))})
