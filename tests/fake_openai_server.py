@@ -12,9 +12,10 @@
 - bytes: a whole raw response (status line, headers, body) as given, or a function of the request giving one;
 - any other string: assistant text (grounded, see below).
 
-Like a judge that follows its prompt, the server *grounds* every assistant text it sends (`ground=True`): a
-JSON object gets the request's `canary` and `criterion_id` and an `evidence` quoted from the candidate,
-where absent; an XML `<result>` gets the same as elements. `Raw` and `ground=False` send text unchanged.
+Like a judge that follows its prompt, the server *grounds* the assistant text it sends to a judge request
+(one whose system prompt asks for a canary; `ground=True`): a JSON object gets the request's `canary` and
+`criterion_id` and an `evidence` quoted from the candidate, where absent; an XML `<result>` gets the same as
+elements. `Raw` and `ground=False` send text unchanged.
 
 `obeying_responder` makes a judge that obeys instructions it finds in the candidate (bench/judge_obeying.py).
 Every request is recorded (JSON body and headers) in `requests`; `delay` adds latency to every answer;
@@ -28,6 +29,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -89,6 +91,8 @@ def first_span(candidate: str) -> str:
 def ground(text: str, body: dict, evidence: str | None = None, **override) -> str:
     """`text` with this request's canary, criterion id and an evidence quote added where it lacks them."""
     found = marks(body)
+    if not found["canary"] and not override and evidence is None:
+        return text  # not a judge request (e.g. `predict`): nothing to ground
     fields = {"canary": found["canary"], "criterion_id": found["criterion_id"],
               "evidence": evidence if evidence is not None else first_span(found["candidate"]), **override}
     start = text.find("{")
@@ -271,7 +275,7 @@ class FakeOpenAIServer:
                 self.close_connection = True
 
             def _gzip_bomb(self):
-                data = gzip.compress(b" " * 50_000_000, compresslevel=9)
+                data = _bomb()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Encoding", "gzip")
@@ -314,6 +318,12 @@ class FakeOpenAIServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+@lru_cache(maxsize=1)
+def _bomb() -> bytes:
+    """50 MB of spaces, gzip-compressed (~50 kB): made once, not while a client waits."""
+    return gzip.compress(b" " * 50_000_000, compresslevel=9)
 
 
 _FAULTS = ("timeout", "hang", "trickle", "truncated", "empty", "envelope", "huge", "gzip_bomb", "reset")
