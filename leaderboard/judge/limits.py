@@ -1,8 +1,8 @@
 """Time limits of a judge: a budget for every call of one submission, and a stall rule that gives up on an
 endpoint which has answered nothing usable for a while (a hung judge costs seconds, not hours).
 
-Both take the clock as a parameter, so tests drive them without waiting. Failure kinds, recorded exactly in
-a result's `protocol.judge_failures` (never the judge's text, which may echo the candidate):
+Both take the clock as a parameter, so tests drive them without waiting. Below them, the failure kinds a
+result records in `protocol.judge_failures` (never the judge's text, which may echo the candidate).
 """
 from __future__ import annotations
 
