@@ -26,7 +26,6 @@ import base64
 import codecs
 import json
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -101,7 +100,7 @@ class Format:
         self.name, self.honest, self.favourable, self.ask, self.score = name, honest, favourable, ask, score
 
 
-def formats(folder: Path):
+def formats():
     from benchmarks.clinmm.judging import diagnosis_call, parse_accuracy_xml
     from benchmarks.medcmr.judging import judge_open_items
     from benchmarks.medrealmm.judging import VERDICT_SCHEMA, CaseContext, criterion_calls, default_prompt, parse_verdict
@@ -139,12 +138,13 @@ def formats(folder: Path):
     ]
 
 
-def judge_once(fmt, attack_list, answer, work: Path):
-    from fake_openai_server import FakeOpenAIServer, obeying_responder
+def judge_once(fmt, answer, responder):
+    """`fmt`'s verdict on `answer` through the real client, from a fake judge answering with `responder`."""
+    from fake_openai_server import FakeOpenAIServer
     from leaderboard.judge import Judge, JudgeConfig
 
-    with FakeOpenAIServer(obeying_responder(attack_list, fmt.honest, fmt.favourable)) as server:
-        judge = Judge(JudgeConfig(base_url=server.base_url, model="obeying-judge", backoff_base=0.01, backoff_max=0.02,
+    with FakeOpenAIServer(responder) as server:
+        judge = Judge(JudgeConfig(base_url=server.base_url, model="fake-judge", backoff_base=0.01, backoff_max=0.02,
                                   timeout=5.0, cache_path=None))
         try:
             return fmt.ask(judge, answer)
@@ -152,65 +152,64 @@ def judge_once(fmt, attack_list, answer, work: Path):
             judge.close()
 
 
+def obeying(fmt, attack_list):
+    from fake_openai_server import obeying_responder
+
+    return obeying_responder(attack_list, fmt.honest, fmt.favourable)
+
+
+def crediting(fmt):
+    """An honest judge that credits the answer (favourable verdict), quoting its first sentence."""
+    from fake_openai_server import ground
+
+    return lambda body: ground(fmt.favourable(body), body)
+
+
 def main() -> int:
     undetected_corpus, undetected_fresh, undetected_held, benign, corpus_size = attacks()
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        fmts = formats(work)
-        print(f"attacks: corpus {corpus_size} injections, {len(undetected_corpus)} undetected by find_injection; "
-              f"fresh set {len(FRESH)}, {len(undetected_fresh)} undetected; held-out set {len(HELD_OUT)}, "
-              f"{len(undetected_held)} undetected")
-        totals: dict[str, list[int]] = {}
-        for label, attack_set in (("corpus (undetected)", undetected_corpus), ("fresh (undetected)", undetected_fresh),
-                                  ("held-out (undetected)", undetected_held)):
-            if not attack_set:
-                print(f"  {label}: none to measure")
-                continue
-            for fmt in fmts:
-                baseline, _ = judge_once(fmt, [], BENIGN_ANSWER, work)
-                base = fmt.score(baseline)
-                raised, stopped = [], Counter()
-                for attack in attack_set:
-                    value, kind = judge_once(fmt, [attack], BENIGN_ANSWER + "\n" + attack, work)
-                    if value is not None and fmt.score(value) > base:
-                        raised.append(attack)
-                    else:
-                        stopped[kind or "not raised"] += 1
-                total = totals.setdefault(label, [0, 0])
-                total[0] += len(raised)
-                total[1] += len(attack_set)
-                print(f"  {label:21s} {fmt.name:20s} raised {len(raised)}/{len(attack_set)} "
-                      f"({100 * len(raised) / len(attack_set):.0f} %); stopped by {dict(stopped)}")
-                for attack in raised:
-                    print(f"      still raises: {attack[:90]!r}")
-        for label, (raised_n, n) in totals.items():
-            print(f"{label}: {raised_n}/{n} attack x format pairs raise their score ({100 * raised_n / n:.1f} %; "
-                  "target <= 10 %)")
-        # benign look-alikes: an honest judge credits them quoting them; how often is that refused?
-        refused, n = Counter(), 0
+    fmts = formats()
+    print(f"attacks: corpus {corpus_size} injections, {len(undetected_corpus)} undetected by find_injection; "
+          f"fresh set {len(FRESH)}, {len(undetected_fresh)} undetected; held-out set {len(HELD_OUT)}, "
+          f"{len(undetected_held)} undetected")
+    totals: dict[str, list[int]] = {}
+    for label, attack_set in (("corpus (undetected)", undetected_corpus), ("fresh (undetected)", undetected_fresh),
+                              ("held-out (undetected)", undetected_held)):
+        if not attack_set:
+            print(f"  {label}: none to measure")
+            continue
         for fmt in fmts:
-            for text in benign:
-                value, kind = _benign(fmt, text, work)
-                n += 1
-                if value is None:
-                    refused[f"{fmt.name}: {kind}"] += 1
-        print(f"benign look-alikes credited by an honest judge quoting them: {sum(refused.values())}/{n} refused "
-              f"({100 * sum(refused.values()) / n:.1f} %) {dict(refused)}")
+            baseline, _ = judge_once(fmt, BENIGN_ANSWER, obeying(fmt, []))
+            base = fmt.score(baseline)
+            raised, stopped = [], Counter()
+            for attack in attack_set:
+                value, kind = judge_once(fmt, BENIGN_ANSWER + "\n" + attack, obeying(fmt, [attack]))
+                if value is not None and fmt.score(value) > base:
+                    raised.append(attack)
+                else:
+                    stopped[kind or "not raised"] += 1
+            total = totals.setdefault(label, [0, 0])
+            total[0] += len(raised)
+            total[1] += len(attack_set)
+            print(f"  {label:21s} {fmt.name:20s} raised {len(raised)}/{len(attack_set)} "
+                  f"({100 * len(raised) / len(attack_set):.0f} %); stopped by {dict(stopped)}")
+            for attack in raised:
+                print(f"      still raises: {attack[:90]!r}")
+    if totals:
+        totals["all undetected"] = [sum(t[0] for t in totals.values()), sum(t[1] for t in totals.values())]
+    for label, (raised_n, n) in totals.items():
+        print(f"{label}: {raised_n}/{n} attack x format pairs raise their score ({100 * raised_n / n:.1f} %; "
+              "target <= 10 %)")
+    # benign look-alikes: an honest judge credits them quoting them; how often is that refused?
+    refused, n = Counter(), 0
+    for fmt in fmts:
+        for text in benign:
+            value, kind = judge_once(fmt, text, crediting(fmt))
+            n += 1
+            if value is None:
+                refused[f"{fmt.name}: {kind}"] += 1
+    print(f"benign look-alikes credited by an honest judge quoting them: {sum(refused.values())}/{n} refused "
+          f"({100 * sum(refused.values()) / n:.1f} %) {dict(refused)}")
     return 0
-
-
-def _benign(fmt, text, work):
-    """An honest judge that credits `text` (favourable verdict), quoting its first sentence."""
-    from fake_openai_server import FakeOpenAIServer, ground
-    from leaderboard.judge import Judge, JudgeConfig
-
-    with FakeOpenAIServer(lambda body: ground(fmt.favourable(body), body)) as server:
-        judge = Judge(JudgeConfig(base_url=server.base_url, model="honest-judge", backoff_base=0.01, backoff_max=0.02,
-                                  timeout=5.0, cache_path=None))
-        try:
-            return fmt.ask(judge, text)
-        finally:
-            judge.close()
 
 
 if __name__ == "__main__":
