@@ -4,11 +4,12 @@ spotlighted data (`quote_candidate`, then spotlight.py), and {boundary}, {canary
 request's marking in either part. The version is part of every cache key."""
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+
+from .cache import text_sha
 
 SEPARATOR = "=== USER ==="
 
@@ -26,7 +27,7 @@ class Prompt:
 
     @cached_property  # asked once per judge call: hashed once per prompt (a frozen dataclass may cache)
     def sha(self) -> str:
-        return _text_sha(self.system + SEPARATOR + self.user_template)
+        return text_sha(self.system + SEPARATOR + self.user_template)[:12]
 
     def render(self, **variables: str) -> str:
         return self.user_template.format(**variables)
@@ -38,11 +39,6 @@ class Prompt:
         for name, value in marks.items():
             text = text.replace("{" + name + "}", value)
         return text
-
-
-@lru_cache(maxsize=64)
-def _text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 @lru_cache(maxsize=None)
