@@ -192,3 +192,28 @@ def test_a_judge_that_hangs_on_every_call_is_given_up_on_with_timeout_recorded(t
         # given up: far fewer requests than 30 calls x 2 attempts
         assert server.calls() < 20 and kinds.count("judge unavailable") >= 15
         judge.close()
+
+
+def test_limits_come_from_the_environment_and_flags_win(monkeypatch, tmp_path):
+    import argparse
+
+    from leaderboard.benchmark import ScoringContext
+    from leaderboard.scoring_services import configure_judges, judge_limits
+
+    for name, value in {"JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_MODEL": "a", "JUDGE_MODEL_2": "b",
+                        "JUDGE_TIMEOUT": "2.5", "JUDGE_CALL_ATTEMPTS": "4", "JUDGE_BUDGET": "90", "JUDGE_STALL": "7"}.items():
+        monkeypatch.setenv(name, value)
+    config = JudgeConfig.from_env()
+    assert (config.timeout, config.attempts, config.budget_seconds, config.stall_seconds) == (2.5, 4, 90.0, 7.0)
+    flags = argparse.Namespace(judge_timeout=1.0, judge_attempts=None, judge_budget=30.0, judge_stall=None)
+    assert judge_limits(flags) == (("timeout", 1.0), ("budget_seconds", 30.0))
+    context = configure_judges(ScoringContext(), limits=dict(judge_limits(flags)))
+    first, second = context.service("judge"), context.service("judge_2")
+    assert (first.config.timeout, first.config.attempts, first.config.budget_seconds) == (1.0, 4, 30.0)
+    assert second.config.model == "b" and second.budget is first.budget  # one budget per submission
+    first.close()
+    second.close()
+    for name in ("JUDGE_TIMEOUT", "JUDGE_CALL_ATTEMPTS", "JUDGE_BUDGET", "JUDGE_STALL"):
+        monkeypatch.delenv(name)
+    config = JudgeConfig.from_env()
+    assert (config.timeout, config.attempts, config.budget_seconds, config.stall_seconds) == (15.0, 3, 3000.0, 60.0)
