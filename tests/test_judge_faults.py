@@ -32,6 +32,9 @@ def call(prompt, criterion="a", candidate="Start oral amoxicillin for five days.
     (429, "status 429"), ("huge", "body too large"), ("gzip_bomb", "body too large"), ("empty", "decode error"),
     ("truncated", "decode error"), ("envelope", "malformed envelope"), (Raw("a two, I think"), "malformed verdict"),
     ("wrong_criterion", "wrong criterion"), (Raw('{"met": true}'), "missing canary"),
+    (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 12\r\n"
+     b"Connection: close\r\n\r\nnot gzip at all"[:-3], "decode error"),  # a broken content-encoding
+    (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\nConnection: close\r\n\r\n\xff\xfe{\"a\": 1", "decode error"),
 ])
 def test_each_fault_is_recorded_as_its_own_kind_and_nothing_failed_is_cached(tmp_path, prompt, step, kind):
     with FakeOpenAIServer(lambda body: '{"met": true}') as server:
