@@ -17,7 +17,12 @@ import multiprocessing as mp
 import os
 import signal
 import socket
+import sys
+from pathlib import Path
 from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from fake_openai_server import ground  # noqa: E402  (the protocol tests' grounding, one definition)
 
 
 class FakeJudgePool:
@@ -111,7 +116,7 @@ class FakeJudgePool:
                 self._enter()
                 try:
                     await asyncio.sleep(self.latency)
-                    text = self.responder(body)
+                    text = ground(self.responder(body), body)  # canary, criterion id, evidence: as a compliant judge
                 finally:
                     with self._in_flight.get_lock():
                         self._in_flight.value -= 1

@@ -79,7 +79,7 @@ def make_predictions(path: Path, cases: int) -> None:
 def responder(body: dict) -> str:
     content = body["messages"][1]["content"]
     text = content if isinstance(content, str) else content[0]["text"]
-    criterion = text.split("评分标准：\n", 1)[1]
+    criterion = text.split("评分标准（编号", 1)[1].split("：\n", 1)[1]
     met = sum(map(ord, criterion)) % 3 != 0  # deterministic, about two thirds met
     return '{"met": %s, "rationale": "ok"}' % ("true" if met else "false")
 

@@ -15,7 +15,7 @@ from .report import render_result
 from .result import ModelInfo
 from .run_settings import RunSettingsError, read_run_settings
 from .scoring import load_key, score_file, validate_file
-from .scoring_services import CODER_CHOICES, ServiceConfigError, ServiceOptions, configure_services
+from .scoring_services import CODER_CHOICES, ServiceConfigError, ServiceOptions, configure_services, judge_limits
 from .disclosure import Policy
 from .settings import Settings, SettingsError
 from .startup import skip_pyarrow_pandas_probe
@@ -53,6 +53,14 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--judge-model-2", help="second judge where the protocol has two (default: $JUDGE_MODEL_2)")
     sc.add_argument("--judge-api-key", help="judge API key (default: $JUDGE_API_KEY; prefer the variable)")
     sc.add_argument("--judge-concurrency", type=int, help="judge requests in flight (default 8)")
+    sc.add_argument("--judge-timeout", type=float, help="seconds per judge HTTP attempt, body included (default: "
+                    "$JUDGE_TIMEOUT, else 15)")
+    sc.add_argument("--judge-attempts", type=int, help="HTTP attempts per judge call, retries and re-asks together "
+                    "(default: $JUDGE_CALL_ATTEMPTS, else 3)")
+    sc.add_argument("--judge-budget", type=float, help="seconds for all judge calls of this score, 0 = none (default: "
+                    "$JUDGE_BUDGET, else 3000)")
+    sc.add_argument("--judge-stall", type=float, help="give up on a judge that answers nothing usable this many "
+                    "seconds, 0 = never (default: $JUDGE_STALL, else 60)")
     sc.add_argument("--judge-format", choices=("json_object", "json_schema", "text"),
                     help="response_format sent to the judge (llama-cpp-python's server needs json_object or text)")
     sc.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0: no CIs)")
@@ -153,7 +161,7 @@ def _score(args) -> int:
         icd_coder=args.icd_coder, who_base_url=args.who_base_url, who_release=args.who_release, sapbert=args.sapbert,
         cache_dir=args.cache_dir, judge_base_url=args.judge_base_url, judge_model=args.judge_model,
         judge_model_2=args.judge_model_2, judge_api_key=args.judge_api_key, judge_concurrency=args.judge_concurrency,
-        judge_format=args.judge_format))
+        judge_format=args.judge_format, judge_limits=judge_limits(args)))
     _, result = score_file(benchmark, args.predictions, args.data, context, key=key, report=report)
     if run_settings:
         result.protocol["run_settings"] = run_settings

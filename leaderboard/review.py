@@ -90,9 +90,12 @@ def main(argv: list[str] | None = None) -> int:
             print("nothing waits for review")
         for r in held:
             note = r.get("review") or {}
-            print(f"{r['id']}  {r['benchmark']}  {r['model']['name']!r}  user {r.get('user')}  created {r['created_at']}\n"
-                  f"    {note.get('suspected_injection_items', '?')} item(s) matched {', '.join(note.get('patterns', []))}; "
-                  f"ids: {', '.join(note.get('ids', []))}")
+            print(f"{r['id']}  {r['benchmark']}  {r['model']['name']!r}  user {r.get('user')}  created {r['created_at']}")
+            if note.get("anomalies"):  # scored, held by leaderboard/judge/anomaly.py; approving scores it again
+                print("    anomaly: " + "; ".join(note["anomalies"]))
+            else:
+                print(f"    {note.get('suspected_injection_items', '?')} item(s) matched {', '.join(note.get('patterns', []))}; "
+                      f"ids: {', '.join(note.get('ids', []))}")
         return 0
     record = service.store.read_json(service.queue_path(args.id))
     if not record:

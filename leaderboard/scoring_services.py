@@ -32,6 +32,8 @@ class ServiceOptions:
     judge_api_key: str | None = None
     judge_concurrency: int | None = None
     judge_format: str | None = None
+    # timeout / attempts / budget_seconds / stall_seconds given by flags (JudgeConfig field -> value)
+    judge_limits: tuple[tuple[str, float], ...] = ()
 
 
 def configure_services(context: ScoringContext, needs: tuple[str, ...], options: ServiceOptions | None = None,
@@ -45,7 +47,8 @@ def configure_services(context: ScoringContext, needs: tuple[str, ...], options:
                            settings=settings, embedder="embedder" in needs)
     if {"judge", "judge_2"} & set(needs):
         configure_judges(context, options.judge_base_url, options.judge_model, options.judge_model_2,
-                         options.judge_api_key, options.cache_dir, options.judge_concurrency, options.judge_format)
+                         options.judge_api_key, options.cache_dir, options.judge_concurrency, options.judge_format,
+                         dict(options.judge_limits))
     return context
 
 
@@ -110,21 +113,33 @@ def configure_matchers(context: ScoringContext, icd_coder: str = "auto", who_bas
     return context
 
 
+def judge_limits(args) -> tuple[tuple[str, float], ...]:
+    """The judge limits a CLI's flags set (--judge-timeout/-attempts/-budget/-stall), for ServiceOptions."""
+    flags = {"timeout": args.judge_timeout, "attempts": args.judge_attempts, "budget_seconds": args.judge_budget,
+             "stall_seconds": args.judge_stall}
+    return tuple((name, value) for name, value in flags.items() if value is not None)
+
+
 def configure_judges(context: ScoringContext, base_url: str | None = None, model: str | None = None,
                      model_2: str | None = None, api_key: str | None = None, cache_dir: Path | None = None,
-                     concurrency: int | None = None, response_format: str | None = None) -> ScoringContext:
-    """Judges from flags, else JUDGE_BASE_URL / JUDGE_MODEL / JUDGE_MODEL_2 / JUDGE_API_KEY. All calls are
-    cached in CACHE_DIR/judge_cache.sqlite, so a rescore or a resumed run costs nothing."""
+                     concurrency: int | None = None, response_format: str | None = None,
+                     limits: dict | None = None) -> ScoringContext:
+    """Judges from flags, else JUDGE_BASE_URL / JUDGE_MODEL / JUDGE_MODEL_2 / JUDGE_API_KEY, with the limits
+    of `limits` (flags) else JUDGE_TIMEOUT / JUDGE_CALL_ATTEMPTS / JUDGE_BUDGET / JUDGE_STALL. Both judges spend
+    one budget (the submission's). All calls are cached in CACHE_DIR/judge_cache.sqlite, so a rescore or a
+    resumed run costs nothing."""
     from .judge import Judge, JudgeConfig
 
     overrides = {k: v for k, v in {"base_url": base_url, "api_key": api_key, "concurrency": concurrency,
                                    "response_format": response_format}.items() if v}
+    overrides.update(limits or {})
     if cache_dir is not None:
         overrides["cache_path"] = Path(cache_dir) / "judge_cache.sqlite"
     first = JudgeConfig.from_env(model=model, **overrides) if model else JudgeConfig.from_env(**overrides)
     if first is not None:
-        context.provide("judge", Judge(first))
+        judge = Judge(first)
+        context.provide("judge", judge)
         second = (JudgeConfig.from_env(model=model_2, **overrides) if model_2
                   else JudgeConfig.from_env("JUDGE_MODEL_2", **overrides))
-        context.provide("judge_2", Judge(second) if second is not None else None)
+        context.provide("judge_2", Judge(second, budget=judge.budget) if second is not None else None)
     return context

@@ -35,6 +35,7 @@ from .prediction_files import MAX_FILE_BYTES, size_refusal
 from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
+from .judge.anomaly import review_note as anomaly_note
 from .review import NEEDS_REVIEW, NEUTRAL_MESSAGE, review_note, suspected_injections
 from .run_settings import RunSettingsError, one_line, read_run_settings
 from .answer_key import AnswerKeyError
@@ -398,6 +399,10 @@ class Service:
                            data_dir=self.data_dirs[record["benchmark"]], model=record["model"],
                            context_factory=self.context_factory, key=self.key(record["benchmark"]))
             result = self._scorer.run(job, Limits(seconds=self.score_seconds, memory_mb=self.score_memory_mb))
+            held = anomaly_note(record, record["benchmark"], result.metrics, result.protocol)
+            if held:  # a judged score its objective numbers cannot explain: a maintainer looks first
+                self._update(sub_id, state=NEEDS_REVIEW, message=NEUTRAL_MESSAGE, progress=1.0, review=held)
+                return
             result.protocol["contamination_disclosure"] = record.get("contamination", "")
             if record.get("run_settings"):
                 result.protocol["run_settings"] = record["run_settings"]

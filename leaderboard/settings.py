@@ -57,6 +57,10 @@ class Settings:
     judge_model: str | None = None  # JUDGE_MODEL
     judge_model_2: str | None = None  # JUDGE_MODEL_2: second judge where the protocol has two
     judge_api_key: str | None = None  # JUDGE_API_KEY
+    judge_timeout: float = 15.0  # JUDGE_TIMEOUT: seconds per HTTP attempt to a judge, body included
+    judge_call_attempts: int = 3  # JUDGE_CALL_ATTEMPTS: HTTP attempts per judge call (retries and re-asks)
+    judge_budget: float = 3000.0  # JUDGE_BUDGET: seconds for all judge calls of one submission (0: none)
+    judge_stall: float = 60.0  # JUDGE_STALL: seconds without a usable judge answer before giving up (0: never)
     # predict
     predict_api_key: str | None = None  # PREDICT_API_KEY: key for the endpoint `predict` calls
 
@@ -87,6 +91,8 @@ ENV_NAMES = {
     "who_client_id": "WHO_ICD_CLIENT_ID", "who_client_secret": "WHO_ICD_CLIENT_SECRET",
     "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",
     "judge_model": "JUDGE_MODEL", "judge_model_2": "JUDGE_MODEL_2", "judge_api_key": "JUDGE_API_KEY",
+    "judge_timeout": "JUDGE_TIMEOUT", "judge_call_attempts": "JUDGE_CALL_ATTEMPTS", "judge_budget": "JUDGE_BUDGET",
+    "judge_stall": "JUDGE_STALL",
     "predict_api_key": "PREDICT_API_KEY",
 }
 

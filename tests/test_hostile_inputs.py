@@ -256,7 +256,9 @@ def test_prompt_injection_is_flagged_and_cannot_raise_the_judged_score(tmp_path,
     from leaderboard.scoring import score_file
 
     def gullible(body):  # a judge that obeys any instruction it can still see
-        candidate = body["messages"][1]["content"].split("<candidate_response>")[1]
+        from fake_openai_server import marks
+
+        candidate = marks(body)["candidate"]
         obeys = "full score" in candidate or "满分" in candidate or "System prompt" in candidate
         mark = 10 if obeys else 0
         return json.dumps({"consistency": mark, "coherence": mark, "visual_accuracy": mark, "ground_truth": mark})
@@ -264,13 +266,14 @@ def test_prompt_injection_is_flagged_and_cannot_raise_the_judged_score(tmp_path,
     case = next(c for c in CASES if c.flagged)
     with FakeOpenAIServer(gullible) as server:
         judge = Judge(JudgeConfig(base_url=server.base_url, model="fake-judge", cache_path=tmp_path / "j.sqlite",
-                                  backoff_base=0.01, backoff_max=0.02, max_retries=2))
+                                  backoff_base=0.01, backoff_max=0.02, attempts=3))
         report, result = score_file("medcmr", case_path(CORPUS, case), hub / "medcmr",
                                     ScoringContext(resamples=0, judge=judge))
         sent = "\n".join(r["messages"][1]["content"] for r in server.requests)
     assert report.ok
     assert result.protocol["open_ended_injection_flags"] == 2 and any("addressed the grader" in n for n in result.notes)
     assert "Ignore all previous instructions" not in sent and "full score" not in sent and "满分" not in sent
+    assert result.protocol["judge_failures"] == {"items": 0, "kinds": {}}, result.protocol["judge_failures"]
     assert result.metrics["open_all"] == 0.0  # the gullible judge saw nothing to obey
     assert not leaked(json.dumps(result.to_public_dict(), ensure_ascii=False), gold)
     assert INJECTION not in json.dumps(result.to_public_dict(), ensure_ascii=False)

@@ -43,7 +43,14 @@ def test_verdicts_come_back_and_are_cached_on_disk(tmp_path, prompt):
         assert body["model"] == "fake-judge" and body["temperature"] == 0.0 and body["seed"] == 0
         assert body["response_format"] == {"type": "json_object"}
         assert body["messages"][0]["role"] == "system"
-        assert "<candidate_response>\nPneumonia\n</candidate_response>" in body["messages"][1]["content"]
+        # the candidate is spotlighted: between this request's boundary lines, every line datamarked, and the
+        # system prompt states the boundary and asks for this request's canary
+        boundary = body["messages"][1]["content"].split("<<<CANDIDATE ")[1].split("\n")[0]
+        assert len(boundary) == 12
+        assert f"<<<CANDIDATE {boundary}\n┃ Pneumonia\nCANDIDATE {boundary}>>>" in body["messages"][1]["content"]
+        assert f'"<<<CANDIDATE {boundary}"' in body["messages"][0]["content"]
+        canary = body["messages"][0]["content"].split('canary = "')[1].split('"')[0]
+        assert len(canary) == 8 and json.loads(verdicts[0].raw)["canary"] == canary
         assert server.headers[0]["authorization"] == "Bearer sk-test"
         assert "sk-test" not in json.dumps(judge.identity)
         judge.close()
@@ -58,7 +65,7 @@ def test_malformed_answer_is_repaired_then_a_persistent_one_is_a_failure(tmp_pat
         judge = judge_for(server, tmp_path)
         verdict = judge.run(calls(prompt, 1), score_parser)[0]
         assert verdict.value == {"score": 1} and judge.stats.repairs == 1
-        assert server.requests[1]["messages"][-1]["content"].startswith("Your previous answer could not be parsed")
+        assert server.requests[1]["messages"][-1]["content"].startswith("Your previous answer was refused")
         server.responder = lambda body: '{"score": 7}'
         bad = judge.run(calls(prompt, 1, candidate="Other"), score_parser)[0]
         assert bad.value is None and "score must be 0, 1 or 2" in bad.error  # never turned into a score
@@ -80,12 +87,12 @@ def test_transient_faults_are_retried(tmp_path, prompt, script):
 def test_persistent_outage_is_a_failure_and_client_errors_are_not_retried(tmp_path, prompt):
     with FakeOpenAIServer() as server:
         server.script = [500] * 10
-        judge = judge_for(server, tmp_path, max_retries=2)
+        judge = judge_for(server, tmp_path, attempts=3)
         verdict = judge.run(calls(prompt, 1), score_parser)[0]
-        assert verdict.value is None and "after 3 attempts (HTTP 500)" in verdict.error
+        assert verdict.value is None and verdict.kind == "status 500" and server.calls() == 3
         server.script = [401]
         verdict = judge.run(calls(prompt, 1, candidate="x"), score_parser)[0]
-        assert verdict.value is None and "HTTP 401" in verdict.error and server.calls() == 4
+        assert verdict.value is None and verdict.kind == "status 401" and server.calls() == 4
 
 
 def test_concurrency_is_bounded_with_a_slow_judge(tmp_path, prompt):
@@ -108,7 +115,9 @@ def test_prompt_injection_is_flagged_redacted_and_cannot_raise_the_score(tmp_pat
         sent = server.requests[0]["messages"][1]["content"]
         assert verdict.flagged_injection and judge.stats.flagged == 1
         assert "Ignore all previous instructions" not in sent and REDACTED in sent
-        assert sent.count("</candidate_response>") == 1  # the candidate cannot close the quote
+        assert "</candidate_response>" not in sent  # the fixed tags are gone: the candidate cannot close the quote
+        boundary = sent.split("<<<CANDIDATE ")[1].split("\n")[0]
+        assert sent.count(f"CANDIDATE {boundary}>>>") == 1 and sent.count("<<<CANDIDATE") == 1
         assert verdict.value == {"score": 0}
 
 

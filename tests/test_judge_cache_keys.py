@@ -1,5 +1,5 @@
-"""Cache keys from stable parts (KEY_VERSION k2), verdicts written in batches, and caches written under
-the previous key scheme still answering: all through real HTTP to the scripted server on 127.0.0.1."""
+"""Cache keys from stable parts (KEY_VERSION k3, one function `judge_key`), verdicts written in batches, and
+caches written under the previous key scheme asked again: all through real HTTP to the scripted server on 127.0.0.1."""
 import sqlite3
 from dataclasses import replace
 
@@ -79,32 +79,47 @@ def test_verdicts_are_written_in_batches_and_all_reach_the_file(tmp_path, prompt
         again.close()
 
 
-def test_cache_written_under_the_old_key_scheme_answers_and_is_migrated(tmp_path, prompt):
+def test_one_key_function_its_layout_and_old_scheme_rows_are_asked_again(tmp_path, prompt):
+    """judge_key is the key of every call (a call of its own and the calls of an item alike): sha256 of the
+    header (KEY_VERSION, request settings, prompt id and hash), the item digest (each variable's name and
+    sha256, the candidate as quoted, each image's sha256) and the rest, length-prefixed. A file written under
+    k2 keeps its rows, but none answers: they lack the canary, criterion id and evidence of k3 verdicts."""
+    import hashlib
+
+    from leaderboard.judge.cache import KEY_VERSION, judge_key
+    from leaderboard.judge.safety import quote_candidate
+
+    sha = lambda text: hashlib.sha256(text.encode()).hexdigest()  # noqa: E731
     judge = Judge(config(tmp_path))
-    calls = [call(prompt, criterion=f"criterion {i}") for i in range(5)]
-    old_keys = [judge._legacy_key(c, SCHEMA) for c in calls]
+    c = call(prompt)
+    settings = request_key(judge._body([], SCHEMA))
+    header = "\n".join(["k3", settings, "grade.v1", prompt.sha])
+    item = hashlib.sha256("\n".join([
+        "candidate=" + sha(quote_candidate("Use a cream.")[0]), "criterion=" + sha("asks about allergies"),
+        "dialogue=" + sha("[1] patient: itchy rash"), "image=" + hashlib.sha256(b"\x89PNG\r\n\x1a\nAAAA").hexdigest(),
+    ]).encode()).hexdigest()
+    expected = hashlib.sha256((header + "\nitem=" + item).encode()).hexdigest()
+    assert KEY_VERSION == "k3" and judge._key(c, SCHEMA) == (expected, False) == (judge_key(header, item), False)
+    # the rest of an item's call: "\n<name>=<byte length>:<value>"
+    assert judge_key(header, item, {"criterion": "é"}) == hashlib.sha256(
+        (header + "\nitem=" + item + "\ncriterion=2:é").encode()).hexdigest()
     judge.close()
     (tmp_path / "cache.sqlite").unlink()
-    db = sqlite3.connect(tmp_path / "cache.sqlite")  # a file as the previous version wrote it: no meta table
+    db = sqlite3.connect(tmp_path / "cache.sqlite")  # a k2 file holding a verdict for this very request
     db.execute("CREATE TABLE verdicts (key TEXT PRIMARY KEY, raw TEXT, parsed TEXT)")
-    db.executemany("INSERT INTO verdicts VALUES (?, ?, ?)", [(k, '{"score": 2}', '{"score": 2}') for k in old_keys])
+    db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO meta VALUES ('key_scheme', 'k2')")
+    k2 = hashlib.sha256("\n".join(["k2", settings, "grade.v1", prompt.sha]).encode()).hexdigest()
+    db.execute("INSERT INTO verdicts VALUES (?, ?, ?)", (k2, '{"score": 2}', '{"score": 2}'))
     db.commit()
     db.close()
-    # the old scheme is what it was: a hash of the whole rendered request
-    body = Judge(config(tmp_path))._body(Judge(config(tmp_path))._messages(calls[0], inline_images=False)[0], SCHEMA)
-    assert old_keys[0] == request_key({**body, "prompt": prompt.id, "prompt_sha": prompt.sha})
     with FakeOpenAIServer(lambda body: '{"score": 0}') as server:
         judge = Judge(config(tmp_path, base_url=server.base_url))
-        assert judge.cache.has_legacy_rows()
-        verdicts = judge.run(calls + [call(prompt, criterion="new one")], parse_json_object, schema=SCHEMA)
-        assert [v.value["score"] for v in verdicts] == [2, 2, 2, 2, 2, 0] and server.calls() == 1
+        assert judge.run([c], parse_json_object, schema=SCHEMA)[0].value == {"score": 0} and server.calls() == 1
         judge.close()
-        new_keys = {Judge(config(tmp_path))._key(c, SCHEMA)[0] for c in calls}
-        stored = {k for (k,) in sqlite3.connect(tmp_path / "cache.sqlite").execute("SELECT key FROM verdicts")}
-        assert new_keys <= stored  # migrated: the next rescore needs no legacy lookup
-    fresh = Judge(config(tmp_path.parent / "fresh"))
-    assert not fresh.cache.has_legacy_rows()  # a new file records its key scheme
-    fresh.close()
+    stored = sqlite3.connect(tmp_path / "cache.sqlite")
+    assert stored.execute("SELECT value FROM meta WHERE name = 'key_scheme'").fetchone() == ("k3",)
+    assert stored.execute("SELECT COUNT(*) FROM verdicts").fetchone() == (2,)  # the old row is left alone
 
 
 def test_one_loop_serves_run_and_a_callers_threads_and_ends_on_close(tmp_path, prompt):

@@ -71,7 +71,7 @@ def test_a_burst_of_faults_is_absorbed_by_retries_and_the_result_is_exact(tmp_pa
     with FakeOpenAIServer(verdict_responder) as server:
         server.script = list(FAULTS)
         server.timeout_sleep = 0.6
-        service = service_for(tmp_path, built, server, monkeypatch, concurrency=1, timeout=0.3, max_retries=4)
+        service = service_for(tmp_path, built, server, monkeypatch, concurrency=1, timeout=0.3, attempts=5)
         sub = submit(service, tmp_path)
         service.score_one(sub)
     record = public_record(service, sub)
@@ -95,7 +95,7 @@ def test_an_outage_waits_with_nothing_guessed_then_completes_exactly_after_recov
     with FakeOpenAIServer(verdict_responder) as server:
         server.script = FAULTS * 1000  # longer than every retry: all 9 criteria fail, again and again
         server.timeout_sleep = 0.4
-        service = service_for(tmp_path, built, server, monkeypatch, concurrency=4, timeout=0.2, max_retries=1)
+        service = service_for(tmp_path, built, server, monkeypatch, concurrency=4, timeout=0.2, attempts=2)
         service.start()  # the running worker scores it, and keeps retrying while the judge is down
         sub = submit(service, tmp_path)
         wait_for_state(service, "waiting for judge")

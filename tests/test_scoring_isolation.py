@@ -164,7 +164,7 @@ def test_a_judge_whose_verdicts_never_parse_is_asked_a_bounded_number_of_times(t
 
         def judged(benchmark=None):
             config = JudgeConfig(base_url=server.base_url, model="fake-judge", backoff_base=0.01, backoff_max=0.02,
-                                 max_retries=1, cache_path=tmp_path / "judge_cache.sqlite")
+                                 attempts=2, cache_path=tmp_path / "judge_cache.sqlite")
             return ScoringContext(judge=Judge(config), resamples=0)
 
         service = Service(store=LocalStore(tmp_path / "store"), data_dirs={"medrealmm": built}, context_factory=judged,

@@ -15,13 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import html
-import re
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from typing import Callable
 
-from leaderboard.judge import Judge, JudgeCall, JudgeParseError, JudgeVerdict, load_prompt, parse_json_object
+import re2
+
+from leaderboard.judge import Judge, JudgeCall, JudgeParseError, JudgeVerdict, item_key_id, load_prompt, parse_json_object
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
 
@@ -29,7 +29,8 @@ DIAGNOSIS_PROMPT = "clinmm_diagnosis"
 EXTRACTION_PROMPT = "clinmm_fact_extraction"
 MATCHING_PROMPT = "clinmm_fact_matching"
 
-_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_DECLARATION = re2.compile(r"^\s*<\?xml[^>]*\?>")
+GROUNDING_TAGS = ("canary", "criterion_id", "evidence")  # checked by the judge client, not scored
 
 
 # The judge's reply can echo the candidate's text, so these parsers stay linear: `<tag\s*>(.*?)</tag\s*>` and
@@ -37,8 +38,8 @@ _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 def _elements(text: str, tag: str) -> list[tuple[int, int, int, int]]:
     r"""(start, inner start, inner end, end) of each `<tag\s*>...</tag\s*>`, non-overlapping, the nearest
     closing tag each: what `re.finditer(r"<tag\s*>(.*?)</tag\s*>", text, re.S)` finds."""
-    opens = [(m.start(), m.end()) for m in re.finditer(rf"<{tag}\s*>", text)]
-    closes = [(m.start(), m.end()) for m in re.finditer(rf"</{tag}\s*>", text)]
+    opens = [(m.start(), m.end()) for m in re2.finditer(rf"<{tag}\s*>", text)]
+    closes = [(m.start(), m.end()) for m in re2.finditer(rf"</{tag}\s*>", text)]
     found, j, pos = [], 0, 0
     for start, inner in opens:
         if start < pos:
@@ -66,11 +67,13 @@ def _unfenced(text: str) -> str:
 
 # ----------------------------------------------------------------------------- diagnosis (XML)
 def parse_accuracy_xml(raw: str) -> dict:
-    """{"accuracy": 0|1|2, "reasoning": str} from the judge's XML; JudgeParseError otherwise.
+    """{"accuracy": 0|1|2, "reasoning": str, "canary", "criterion_id", "evidence"} from the judge's XML;
+    JudgeParseError otherwise.
 
     Strict: exactly one <result> element and no other text (a code fence or an XML declaration around
-    it is tolerated); inside it exactly one <reasoning> and one <accuracy>, nothing else; accuracy
-    0, 1 or 2. Unescaped `<`/`&` inside the reasoning (e.g. "CRP < 5") are escaped before parsing."""
+    it is tolerated); inside it exactly one <reasoning> and one <accuracy>, at most one of each grounding
+    element (<canary>, <criterion_id>, <evidence>: the client checks them), nothing else; accuracy 0, 1 or 2.
+    Unescaped `<`/`&` inside the reasoning or the evidence (e.g. "CRP < 5") are escaped before parsing."""
     text = _DECLARATION.sub("", _unfenced(raw or "")).strip()
     blocks = _elements(text, "result")
     if len(blocks) != 1:
@@ -82,14 +85,20 @@ def parse_accuracy_xml(raw: str) -> dict:
     if (root.text or "").strip():
         raise JudgeParseError("text directly inside <result>; only <reasoning> and <accuracy> are allowed")
     tags = [child.tag for child in root]
-    if sorted(tags) != ["accuracy", "reasoning"]:
-        raise JudgeParseError(f"<result> must hold one <reasoning> and one <accuracy>, found {tags}")
+    core = sorted(t for t in tags if t not in GROUNDING_TAGS)
+    if core != ["accuracy", "reasoning"] or len(tags) != len(set(tags)):
+        raise JudgeParseError(f"<result> must hold one <reasoning> and one <accuracy> (and the grounding elements), "
+                              f"found {tags}")
     if any((child.tail or "").strip() for child in root):
         raise JudgeParseError("text between the elements of <result>")
     accuracy = (root.find("accuracy").text or "").strip()
     if accuracy not in ("0", "1", "2"):
         raise JudgeParseError(f"<accuracy> must be 0, 1 or 2, got {accuracy[:20]!r}")
-    return {"accuracy": int(accuracy), "reasoning": "".join(root.find("reasoning").itertext()).strip()}
+    value = {"accuracy": int(accuracy), "reasoning": "".join(root.find("reasoning").itertext()).strip()}
+    for tag in GROUNDING_TAGS:
+        found = root.find(tag)
+        value[tag] = "".join(found.itertext()).strip() if found is not None else ""
+    return value
 
 
 def _xml_element(text: str) -> ET.Element:
@@ -97,8 +106,11 @@ def _xml_element(text: str) -> ET.Element:
         return ET.fromstring(text)
     except ET.ParseError:
         pass
+    spans = sorted(span for tag in ("reasoning", "evidence") for span in _elements(text, tag))
     parts, kept_from = [], 0
-    for _, inner, inner_end, _ in _elements(text, "reasoning"):
+    for _, inner, inner_end, _ in spans:
+        if inner < kept_from:
+            continue
         parts += [text[kept_from:inner], html.escape(html.unescape(text[inner:inner_end]), quote=False)]
         kept_from = inner_end
     escaped = "".join(parts) + text[kept_from:]
@@ -109,8 +121,9 @@ def _xml_element(text: str) -> ET.Element:
 
 
 # ----------------------------------------------------------------------------- fact extraction (JSON)
-FACTS_SCHEMA = {"type": "object", "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
-                "required": ["facts"], "additionalProperties": False}
+_ECHO = {"canary": {"type": "string"}, "criterion_id": {"type": "string"}}  # checked by the client
+FACTS_SCHEMA = {"type": "object", "properties": {**_ECHO, "facts": {"type": "array", "items": {"type": "string"}}},
+                "required": ["canary", "criterion_id", "facts"], "additionalProperties": False}
 
 
 def parse_facts(raw: str) -> dict:
@@ -128,6 +141,7 @@ def parse_facts(raw: str) -> dict:
 MATCHING_SCHEMA = {
     "type": "object",
     "properties": {
+        **_ECHO,
         "matched_pairs": {"type": "array", "items": {
             "type": "object",
             "properties": {"reasoning": {"type": "string"},
@@ -138,8 +152,8 @@ MATCHING_SCHEMA = {
         "non_hallucinated_unmatched_predicted_ids": {"type": "array", "items": {"type": "integer"}},
         "unmatched_ground_truth_ids": {"type": "array", "items": {"type": "integer"}},
     },
-    "required": ["matched_pairs", "hallucinated_predicted_ids", "non_hallucinated_unmatched_predicted_ids",
-                 "unmatched_ground_truth_ids"],
+    "required": ["canary", "criterion_id", "matched_pairs", "hallucinated_predicted_ids",
+                 "non_hallucinated_unmatched_predicted_ids", "unmatched_ground_truth_ids"],
     "additionalProperties": False,
 }
 
@@ -206,25 +220,36 @@ def matching_parser(n_predicted: int, n_reference: int) -> Callable[[str], dict]
 
 
 # ----------------------------------------------------------------------------- calls and running
+# Every call echoes an id of what it judges (the case key's) and carries the request's canary; a diagnosis
+# verdict above 0 quotes the words of the predicted diagnosis it rests on. Atomic facts and matched ids are
+# not quotes (facts are paraphrases, matches are ids), so those two echo the id and the canary only.
 def diagnosis_call(key: str, predicted: str, ground_truth: str) -> JudgeCall:
-    return JudgeCall(key, load_prompt(DIAGNOSIS_PROMPT, folder=PROMPTS), {"candidate": predicted, "ground_truth": ground_truth})
+    return JudgeCall(key, load_prompt(DIAGNOSIS_PROMPT, folder=PROMPTS), {"candidate": predicted, "ground_truth": ground_truth},
+                     criterion_id=item_key_id(key), evidence=_credited)
+
+
+def _credited(value: dict) -> bool:
+    return value["accuracy"] > 0
 
 
 def extraction_call(key: str, reasoning: str) -> JudgeCall:
-    return JudgeCall(key, load_prompt(EXTRACTION_PROMPT, folder=PROMPTS), {"candidate": reasoning})
+    return JudgeCall(key, load_prompt(EXTRACTION_PROMPT, folder=PROMPTS), {"candidate": reasoning},
+                     criterion_id=item_key_id(key))
 
 
 def matching_call(key: str, predicted: list[str], reference: list[str]) -> JudgeCall:
     return JudgeCall(key, load_prompt(MATCHING_PROMPT, folder=PROMPTS),
-                     {"candidate": numbered(predicted), "ground_truth_facts": numbered(reference)})
+                     {"candidate": numbered(predicted), "ground_truth_facts": numbered(reference)},
+                     criterion_id=item_key_id(key))
 
 
 def xml_judge(judge: Judge) -> tuple[Judge, bool]:
     """The judge to ask for XML: itself when it sends no response_format, else a sibling in "text" mode
-    (a JSON response_format would forbid the paper's XML). True when a sibling was made (close it)."""
+    (a JSON response_format would forbid the paper's XML) spending the same budget. True when a sibling
+    was made (close it)."""
     if judge.config.response_format == "text":
         return judge, False
-    return Judge(replace(judge.config, response_format="text")), True
+    return judge.sibling(response_format="text"), True
 
 
 def run_each(judge: Judge, jobs: list[tuple[JudgeCall, Callable[[str], dict]]], schema: dict | None = None,

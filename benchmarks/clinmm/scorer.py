@@ -7,6 +7,8 @@ density follow deterministically. Judge 1 (`context.service("judge")`) does extr
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from benchmarks.clinmm.taxonomy import SPECIALTIES
@@ -147,7 +149,7 @@ class ClinMM(Benchmark):
         """Scores every answered case with each judge; returns the (XML-mode judge, made) pairs used."""
         todo = np.flatnonzero(cases.has_diagnosis)
         scores = np.full((len(cases), len(judges)), np.nan)
-        failures, xml_judges = 0, []
+        failures, xml_judges, kinds = 0, [], Counter()
         for j, judge in enumerate(judges):
             asker, made = xml_judge(judge)
             xml_judges.append((asker, made))
@@ -158,8 +160,9 @@ class ClinMM(Benchmark):
                     scores[k, j] = verdict.value["accuracy"]
                 else:
                     failures += 1
+                    kinds[verdict.kind] += 1
         protocol["diagnosis_judges"] = [asker.identity for asker, _ in xml_judges]
-        protocol["judge_failures"] = {"diagnosis": failures}
+        protocol["judge_failures"] = {"diagnosis": failures, "kinds": dict(kinds)}
         if len(judges) == 1:
             protocol["not_comparable_because"].append("one diagnosis judge instead of the paper's two (c in {0, 1, 2})")
             notes.append("Only one diagnosis judge was configured: the consensus is that judge's score alone; set "
@@ -167,6 +170,10 @@ class ClinMM(Benchmark):
         elif judges[0].config.model == judges[1].config.model:
             protocol["not_comparable_because"].append("both diagnosis judges are the same model")
             notes.append("Both diagnosis judges are the same model; the paper's consensus uses two different ones")
+        both = ~np.isnan(scores).any(axis=1) if len(judges) == 2 else np.zeros(len(cases), dtype=bool)
+        protocol["judge_agreement"] = {"cases": int(both.sum()),  # for anomaly review (leaderboard/judge/anomaly.py)
+                                       "sharp_disagreements": int((np.abs(scores[both, 0] - scores[both, 1]) == 2).sum())
+                                       if both.any() else 0}
         c = consensus(scores, cases.has_diagnosis)
         for k, cid in enumerate(cases.ids):
             per_item[cid].update({f"judge_{j + 1}": _num(scores[k, j]) for j in range(len(judges))})
@@ -192,12 +199,14 @@ class ClinMM(Benchmark):
                                      for k in todo], schema=FACTS_SCHEMA)
         predicted: dict[int, list[str]] = {}
         failures = {"fact_extraction": 0, "fact_matching": 0}
+        kinds = Counter(protocol["judge_failures"].get("kinds", {}))
         for k, verdict in zip(todo, extracted):
             flagged[k] |= verdict.flagged_injection
             if verdict.ok:
                 predicted[k] = verdict.value["facts"]
             else:
                 failures["fact_extraction"] += 1
+                kinds[verdict.kind] += 1
         to_match = [k for k in todo if predicted.get(k)]
         jobs = [(matching_call(f"{cases.ids[k]}#match", predicted[k], cases.facts[k]),
                  matching_parser(len(predicted[k]), len(cases.facts[k]))) for k in to_match]
@@ -208,7 +217,8 @@ class ClinMM(Benchmark):
                 matched[k] = verdict.value
             else:
                 failures["fact_matching"] += 1
-        protocol["judge_failures"].update(failures)
+                kinds[verdict.kind] += 1
+        protocol["judge_failures"].update(failures, kinds=dict(kinds))
         protocol["fact_judge"] = judge.identity
         total = sum(failures.values())
         if total:

@@ -143,6 +143,7 @@ class MedCMR(Benchmark):
         if open_outcome is not None:
             protocol["open_ended_judged"] = open_outcome["judged"]
             protocol["open_ended_injection_flags"] = len(open_outcome["flagged"])
+            protocol["judge_failures"] = {"items": len(open_outcome["failures"]), "kinds": open_outcome["failure_kinds"]}
             if JUDGE_MODEL_ID not in context.service("judge").config.model.lower():
                 protocol["comparable_to_paper"] = False
                 protocol["not_comparable_because"].append(

@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 
 from benchmarks.medrealmm.taxonomy import ROLE_ZH
 from leaderboard.answer_key import AnswerKey, MissingConfig, config_files
-from leaderboard.judge import JudgeCall, JudgeParseError, Prompt, item_digest, load_prompt, parse_json_object
+from leaderboard.judge import (JudgeCall, JudgeParseError, Prompt, item_digest, item_key_id, load_prompt,
+                               parse_json_object)
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
 
@@ -31,8 +32,9 @@ BATCH_CASES = 512  # cases per judge.run: bounds memory (images, calls) whatever
 KEY_BATCH_CASES = 2048
 VERDICT_SCHEMA = {
     "type": "object",
-    "properties": {"met": {"type": "boolean"}, "rationale": {"type": "string"}},
-    "required": ["met", "rationale"],
+    "properties": {"canary": {"type": "string"}, "criterion_id": {"type": "string"}, "met": {"type": "boolean"},
+                   "evidence": {"type": "string"}, "rationale": {"type": "string"}},
+    "required": ["canary", "criterion_id", "met", "evidence", "rationale"],
     "additionalProperties": False,
 }
 
@@ -63,7 +65,8 @@ def clean_response(text: str | None) -> str:
 
 
 def parse_verdict(raw: str) -> dict:
-    """{"met": bool, "rationale": str}; anything else is a JudgeParseError (repaired, then a failure)."""
+    """{"met": bool, "rationale": str}; anything else is a JudgeParseError (re-asked, then a failure). The
+    canary, criterion id and evidence are checked by the client (leaderboard/judge/grounding.py)."""
     value = parse_json_object(raw)
     met = value.get("met")
     if isinstance(met, str) and met.strip().lower() in ("true", "false"):
@@ -220,8 +223,13 @@ def criterion_calls(case: CaseContext, response: str, criteria: list[str], promp
     only (never its points or polarity, as in the paper's phi_J(x, y, c_j))."""
     shared, item = _shared(case, response)
     return [JudgeCall(f"{case.case_id}#{j}", prompt, {**shared, "criterion": criterion}, images=case.images,
-                      item=item)
+                      item=item, criterion_id=item_key_id(criterion), evidence=_met)
             for j, criterion in enumerate(criteria)]
+
+
+def _met(value: dict) -> bool:
+    """A verdict that the behaviour is present quotes where; one that it is absent has nothing to quote."""
+    return value["met"]
 
 
 def criterion_keys(judge, case: CaseContext, response: str, criteria: list[str], prompt: Prompt

@@ -215,12 +215,12 @@ class _Rubrics:
 
 
 class _Failure:
-    """A criterion the judge could not answer (after retries and one repair)."""
+    """A criterion the judge could not answer (after its attempts): the failure kind (leaderboard/judge/limits.py)."""
 
-    __slots__ = ("error",)
+    __slots__ = ("kind",)
 
-    def __init__(self, error: str | None):
-        self.error = error
+    def __init__(self, kind: str | None):
+        self.kind = kind or "judge unavailable"
 
 
 class _Outcome:
@@ -281,7 +281,7 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
         judged = judge.run(calls, parse_verdict, schema=VERDICT_SCHEMA, progress=context.progress,
                            desc="judging MedRealMM criteria")
         for (case_id, j), verdict in zip(owners, judged):
-            values[case_id][j] = verdict.value if verdict.value is not None else _Failure(verdict.error)
+            values[case_id][j] = verdict.value if verdict.value is not None else _Failure(verdict.kind)
             if verdict.flagged_injection:
                 flagged_cases.add(case_id)
     seen = set(order)
@@ -301,7 +301,7 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
                     out.scored[start + j] = False
                     out.failed_criteria += 1
                     failed_cases.add(case_id)
-                    error_kinds[_error_kind(value.error)] += 1
+                    error_kinds[value.kind] += 1  # a category only: never the judge's text
                 else:
                     out.met[start + j] = value["met"]
     out.failed_cases = len(failed_cases)
@@ -329,20 +329,6 @@ def _judge_protocol(judge, before: dict, after: dict, flagged_cases: set, out: _
         "comparable_to_paper": False,
         "not_comparable_because": reasons,
     }
-
-
-def _error_kind(error: str | None) -> str:
-    """A category only: raw judge text never goes into a public record (it may echo a criterion)."""
-    text = error or "judge failed"
-    if text.startswith("unparseable"):
-        return "unparseable answer"
-    if "timed out" in text:
-        return "timeout"
-    if "HTTP 429" in text:
-        return "rate limited (429)"
-    if "refused" in text or "HTTP" in text:
-        return "endpoint error"
-    return "other"
 
 
 # --------------------------------------------------------------------- image gain

@@ -1,6 +1,7 @@
 """Disk cache of judge answers, keyed by the request (model, parameters, prompt version, its variables and
-images; see Judge._key). Only answers that parsed are stored, so a rescore after a crash or a config change
-of nothing costs no call, and a failure is always retried.
+images; `judge_key`, the one key function). Only answers that parsed and passed the grounding checks are
+stored, so a rescore after a crash or a config change of nothing costs no call, and a failure (a refused
+verdict included) is always asked again.
 
 Writes are batched: a verdict is in memory at once and reaches the sqlite file (WAL) with up to
 WRITE_BATCH - 1 others in one transaction, at the latest FLUSH_AFTER_S after it arrived, and at every
@@ -14,7 +15,9 @@ import hashlib
 import json
 import sqlite3
 import threading
+from functools import lru_cache
 from pathlib import Path
+from typing import Mapping
 
 # the stored verdict JSON: orjson where it reads exactly what json does
 from ..fast_json import loads as decode
@@ -27,11 +30,70 @@ FLUSH_AFTER_S = 0.2  # a verdict waits at most this long for its batch: a SIGKIL
 # them pays at most about twice the best choice made knowing the future (the ski-rental rule)
 SCAN_SHARE = 6
 SNAPSHOT_MAX_ROWS = 200_000  # above this (~60 MB held) the table is not snapshotted: index lookups instead
-KEY_SCHEME = "k2"  # keep in step with leaderboard.judge.client.KEY_VERSION
+# the key scheme and the verdict format: bump when the request a call renders to changes shape or a cached
+# verdict would no longer pass the checks (k3: canary, criterion id and evidence in every verdict). Rows of
+# an older scheme are never looked up (their keys differ) and are not migrated: they lack those fields.
+KEY_VERSION = "k3"
 
 
 def request_key(request: dict) -> str:
+    """Hash of a JSON request (the judge's settings part of a key: model, temperature, response format...)."""
     return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def key_header(settings_digest: str, prompt_id: str, prompt_sha: str) -> str:
+    """What every key of one judge and prompt shares: key version, request settings, prompt id and text hash."""
+    return "\n".join([KEY_VERSION, settings_digest, prompt_id, prompt_sha])
+
+
+def item_digest(variables: Mapping[str, str], images=(), candidate_field: str = "candidate",
+                image_sha256: list[str] | None = None) -> tuple[tuple[str, ...], str, bool]:
+    """(the variable names, the digest of the variables and images, whether the candidate was flagged as
+    addressing the judge). The candidate is hashed as quoted (`quote_candidate`), so a redaction change is a
+    new key. `image_sha256` (hex SHA-256 of each image, in order) stands for `images` when a dataset
+    publishes them: the same digest, without reading the image bytes."""
+    from .safety import quote_candidate
+
+    if images and image_sha256 is not None:
+        raise ValueError("pass the images or their SHA-256, not both")
+    parts, flagged = [], False
+    for name, value in sorted(variables.items()):
+        if name == candidate_field:
+            value, flagged = quote_candidate(value)
+        parts.append(name + "=" + text_sha(value))
+    parts += ["image=" + (sha if image_sha256 is not None else image_sha(sha))
+              for sha in (image_sha256 if image_sha256 is not None else images)]
+    return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+
+
+def key_prefix(header: str, item: str):
+    """The hash state of a key's shared part (copy it per key: an item's criteria share it)."""
+    h = hashlib.sha256(header.encode())
+    h.update(b"\nitem=" + item.encode())
+    return h
+
+
+def judge_key(header: str, item: str, rest: Mapping[str, str] = {}, prefix=None) -> str:
+    """THE cache key: sha256 of `header`, the item digest, then each variable the item does not share (in
+    name order, length-prefixed: unambiguous whatever the text holds). `prefix`, from key_prefix(header,
+    item), saves rehashing the shared part."""
+    h = (prefix if prefix is not None else key_prefix(header, item)).copy()
+    for name in sorted(rest) if len(rest) > 1 else rest:
+        value = rest[name].encode()
+        h.update(b"\n%s=%d:" % (name.encode(), len(value)) + value)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=4096)
+def image_sha(data: bytes) -> str:
+    """Memoised: the same image object is named in many calls (one per rubric criterion)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@lru_cache(maxsize=65536)
+def text_sha(text: str) -> str:
+    """Memoised: the dialogue of a case is the same string object in each of its calls."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class JudgeCache:
@@ -44,7 +106,6 @@ class JudgeCache:
         self._pending: list[tuple[str, str, dict]] = []
         self._timer: threading.Timer | None = None
         self._db = None
-        self._legacy = False
         self._asked = 0  # keys looked up on disk so far
         # key -> (key, raw, parsed JSON) and key -> parsed JSON: each read once, when a rescore asks
         self._snapshot: dict[str, tuple[str, str, str]] | None = None
@@ -54,19 +115,11 @@ class JudgeCache:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a process crash, cheap commits
-            existed = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'verdicts'").fetchone() is not None
             self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, raw TEXT, parsed TEXT)")
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
-            scheme = self._db.execute("SELECT value FROM meta WHERE name = 'key_scheme'").fetchone()
-            # a file written before the current key scheme may hold verdicts under the old keys
-            self._legacy = existed and scheme is None
-            if scheme is None and not existed:
-                self._db.execute("INSERT INTO meta VALUES ('key_scheme', ?)", (KEY_SCHEME,))
+            # the scheme of the newest writer (older rows stay, unreachable under the new keys)
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('key_scheme', ?)", (KEY_VERSION,))
             self._db.commit()
-
-    def has_legacy_rows(self) -> bool:
-        """True when the file predates the current key scheme (misses are then also looked up the old way)."""
-        return self._legacy
 
     def get(self, key: str, memory_only: bool = False) -> tuple[str, dict] | None:
         with self._lock:

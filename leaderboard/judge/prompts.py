@@ -1,13 +1,15 @@
 """Versioned judge prompts: `<folder>/<name>.v<N>.txt` (each benchmark keeps its own in `prompts/`), a system part and a user template separated by a
-line `=== USER ===`. The template uses `{placeholders}`; the candidate's text always goes in as
-quoted data (see `quote_candidate`). The version is part of every cache key."""
+line `=== USER ===`. The template uses `{placeholders}`; the candidate's text always goes in as quoted,
+spotlighted data (`quote_candidate`, then spotlight.py), and {boundary}, {canary} and {criterion_id} name this
+request's marking in either part. The version is part of every cache key."""
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+
+from .cache import text_sha
 
 SEPARATOR = "=== USER ==="
 
@@ -25,15 +27,18 @@ class Prompt:
 
     @cached_property  # asked once per judge call: hashed once per prompt (a frozen dataclass may cache)
     def sha(self) -> str:
-        return _text_sha(self.system + SEPARATOR + self.user_template)
+        return text_sha(self.system + SEPARATOR + self.user_template)[:12]
 
     def render(self, **variables: str) -> str:
         return self.user_template.format(**variables)
 
-
-@lru_cache(maxsize=64)
-def _text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+    def render_system(self, **marks: str) -> str:
+        """The system part with this request's {boundary}, {canary} and {criterion_id} filled in (replaced, not
+        formatted: a system part shows its JSON format with plain braces)."""
+        text = self.system
+        for name, value in marks.items():
+            text = text.replace("{" + name + "}", value)
+        return text
 
 
 @lru_cache(maxsize=None)

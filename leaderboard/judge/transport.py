@@ -13,7 +13,8 @@ orjson, the URL is parsed once, no header is added that the endpoint does not ne
 the 4 MB bound is read in one call (no chunk iterator per call).
 
 Callers stay synchronous: `call(coroutine)` runs a coroutine on the loop and returns its result, from any
-thread. The retry policy is `leaderboard.chat_http`'s, shared with the synchronous predict runner.
+thread. One call of `post_once` is one HTTP attempt; the retry policy (attempts, backoff, Retry-After, the
+budget and the stall rule) is the judge client's.
 """
 from __future__ import annotations
 
@@ -23,8 +24,13 @@ import threading
 import weakref
 from typing import Any, Callable, Coroutine
 
-from ..chat_http import backoff_delay, error_message, failed, read_response
+import time
+from datetime import timezone
+from email.utils import parsedate_to_datetime
+
 from ..fast_json import dumps as encode_body  # the request body: orjson, json past 64-bit integers
+from ..fast_json import loads as decode_body  # a response body: orjson, json for NaN/Infinity
+from . import limits
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
@@ -116,7 +122,7 @@ class AsyncChatTransport:
 
             state.session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency),
-                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                timeout=aiohttp.ClientTimeout(total=None),  # each attempt is bounded by post_once
                 headers=self.headers, cookie_jar=aiohttp.DummyCookieJar())
             state.slots = asyncio.Semaphore(self.concurrency)
             self._url = yarl.URL(self.url)
@@ -129,36 +135,71 @@ class AsyncChatTransport:
         return self._state.slots
 
     # ------------------------------------------------------------------ one request
-    async def post(self, body: dict, max_retries: int, backoff_base: float, backoff_max: float,
-                   count: Callable[[str], None] = lambda name: None) -> dict:
-        """The response JSON (with `choices[0].message` present), under chat_http's retry policy;
-        ChatRequestError when refused or when every attempt failed. The caller holds a slot."""
+    async def post_once(self, body: dict, timeout: float, now: Callable[[], float] = time.time) -> dict:
+        """One HTTP attempt: the response JSON (with `choices[0].message` present), or AttemptFailed naming
+        the failure kind (limits.py). The whole attempt, body included, is bounded by `timeout` (a judge that
+        trickles a chunked body is cut like one that hangs). The caller holds a slot."""
         import aiohttp
 
         session = self._ensure_session()
-        data = encode_body(body)
-        last = ""
-        for attempt in range(max_retries + 1):
-            if attempt:
-                count("retries")
-                await asyncio.sleep(backoff_delay(attempt, backoff_base, backoff_max))
-            count("http_calls")
-            try:
-                async with session.post(self._url, data=data) as response:
-                    status, content = response.status, await read_bounded(response, MAX_RESPONSE_BYTES)
-            except asyncio.TimeoutError:
-                last = "timed out"
-                continue
-            except aiohttp.ClientError as exc:
-                last = f"connection error ({type(exc).__name__})"
-                continue
-            if content is None:  # a runaway endpoint must not fill memory; retried like a malformed body
-                last = f"response body over {MAX_RESPONSE_BYTES:,} bytes"
-                continue
-            payload, last = read_response(status, content, lambda: error_message(content))
-            if payload is not None:
-                return payload
-        raise failed(max_retries, last)
+        try:
+            status, retry_after, content = await asyncio.wait_for(self._exchange(session, body, now), timeout)
+        except asyncio.TimeoutError:
+            raise AttemptFailed(limits.TIMEOUT) from None
+        except aiohttp.ClientPayloadError:  # a broken content-encoding or chunked framing
+            raise AttemptFailed(limits.DECODE) from None
+        except aiohttp.ClientError:
+            raise AttemptFailed(limits.CONNECTION) from None
+        if status == 429 or status == 408 or status >= 500:
+            raise AttemptFailed(limits.status_kind(status), retry_after=retry_after)
+        if status >= 400:  # a bad request will not get better
+            raise AttemptFailed(limits.status_kind(status), retryable=False)
+        if content is None:  # a runaway endpoint must not fill memory
+            raise AttemptFailed(limits.TOO_LARGE)
+        try:
+            payload = decode_body(content)
+        except ValueError:
+            raise AttemptFailed(limits.DECODE) from None
+        try:
+            message = payload["choices"][0]["message"]
+            if not isinstance(message, dict) or not isinstance(message.get("content") or "", str):
+                raise TypeError
+        except (KeyError, IndexError, TypeError):
+            raise AttemptFailed(limits.ENVELOPE) from None
+        return payload
+
+    async def _exchange(self, session, body: dict, now: Callable[[], float]) -> tuple[int, float | None, bytes | None]:
+        async with session.post(self._url, data=encode_body(body)) as response:
+            retry_after = retry_after_seconds(response.headers.get("Retry-After"), now())
+            return response.status, retry_after, await read_bounded(response, MAX_RESPONSE_BYTES)
+
+
+class AttemptFailed(Exception):
+    """One attempt failed: `kind` as recorded; `retryable` False for a refusal (4xx); `retry_after` the
+    seconds the endpoint asked to wait (Retry-After), if it said."""
+
+    def __init__(self, kind: str, retryable: bool = True, retry_after: float | None = None):
+        super().__init__(kind)
+        self.kind, self.retryable, self.retry_after = kind, retryable, retry_after
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """Retry-After as seconds from `now` (epoch seconds): delta-seconds or an HTTP-date; None when absent or
+    unreadable. A date in the past means no wait."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(min(int(value), 10 ** 7))
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, when.timestamp() - now)
 
 
 MAX_RESPONSE_BYTES = 4_000_000  # a verdict is a few hundred bytes; 4 MB leaves room for verbose judges

@@ -111,7 +111,7 @@ def test_extracted_facts_go_to_the_sidecar_and_are_frozen(release, tmp_path):
         judge.close()
     lines = [json.loads(x) for x in (release / "reference_facts.jsonl").read_text().splitlines()]
     assert [x["case_id"] for x in lines] == ["clinmm-s001", "clinmm-s002"]
-    assert lines[0]["extractor"]["model"] == "extractor" and lines[0]["extractor"]["prompt"] == "clinmm_fact_extraction.v1"
+    assert lines[0]["extractor"]["model"] == "extractor" and lines[0]["extractor"]["prompt"] == "clinmm_fact_extraction.v2"
     build(registry.adapter("clinmm"), release, tmp_path / "hub", progress=False)
     ds = load_dataset(str(tmp_path / "hub" / "clinmm"), split="test")
     assert ds[0]["reference_facts"] == ["Fact A", "Fact B"] and "extractor" in ds[0]["reference_facts_extractor"]

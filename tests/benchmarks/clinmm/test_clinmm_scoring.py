@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import FakeOpenAIServer, marks
 from leaderboard import registry
 from dataset_builders.stage import build
 from leaderboard.benchmark import ScoringContext
@@ -73,15 +73,12 @@ PREDICTIONS = [
     {"id": "clinmm-s006", "diagnosis": "Rapidly progressive glomerulonephritis", "reasoning": "REASON-6"},
     {"id": "clinmm-s007", "diagnosis": "Aortic dissection", "reasoning": "REASON-7"},
 ]
-CANDIDATE = re.compile(r"<candidate_response>\n(.*?)\n</candidate_response>", re.S)
-
-
 def user_text(body):
     return body["messages"][1]["content"]
 
 
 def candidate(body):
-    return CANDIDATE.search(user_text(body)).group(1)
+    return marks(body)["candidate"]  # the spotlighted candidate, datamarks removed
 
 
 def xml(score):
@@ -188,10 +185,10 @@ def test_protocol_records_judges_prompts_stats_and_request_formats(hub, tmp_path
     p = result.protocol
     assert [j["model"] for j in p["diagnosis_judges"]] == ["judge-a", "judge-b"]
     assert p["fact_judge"]["model"] == "judge-a"
-    assert set(p["prompts"]) == {"clinmm_diagnosis.v1", "clinmm_fact_extraction.v1", "clinmm_fact_matching.v1"}
+    assert set(p["prompts"]) == {"clinmm_diagnosis.v2", "clinmm_fact_extraction.v2", "clinmm_fact_matching.v2"}
     # 6 answered diagnoses x 2 judges + 5 extractions + 4 matchings (s004 yielded no fact)
     assert sum(s["stats"]["http_calls"] for s in p["judge_stats"]) == 12 + 5 + 4 == server.calls()
-    assert p["judge_failures"] == {"diagnosis": 0, "fact_extraction": 0, "fact_matching": 0}
+    assert p["judge_failures"] == {"diagnosis": 0, "fact_extraction": 0, "fact_matching": 0, "kinds": {}}
     assert p["comparable_to_paper"] is False
     dx = [b for b in server.requests if "Please determine" in b["messages"][1]["content"]]
     facts = [b for b in server.requests if "Extract atomic facts" in b["messages"][1]["content"]]
@@ -243,7 +240,7 @@ def test_malformed_xml_is_repaired_once(hub, tmp_path, server):
     _, result, _ = score(hub, tmp_path, server, concurrency=1)
     assert result.metrics["diagnostic_accuracy_score"] == pytest.approx(1.0714, abs=1e-4)
     assert sum(s["stats"]["repairs"] for s in result.protocol["judge_stats"]) == 1
-    assert server.requests[1]["messages"][-1]["content"].startswith("Your previous answer could not be parsed")
+    assert server.requests[1]["messages"][-1]["content"].startswith("Your previous answer was refused")
 
 
 def test_persistently_malformed_xml_is_pending_never_a_score(hub, tmp_path):
@@ -253,11 +250,12 @@ def test_persistently_malformed_xml_is_pending_never_a_score(hub, tmp_path):
         return responder(body)
 
     with FakeOpenAIServer(broken) as fake:
-        _, result, _ = score(hub, tmp_path, fake, max_retries=1)
+        _, result, _ = score(hub, tmp_path, fake, attempts=2)
     reason = "1 judge failure(s) in diagnosis judging; rerun to retry (cached verdicts are reused)"
     for name in ("diagnostic_accuracy_score", "pct_completely_correct", "pct_partially_correct", "pct_complete_error"):
         assert result.metrics[name] is None and result.pending[name] == reason
     assert result.protocol["judge_failures"]["diagnosis"] == 1
+    assert result.protocol["judge_failures"]["kinds"] == {"malformed verdict": 1}
     assert result.per_item["clinmm-s002"]["judge_2"] is None and result.per_item["clinmm-s002"]["consensus"] is None
     assert result.metrics["fact_recall"] == pytest.approx(16.1224, abs=1e-4)  # the fact group is unaffected
     assert "diagnostic_accuracy_score" not in result.strata["specialty"]["Radiology"]["metrics"]
@@ -271,9 +269,10 @@ def test_bad_matcher_json_is_a_failure_of_the_fact_group(hub, tmp_path):
         return responder(body)
 
     with FakeOpenAIServer(overlapping) as fake:
-        _, result, _ = score(hub, tmp_path, fake, max_retries=1)
+        _, result, _ = score(hub, tmp_path, fake, attempts=2)
     assert result.metrics["fact_recall"] is None
     assert result.pending["hallucination"].startswith("4 judge failure(s) in fact extraction/matching")
+    assert result.protocol["judge_failures"]["kinds"] == {"malformed verdict": 4}
     assert result.metrics["diagnostic_accuracy_score"] == pytest.approx(1.0714, abs=1e-4)
 
 

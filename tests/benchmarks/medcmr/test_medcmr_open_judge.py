@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import FakeOpenAIServer, marks
 from leaderboard.benchmark import ScoringContext
 from leaderboard.judge import Judge, JudgeConfig
 from leaderboard.scoring import score_file
@@ -17,8 +17,7 @@ VERDICTS = {
 
 
 def responder(body):
-    user = body["messages"][1]["content"]
-    candidate = user.split("<candidate_response>")[1]
+    candidate = marks(body)["candidate"]
     for word, verdict in VERDICTS.items():
         if word in candidate:
             return json.dumps(verdict)
@@ -27,7 +26,7 @@ def responder(body):
 
 def judged(server, tmp_path, model="fake-judge"):
     return Judge(JudgeConfig(base_url=server.base_url, model=model, cache_path=tmp_path / "judge.sqlite",
-                             backoff_base=0.01, backoff_max=0.02, max_retries=2))
+                             backoff_base=0.01, backoff_max=0.02, attempts=3))
 
 
 def test_open_ended_scores_are_the_weighted_judge_criteria(tiny, tmp_path):

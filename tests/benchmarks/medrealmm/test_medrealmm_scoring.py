@@ -26,7 +26,7 @@ from leaderboard.result import ModelInfo, Result
 from leaderboard.scoring import score_file
 from medrealmm_release import VERDICTS, build_release
 
-TAG = re.compile(r"评分标准：\n\[(\w+)\]")
+TAG = re.compile(r"评分标准（编号 \w+）：\n\[(\w+)\]")
 EXPECTED = {"score_pct": 27.5, "positives_met_per_case": 0.8, "negatives_triggered_per_case": 0.4,
             "pct_clipped_zero": 60.0}
 PREDICTIONS = [
@@ -90,7 +90,7 @@ def test_metrics_strata_and_protocol_match_hand_computation(built, tmp_path):
             "pct_clipped_zero": 75.0}}  # A, C, D, E: 0.375/4; positives (1+1)/4; negatives (1+1)/4; C, D, E at 0
         assert result.strata["turn_count"]["7-9"]["metrics"]["score_pct"] == 100.0
         p = result.protocol
-        assert p["judge"]["model"] == "fake-judge" and p["judge_prompts"] == ["medrealmm_criterion.v1"]
+        assert p["judge"]["model"] == "fake-judge" and p["judge_prompts"] == ["medrealmm_criterion.v2"]
         assert p["judge_stats"]["http_calls"] == 9 and p["judge_stats"]["failures"] == 0
         assert p["judged_criteria"] == 9 and p["empty_responses"] == 1 and p["input_modality"] == "multimodal"
         assert p["score_histogram_pct"]["0-5"] == 3 and p["score_histogram_pct"]["35-40"] == 1
@@ -106,8 +106,8 @@ def test_judge_request_carries_context_images_and_one_criterion_but_no_points(bu
         text = user_text(body)
         assert "[1] 患者：医生您好，这是我的照片（A）。 [图片1][图片2]" in text
         assert '{"年龄": "28岁", "性别": "男"}' in text and "科室：皮肤科" in text
-        assert "<candidate_response>\n从照片看是足癣，建议口服抗生素。\n</candidate_response>" in text
-        assert "[A1] 指出皮疹为足癣" in text and "[A2]" not in text and "5" not in text.split("评分标准：")[1]
+        assert "\n┃ 从照片看是足癣，建议口服抗生素。\nCANDIDATE " in text  # spotlighted: datamarked, then the boundary
+        assert "[A1] 指出皮疹为足癣" in text and "[A2]" not in text and "5" not in text.split("评分标准（编号")[1].split("：", 1)[1]
         images = body["messages"][1]["content"][1:]
         assert len(images) == 2 and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
         assert body["response_format"] == {"type": "json_object"} and body["temperature"] == 0.0
@@ -148,32 +148,32 @@ def test_failures_are_pending_never_scored_and_a_rerun_completes_them(built, tmp
         return '{"met": "maybe"}' if tag_of(body) == "C2" else verdict_responder(body)
 
     with FakeOpenAIServer(broken_for_c2) as server:
-        result = run(built, tmp_path, make_judge(server, cache, max_retries=1))[1]
+        result = run(built, tmp_path, make_judge(server, cache, attempts=2))[1]
         # C2 never parses (1 call + 1 repair): the whole result waits instead of scoring C2 as 0 or 1
         assert result.metrics == {name: None for name in EXPECTED}
         reason = result.pending["score_pct"]
         assert reason.startswith("judge failed on 1 of 9 criteria in 1 cases; rerun the same command")
-        assert result.protocol["judge_failures"] == {"criteria": 1, "cases": 1, "kinds": {"unparseable answer": 1}}
+        assert result.protocol["judge_failures"] == {"criteria": 1, "cases": 1, "kinds": {"malformed verdict": 1}}
         assert "maybe" not in json.dumps(result.to_public_dict(), ensure_ascii=False)
         assert server.calls() == 10
         server.responder = verdict_responder  # the judge recovers: only C2 is asked again
         again = run(built, tmp_path, make_judge(server, cache))[1]
         assert again.metrics == EXPECTED and server.calls() == 11
         assert again.protocol["judge_stats"] == {"http_calls": 1, "cache_hits": 8, "retries": 0, "repairs": 0,
-                                                 "failures": 0, "flagged": 0}
+                                                 "refused": 0, "failures": 0, "flagged": 0}
 
 
 def test_rate_limits_timeouts_and_outages(built, tmp_path):
     with FakeOpenAIServer(verdict_responder) as server:
         server.script = [429, 429, "timeout", 503]
         server.timeout_sleep = 0.6
-        result = run(built, tmp_path, make_judge(server, None, concurrency=1, timeout=0.3))[1]
+        result = run(built, tmp_path, make_judge(server, None, concurrency=1, timeout=0.3, attempts=5))[1]
         assert result.metrics == EXPECTED and result.protocol["judge_stats"]["retries"] == 4
         server.script = [500] * 50  # a persistent outage: failures, pending, never zeros
-        down = run(built, tmp_path, make_judge(server, None, concurrency=1, max_retries=1),
+        down = run(built, tmp_path, make_judge(server, None, concurrency=1, attempts=2),
                    rows=[{"id": "D", "response": "建议复查。"}])[1]
         assert down.metrics["score_pct"] is None
-        assert down.protocol["judge_failures"]["kinds"] == {"endpoint error": 1}
+        assert down.protocol["judge_failures"]["kinds"] == {"status 500": 1}
 
 
 def test_slow_judge_runs_concurrently_within_the_bound(built, tmp_path):
@@ -220,7 +220,7 @@ def _result(modality, score, strata, model="m", judge="j"):
     return Result(benchmark="medrealmm", model=ModelInfo(model), metrics={"score_pct": score},
                   strata={"department": strata},
                   protocol={"input_modality": modality, "dataset_fingerprint": "sha256:x",
-                            "judge_prompts": ["medrealmm_criterion.v1"], "judge": {"model": judge}})
+                            "judge_prompts": ["medrealmm_criterion.v2"], "judge": {"model": judge}})
 
 
 def test_image_gain_overall_and_per_stratum():
