@@ -30,7 +30,12 @@ IDLE_SECONDS = 300.0
 
 
 class ScoringLimit(Exception):
-    """The child hit the time or memory limit, or died; the message is safe to show the submitter."""
+    """The child hit the time or memory limit, or died; the message is safe to show the submitter. `kind` is
+    "time", "memory" or "killed" (callers word their own verdict from it, e.g. an upload check)."""
+
+    def __init__(self, message: str, kind: str = "time"):
+        super().__init__(message)
+        self.kind = kind
 
 
 class ScoringCrash(Exception):
@@ -99,6 +104,11 @@ def _score(job_file: Path, out: Path, err: Path) -> int:
         return 0
     except MemoryError:
         return MEMORY_EXIT
+    except ImportError as exc:  # a module's shared library could not be mapped within the memory limit
+        if "failed to map segment" in str(exc) or "cannot allocate memory" in str(exc).lower():
+            return MEMORY_EXIT
+        err.write_text(traceback.format_exc()[-8000:], encoding="utf-8")
+        return ERROR_EXIT
     except Exception:  # noqa: BLE001 - reported to the parent through the code and `err`
         try:
             err.write_text(traceback.format_exc()[-8000:], encoding="utf-8")
@@ -222,12 +232,12 @@ class ScoringProcess:
                 code = _run_forked(job, out, err, limits)
             seconds = time.monotonic() - start
             if code is None:
-                raise ScoringLimit(f"scoring stopped: it ran longer than the {limits.seconds:,.0f} s limit")
+                raise ScoringLimit(f"scoring stopped: it ran longer than the {limits.seconds:,.0f} s limit", "time")
             if code == MEMORY_EXIT:
-                raise ScoringLimit(f"scoring stopped: it needed more than the {limits.memory_mb:,} MB memory limit")
+                raise ScoringLimit(f"scoring stopped: it needed more than the {limits.memory_mb:,} MB memory limit", "memory")
             if code < 0:
                 raise ScoringLimit(f"scoring stopped: the scoring process was killed (signal {-code}) after "
-                                   f"{seconds:.0f} s, most likely for using too much memory")
+                                   f"{seconds:.0f} s, most likely for using too much memory", "killed")
             if code != 0 or not out.is_file():
                 detail = err.read_text(encoding="utf-8") if err.is_file() else ""
                 raise ScoringCrash(detail or f"the scoring process exited with code {code}")

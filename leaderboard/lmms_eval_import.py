@@ -56,13 +56,13 @@ def _runs(log_dirs: list[Path], benchmark: str, tasks: set[str] | None) -> dict[
         if not match or (tasks and match["task"] not in tasks):
             continue
         records = []
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8", errors="surrogateescape") as handle:  # bad bytes: refused per line
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:
-                    sample = json.loads(line)
-                except ValueError:
+                    sample = json.loads(line.encode("utf-8", "surrogateescape").decode("utf-8"))
+                except ValueError:  # UnicodeDecodeError is one
                     raise ImportProblem(f"{path} line {number}: not valid JSON (a torn file? re-run lmms-eval)") from None
                 record = sample.get(RECORD_KEY) if isinstance(sample, dict) else None
                 if record is None:
