@@ -200,7 +200,8 @@ class Service:
         if used < self.quota_per_day:
             return None
         return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
-                              "excluded): nothing was queued. Try again tomorrow (UTC).")
+                              "excluded): nothing was queued. Try again tomorrow (UTC); meanwhile `python -m "
+                              "leaderboard validate` checks a file offline.")
 
     def _data_unavailable(self, benchmark: str, exc) -> Outcome:
         log.error("benchmark data for %s unusable: %s", benchmark, exc)

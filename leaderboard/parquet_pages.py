@@ -1,0 +1,149 @@
+"""The page headers of a Parquet column chunk, read without decoding a page: what the decoder will allocate.
+
+The footer's sizes are only declarations (a forged `total_uncompressed_size` of 100 let a 16 KB file holding
+one 500 MB zstd string through the metadata check, issue 25). The reader allocates what each page header says
+(`uncompressed_page_size`; a zstd frame cannot decompress past it), so `parquet_guard` sums these before any
+page is read. Page headers are Thrift compact-protocol structs; this is a small reader of that protocol,
+bounded in depth, length and count, that raises PageHeaderError on anything malformed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+MAX_DEPTH = 16
+MAX_ITEMS = 1 << 16  # elements of one list/map inside a header (statistics, encodings...)
+
+# compact-protocol type ids
+STOP, TRUE, FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT = range(13)
+
+
+class PageHeaderError(ValueError):
+    """Malformed, truncated or oversized Thrift data."""
+
+
+def _varint(buf, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(buf) or shift > 63:
+            raise PageHeaderError("truncated or overlong varint")
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+
+
+def _zigzag(n: int) -> int:
+    return (n >> 1) ^ -(n & 1)
+
+
+def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
+    """(value for integers / structs, else None; the position after the value)."""
+    if depth > MAX_DEPTH:
+        raise PageHeaderError("nested too deeply")
+    if kind in (TRUE, FALSE):
+        return kind == TRUE, pos
+    if kind == BYTE:
+        if pos >= len(buf):
+            raise PageHeaderError("truncated")
+        return None, pos + 1
+    if kind in (I16, I32, I64):
+        raw, pos = _varint(buf, pos)
+        return _zigzag(raw), pos
+    if kind == DOUBLE:
+        if pos + 8 > len(buf):
+            raise PageHeaderError("truncated")
+        return None, pos + 8
+    if kind == BINARY:
+        size, pos = _varint(buf, pos)
+        if pos + size > len(buf):
+            raise PageHeaderError("truncated binary")
+        return None, pos + size
+    if kind in (LIST, SET):
+        if pos >= len(buf):
+            raise PageHeaderError("truncated")
+        head = buf[pos]
+        pos += 1
+        size, element = head >> 4, head & 0x0F
+        if size == 15:
+            size, pos = _varint(buf, pos)
+        if size > MAX_ITEMS:
+            raise PageHeaderError("list too long")
+        for _ in range(size):
+            if element in (TRUE, FALSE):  # booleans in a list take one byte each
+                pos += 1
+            else:
+                _, pos = _skip(buf, pos, element, depth + 1)
+        return None, pos
+    if kind == MAP:
+        size, pos = _varint(buf, pos)
+        if size > MAX_ITEMS:
+            raise PageHeaderError("map too long")
+        if size:
+            if pos >= len(buf):
+                raise PageHeaderError("truncated")
+            key, value = buf[pos] >> 4, buf[pos] & 0x0F
+            pos += 1
+            for _ in range(size):
+                _, pos = _skip(buf, pos, key, depth + 1)
+                _, pos = _skip(buf, pos, value, depth + 1)
+        return None, pos
+    if kind == STRUCT:
+        return read_struct(buf, pos, depth + 1)
+    raise PageHeaderError(f"unknown Thrift type {kind}")
+
+
+def read_struct(buf, pos: int, depth: int = 0) -> tuple[dict[int, object], int]:
+    """{field id: value} of one struct (integers, booleans and nested structs; None for the rest), and the end."""
+    fields: dict[int, object] = {}
+    last = 0
+    while True:
+        if pos >= len(buf):
+            raise PageHeaderError("truncated struct")
+        head = buf[pos]
+        pos += 1
+        kind = head & 0x0F
+        if kind == STOP:
+            return fields, pos
+        delta = head >> 4
+        if delta:
+            last += delta
+        else:
+            raw, pos = _varint(buf, pos)
+            last = _zigzag(raw)
+        fields[last], pos = _skip(buf, pos, kind, depth)
+
+
+@dataclass(frozen=True)
+class Page:
+    uncompressed: int
+    compressed: int
+    values: int  # num_values of a data page or of a dictionary page
+    end: int  # offset just past the page's data
+
+
+def _int(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def pages(buf, start: int, length: int, max_pages: int) -> Iterator[Page]:
+    """The pages of the column chunk at buf[start:start + length] (the footer's offsets), in order."""
+    end = min(len(buf), start + max(length, 0))
+    pos, count = start, 0
+    while pos < end:
+        count += 1
+        if count > max_pages:
+            raise PageHeaderError(f"more than {max_pages:,} pages in one column chunk")
+        header, pos = read_struct(buf, pos)
+        uncompressed, compressed = _int(header.get(2)), _int(header.get(3))
+        if uncompressed < 0 or compressed < 0:
+            raise PageHeaderError("negative page size")
+        values = 0
+        for field_id in (5, 7, 8):  # data page, dictionary page, data page v2: num_values is field 1 of each
+            inner = header.get(field_id)
+            if isinstance(inner, dict):
+                values = max(values, _int(inner.get(1)))
+        pos += compressed
+        yield Page(uncompressed, compressed, values, pos)
