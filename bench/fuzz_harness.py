@@ -148,7 +148,8 @@ def fuzz_main(name: str, one_input: Callable[[bytes], None]) -> int:
         scratch = Path(os.environ.get("FUZZ_WORK", "/tmp")) / f"fuzz-{name}"
         scratch.mkdir(parents=True, exist_ok=True)
         corpus = [str(scratch), str(SEEDS / name)]
-    defaults = ["-rss_limit_mb=0", f"-timeout={int(SECONDS) * 4}", "-max_len=8192"]
+    # libFuzzer's own -timeout would share SIGALRM with the per-input timer above: ours measures alone
+    defaults = ["-rss_limit_mb=0", "-timeout=0", "-max_len=8192"]
     atheris.Setup([sys.argv[0], *defaults, *flags, *corpus], budgeted(one_input))
     atheris.Fuzz()
     return 0
