@@ -136,6 +136,11 @@ def smoke(name: str, one_input: Callable[[bytes], None], iterations: int) -> int
 def fuzz_main(name: str, one_input: Callable[[bytes], None]) -> int:
     """Entry point of every fuzzer: `--smoke [--iterations N]`, else atheris with libFuzzer's own arguments."""
     args = sys.argv[1:]
+    for seed in seeds_of(name)[:20]:  # lazy imports (pyarrow maps ~1.3 GB of address space) before the cap
+        try:
+            one_input(seed.read_bytes())
+        except Exception:  # noqa: BLE001 - findings are reported by the run itself
+            pass
     _cap_memory(MEMORY_MB)
     if "--smoke" in args:
         iterations = int(args[args.index("--iterations") + 1]) if "--iterations" in args else SMOKE_ITERATIONS
