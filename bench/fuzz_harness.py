@@ -59,14 +59,6 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000  # kB on Linux
 
 
-def _cap_memory(memory_mb: int) -> None:
-    page = os.sysconf("SC_PAGE_SIZE")
-    with open("/proc/self/statm") as handle:
-        current = int(handle.read().split()[0]) * page
-    limit = current + memory_mb * 10**6
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
 def budgeted(one_input: Callable[[bytes], None], seconds: float = SECONDS, peak_mb: float = PEAK_MB):
     """`one_input` under the per-input time budget and the peak-RSS budget (armed on first call)."""
     start_peak = []
@@ -141,6 +133,8 @@ def fuzz_main(name: str, one_input: Callable[[bytes], None]) -> int:
             one_input(seed.read_bytes())
         except Exception:  # noqa: BLE001 - findings are reported by the run itself
             pass
+    from leaderboard.isolation import _cap_memory  # the scoring child's own cap (imports only the stdlib)
+
     _cap_memory(MEMORY_MB)
     if "--smoke" in args:
         iterations = int(args[args.index("--iterations") + 1]) if "--iterations" in args else SMOKE_ITERATIONS

@@ -1,4 +1,5 @@
-"""Scores one submission in a child process with a wall-time and a memory limit.
+"""Scores one submission (a `ScoreJob`), or checks one upload (an `upload_check.CheckJob`: the one door for
+upload bytes), in a child process with a wall-time and a memory limit.
 
 A scorer runs Python code over submitted text; one pathological file must not freeze or exhaust the
 process that serves pages (Python's regex engine holds the GIL, a decoded file can take gigabytes). So
@@ -117,12 +118,14 @@ def _score(job_file: Path, out: Path, err: Path) -> int:
         return ERROR_EXIT
 
 
-def serve(memory_mb: int, parent: int) -> int:
+def serve(memory_mb: int, parent: int, niceness: int = 0) -> int:
     """The persistent child: one "JOB\tOUT\tERR" line per job on stdin, one code per line back on the
     original stdout (the scorer's own prints go to stderr, so they cannot garble the answers)."""
     import select
 
     _die_with_parent(parent)
+    if niceness:
+        os.nice(niceness)
     channel = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     try:
@@ -146,7 +149,8 @@ def serve(memory_mb: int, parent: int) -> int:
 class ScoringProcess:
     """The parent's handle on the scoring child (one job at a time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, niceness: int = 0) -> None:
+        self.niceness = niceness  # the child's CPU priority below the parent's (the parent serves pages)
         self._process: subprocess.Popen | None = None
         self._memory_mb: int | None = None
         self._memory_mb_wanted = Limits.memory_mb
@@ -175,7 +179,7 @@ class ScoringProcess:
         if self._process is None:
             path = os.pathsep.join(p for p in sys.path if p)  # the child unpickles what the parent can import
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "leaderboard.isolation", str(memory_mb), str(os.getpid())],
+                [sys.executable, "-m", "leaderboard.isolation", str(memory_mb), str(os.getpid()), str(self.niceness)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                 env={**os.environ, "PYTHONPATH": path})
             self._memory_mb = memory_mb
@@ -293,4 +297,4 @@ def run_limited(job: ScoreJob, limits: Limits):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(int(sys.argv[1]), int(sys.argv[2])))
+    sys.exit(serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 0))

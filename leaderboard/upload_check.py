@@ -19,6 +19,7 @@ from typing import Any
 from .isolation import Limits, ScoringProcess
 
 CHECK_SLOTS = 2  # uploads checked at once: one child each, so their memory adds up to a bounded total
+CHECK_NICENESS = 5  # a check child yields the CPU to the Space process serving pages (2 cores)
 
 
 @dataclass
@@ -86,7 +87,7 @@ class Checker:
     """CHECK_SLOTS persistent check children; `check` borrows a free one (waits when all are busy)."""
 
     def __init__(self, slots: int = CHECK_SLOTS) -> None:
-        self._free = [ScoringProcess() for _ in range(slots)]
+        self._free = [ScoringProcess(niceness=CHECK_NICENESS) for _ in range(slots)]
         self._all = list(self._free)
         self._ready = threading.Condition()
 
