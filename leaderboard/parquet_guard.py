@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .parquet_pages import PageHeaderError, pages
+from .parquet_pages import PageHeaderError, footer_problem, pages
 from .prediction_files import MAX_DECODED_BYTES, MAX_ROWS, human_bytes
 
 BATCH_ROWS = 10_000
@@ -58,6 +58,7 @@ def open_checked(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_DECO
         raise ParquetRefused(f"not a readable Parquet file ({type(exc).__name__})") from None
     if meta.num_rows > max_rows:
         raise ParquetRefused(f"the file has {meta.num_rows:,} rows; the limit is {max_rows:,}")
+    _check_footer(path, parquet)
     for field in schema:
         problem = _type_problem(field.name, field.type)
         if problem:
@@ -72,6 +73,21 @@ def open_checked(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_DECO
                                  f"group {g + 1} of {meta.num_row_groups})")
     _check_pages(path, meta, max_rows, max_bytes)
     return parquet
+
+
+def _check_footer(path: Path, parquet: pq.ParquetFile) -> None:
+    """Before pyarrow builds any column chunk's metadata (some malformed fields abort the process there)."""
+    import mmap
+
+    levels = [(parquet.schema.column(i).max_definition_level, parquet.schema.column(i).max_repetition_level)
+              for i in range(len(parquet.schema))]
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            problem = footer_problem(buf, levels)
+    except (PageHeaderError, OSError, ValueError) as exc:
+        problem = str(exc) or type(exc).__name__
+    if problem:
+        raise ParquetRefused(f"not a readable Parquet file (metadata: {problem})")
 
 
 VALUE_BYTES = 8  # what one value costs in Arrow beyond its data (an offset and validity), counted per page value

@@ -71,12 +71,14 @@ def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
             size, pos = _varint(buf, pos)
         if size > MAX_ITEMS:
             raise PageHeaderError("list too long")
+        items = []
         for _ in range(size):
             if element in (TRUE, FALSE):  # booleans in a list take one byte each
-                pos += 1
+                item, pos = None, pos + 1
             else:
-                _, pos = _skip(buf, pos, element, depth + 1)
-        return None, pos
+                item, pos = _skip(buf, pos, element, depth + 1)
+            items.append(item)
+        return items, pos
     if kind == MAP:
         size, pos = _varint(buf, pos)
         if size > MAX_ITEMS:
@@ -96,7 +98,8 @@ def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
 
 
 def read_struct(buf, pos: int, depth: int = 0) -> tuple[dict[int, object], int]:
-    """{field id: value} of one struct (integers, booleans and nested structs; None for the rest), and the end."""
+    """{field id: value} of one struct (integers, booleans, lists and nested structs; None for the rest), and
+    the end."""
     fields: dict[int, object] = {}
     last = 0
     while True:
@@ -147,3 +150,35 @@ def pages(buf, start: int, length: int, max_pages: int) -> Iterator[Page]:
                 values = max(values, _int(inner.get(1)))
         pos += compressed
         yield Page(uncompressed, compressed, values, pos)
+
+
+MAX_FOOTER_BYTES = 16 * 10**6
+BYTE_ARRAY = 6  # parquet.thrift Type
+
+
+def footer_problem(buf, max_levels: list[tuple[int, int]]) -> str | None:
+    """What pyarrow would abort the process on (not raise) when it builds a column chunk's metadata: a level
+    histogram of the wrong length, or byte-array sizes on another type (found by bench/fuzz_parquet_guard.py:
+    `RowGroupMetaData.column()` called std::terminate). `max_levels`: (definition, repetition) per leaf."""
+    if len(buf) < 12 or bytes(buf[-4:]) != b"PAR1":
+        return "no Parquet footer"
+    size = int.from_bytes(buf[-8:-4], "little")
+    if size > MAX_FOOTER_BYTES or size > len(buf) - 12:
+        return f"a footer of {size:,} bytes"
+    metadata, _ = read_struct(buf, len(buf) - 8 - size)
+    for g, group in enumerate(_structs(metadata.get(4)), start=1):
+        for c, chunk in enumerate(_structs(group.get(1))):
+            column = chunk.get(3) if isinstance(chunk.get(3), dict) else {}
+            sizes = column.get(16) if isinstance(column.get(16), dict) else {}
+            definition, repetition = max_levels[c] if c < len(max_levels) else (0, 0)
+            for field_id, level, kind in ((3, definition, "definition"), (2, repetition, "repetition")):
+                histogram = sizes.get(field_id)
+                if isinstance(histogram, list) and len(histogram) not in (0, level + 1):
+                    return f"row group {g}, column {c + 1}: a {kind}-level histogram of {len(histogram)} entries"
+            if sizes.get(1) is not None and (column.get(1) != BYTE_ARRAY or _int(sizes.get(1)) < 0):
+                return f"row group {g}, column {c + 1}: byte-array sizes on a column of another type"
+    return None
+
+
+def _structs(value) -> list[dict]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []

@@ -67,3 +67,21 @@ def test_pages_follow_the_compressed_sizes(tmp_path):
     assert len(found) >= 2 and sum(p.values for p in found) == 3000
     assert sum(p.uncompressed for p in found) == 3000 * 1004  # PLAIN: a 4-byte length before each value
     assert found[-1].end == column.data_page_offset + column.total_compressed_size
+
+
+def test_a_level_histogram_that_aborts_pyarrow_is_refused_first(tmp_path):
+    """Found by bench/fuzz_parquet_guard.py: one flipped bit in a column chunk's size statistics made
+    pyarrow's `RowGroupMetaData.column()` call std::terminate (the Space process died with it before the check
+    child existed). Run in a child: a regression shows as an abort, not as a dead test run."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    found = ROOT / "tests" / "fuzz" / "parquet_guard" / "found-level-histogram-abort.parquet"
+    code = ("import sys\nfrom leaderboard.parquet_guard import ParquetRefused, open_checked\n"
+            "try:\n    open_checked(sys.argv[1])\nexcept ParquetRefused as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(found)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.strip() == ("not a readable Parquet file (metadata: row group 1, column 2: a definition-level "
+                                   "histogram of 2 entries)")
