@@ -155,6 +155,68 @@ def pages(buf, start: int, length: int, max_pages: int) -> Iterator[Page]:
 MAX_FOOTER_BYTES = 16 * 10**6
 BYTE_ARRAY = 6  # parquet.thrift Type
 
+# The footer fields read here, as pyarrow's generated Thrift code reads them: a field of the expected wire type
+# is read as its declared type (a list's elements as the declared element type, whatever the list header says),
+# any other field is skipped by its wire type. (Read by wire types alone, a mutated list header made this
+# reader and pyarrow see different structures.)
+# Every list-valued field of parquet.thrift's FileMetaData, at any depth (the rest are skipped alike by both).
+_SIZE_STATISTICS = {1: I64, 2: (LIST, I64), 3: (LIST, I64)}
+_GEOSPATIAL = {2: (LIST, I32)}
+_COLUMN_CRYPTO = {2: (STRUCT, {1: (LIST, BINARY)})}
+_COLUMN_META = {1: I32, 2: (LIST, I32), 3: (LIST, BINARY), 8: (LIST, (STRUCT, {})), 13: (LIST, (STRUCT, {})),
+                16: (STRUCT, _SIZE_STATISTICS), 17: (STRUCT, _GEOSPATIAL)}
+_COLUMN_CHUNK = {3: (STRUCT, _COLUMN_META), 8: (STRUCT, _COLUMN_CRYPTO)}
+_ROW_GROUP = {1: (LIST, (STRUCT, _COLUMN_CHUNK)), 4: (LIST, (STRUCT, {}))}
+_FILE_META = {2: (LIST, (STRUCT, {})), 4: (LIST, (STRUCT, _ROW_GROUP)), 5: (LIST, (STRUCT, {})),
+              7: (LIST, (STRUCT, {}))}
+
+
+def _read_as(buf, pos: int, declared, depth: int):
+    kind, inner = declared if isinstance(declared, tuple) else (declared, None)
+    if kind == STRUCT:
+        return _read_struct_as(buf, pos, inner, depth + 1)
+    if kind == LIST:
+        if pos >= len(buf):
+            raise PageHeaderError("truncated")
+        size = buf[pos] >> 4
+        pos += 1
+        if size == 15:
+            size, pos = _varint(buf, pos)
+        if size > MAX_ITEMS:
+            raise PageHeaderError("list too long")
+        items = []
+        for _ in range(size):
+            item, pos = _read_as(buf, pos, inner, depth + 1)
+            items.append(item)
+        return items, pos
+    return _skip(buf, pos, kind, depth)
+
+
+def _read_struct_as(buf, pos: int, fields: dict, depth: int) -> tuple[dict, int]:
+    if depth > MAX_DEPTH:
+        raise PageHeaderError("nested too deeply")
+    found: dict[int, object] = {}
+    last = 0
+    while True:
+        if pos >= len(buf):
+            raise PageHeaderError("truncated struct")
+        head = buf[pos]
+        pos += 1
+        kind = head & 0x0F
+        if kind == STOP:
+            return found, pos
+        if head >> 4:
+            last += head >> 4
+        else:
+            raw, pos = _varint(buf, pos)
+            last = _zigzag(raw)
+        declared = fields.get(last)
+        declared_kind = declared[0] if isinstance(declared, tuple) else declared
+        if declared is not None and kind == declared_kind:
+            found[last], pos = _read_as(buf, pos, declared, depth)
+        else:
+            _, pos = _skip(buf, pos, kind, depth)
+
 
 def footer_problem(buf, max_levels: list[tuple[int, int]]) -> str | None:
     """What pyarrow would abort the process on (not raise) when it builds a column chunk's metadata: a level
@@ -165,20 +227,16 @@ def footer_problem(buf, max_levels: list[tuple[int, int]]) -> str | None:
     size = int.from_bytes(buf[-8:-4], "little")
     if size > MAX_FOOTER_BYTES or size > len(buf) - 12:
         return f"a footer of {size:,} bytes"
-    metadata, _ = read_struct(buf, len(buf) - 8 - size)
-    for g, group in enumerate(_structs(metadata.get(4)), start=1):
-        for c, chunk in enumerate(_structs(group.get(1))):
-            column = chunk.get(3) if isinstance(chunk.get(3), dict) else {}
-            sizes = column.get(16) if isinstance(column.get(16), dict) else {}
+    metadata, _ = _read_struct_as(buf, len(buf) - 8 - size, _FILE_META, 0)
+    for g, group in enumerate(metadata.get(4) or [], start=1):
+        for c, chunk in enumerate(group.get(1) or []):
+            column = chunk.get(3) or {}
+            sizes = column.get(16) or {}
             definition, repetition = max_levels[c] if c < len(max_levels) else (0, 0)
             for field_id, level, kind in ((3, definition, "definition"), (2, repetition, "repetition")):
                 histogram = sizes.get(field_id)
-                if isinstance(histogram, list) and len(histogram) not in (0, level + 1):
+                if histogram is not None and len(histogram) not in (0, level + 1):
                     return f"row group {g}, column {c + 1}: a {kind}-level histogram of {len(histogram)} entries"
             if sizes.get(1) is not None and (column.get(1) != BYTE_ARRAY or _int(sizes.get(1)) < 0):
                 return f"row group {g}, column {c + 1}: byte-array sizes on a column of another type"
     return None
-
-
-def _structs(value) -> list[dict]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
