@@ -84,7 +84,7 @@ def _check_footer(path: Path, parquet: pq.ParquetFile) -> None:
     try:
         with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             problem = footer_problem(buf, levels)
-    except (PageHeaderError, OSError, ValueError) as exc:
+    except (PageHeaderError, OSError, ValueError, IndexError) as exc:
         problem = str(exc) or type(exc).__name__
     if problem:
         raise ParquetRefused(f"not a readable Parquet file (metadata: {problem})")
@@ -115,7 +115,7 @@ def _check_pages(path: Path, meta, max_rows: int, max_bytes: int) -> None:
                                 f"headers of row group {g + 1}, column '{str(column.path_in_schema)[:40]}')")
     except PageHeaderError as exc:
         raise ParquetRefused(f"not a readable Parquet file (page header: {exc})") from None
-    except (OSError, ValueError) as exc:  # an empty map, an offset past the end...
+    except (OSError, ValueError, IndexError) as exc:  # an empty map, an offset past the end...
         raise ParquetRefused(f"not a readable Parquet file ({type(exc).__name__})") from None
 
 

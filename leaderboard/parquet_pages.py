@@ -133,7 +133,9 @@ def _int(value) -> int:
 
 def pages(buf, start: int, length: int, max_pages: int) -> Iterator[Page]:
     """The pages of the column chunk at buf[start:start + length] (the footer's offsets), in order."""
-    end = min(len(buf), start + max(length, 0))
+    if start < 0 or length < 0:
+        raise PageHeaderError("a negative offset or length")
+    end = min(len(buf), start + length)
     pos, count = start, 0
     while pos < end:
         count += 1
