@@ -6,6 +6,8 @@ over fewer than MIN_PUBLIC_CELL shared items is refused, as small stratum cells 
 scored against a held-out answer key are never compared: two probes differing in one answer would read it back."""
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +54,11 @@ def compare(bench: Benchmark, store, id_a: str, id_b: str, resamples: int = RESA
 
     if id_a == id_b:
         raise CompareError("choose two different submissions")
+    known = _stored_ids(store, bench.name)  # ids come back from the page: only the store's own name a file
+    for sub_id in (id_a, id_b):
+        if sub_id not in known:
+            raise CompareError(f"no per-item scores are kept for {str(sub_id)[:40]!r}: not a stored {bench.name} "
+                               "submission")
     metric = bench.primary_metric
     tables = []
     for sub_id in (id_a, id_b):
@@ -96,6 +103,14 @@ def _scale(store, bench: Benchmark, sub_id: str, per_item: np.ndarray) -> float:
     if published is None or mean == 0:
         return 100.0 if per_item.max() <= 1 else 1.0
     return 100.0 if abs(published - 100 * mean) < abs(published - mean) else 1.0
+
+
+def _stored_ids(store, benchmark: str) -> set[str]:
+    folder = store.root / "results" / benchmark
+    try:
+        return {e.name[:-len(".json")] for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file()}
+    except OSError:
+        return set()
 
 
 def comparable_submissions(entries: list) -> list[tuple[str, str]]:

@@ -1,4 +1,5 @@
-"""Scores one submission in a child process with a wall-time and a memory limit.
+"""Scores one submission (a `ScoreJob`), or checks one upload (an `upload_check.CheckJob`: the one door for
+upload bytes), in a child process with a wall-time and a memory limit.
 
 A scorer runs Python code over submitted text; one pathological file must not freeze or exhaust the
 process that serves pages (Python's regex engine holds the GIL, a decoded file can take gigabytes). So
@@ -30,7 +31,12 @@ IDLE_SECONDS = 300.0
 
 
 class ScoringLimit(Exception):
-    """The child hit the time or memory limit, or died; the message is safe to show the submitter."""
+    """The child hit the time or memory limit, or died; the message is safe to show the submitter. `kind` is
+    "time", "memory" or "killed" (callers word their own verdict from it, e.g. an upload check)."""
+
+    def __init__(self, message: str, kind: str = "time"):
+        super().__init__(message)
+        self.kind = kind
 
 
 class ScoringCrash(Exception):
@@ -99,6 +105,11 @@ def _score(job_file: Path, out: Path, err: Path) -> int:
         return 0
     except MemoryError:
         return MEMORY_EXIT
+    except ImportError as exc:  # a module's shared library could not be mapped within the memory limit
+        if "failed to map segment" in str(exc) or "cannot allocate memory" in str(exc).lower():
+            return MEMORY_EXIT
+        err.write_text(traceback.format_exc()[-8000:], encoding="utf-8")
+        return ERROR_EXIT
     except Exception:  # noqa: BLE001 - reported to the parent through the code and `err`
         try:
             err.write_text(traceback.format_exc()[-8000:], encoding="utf-8")
@@ -107,12 +118,14 @@ def _score(job_file: Path, out: Path, err: Path) -> int:
         return ERROR_EXIT
 
 
-def serve(memory_mb: int, parent: int) -> int:
+def serve(memory_mb: int, parent: int, niceness: int = 0) -> int:
     """The persistent child: one "JOB\tOUT\tERR" line per job on stdin, one code per line back on the
     original stdout (the scorer's own prints go to stderr, so they cannot garble the answers)."""
     import select
 
     _die_with_parent(parent)
+    if niceness:
+        os.nice(niceness)
     channel = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     try:
@@ -136,7 +149,8 @@ def serve(memory_mb: int, parent: int) -> int:
 class ScoringProcess:
     """The parent's handle on the scoring child (one job at a time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, niceness: int = 0) -> None:
+        self.niceness = niceness  # the child's CPU priority below the parent's (the parent serves pages)
         self._process: subprocess.Popen | None = None
         self._memory_mb: int | None = None
         self._memory_mb_wanted = Limits.memory_mb
@@ -165,7 +179,7 @@ class ScoringProcess:
         if self._process is None:
             path = os.pathsep.join(p for p in sys.path if p)  # the child unpickles what the parent can import
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "leaderboard.isolation", str(memory_mb), str(os.getpid())],
+                [sys.executable, "-m", "leaderboard.isolation", str(memory_mb), str(os.getpid()), str(self.niceness)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                 env={**os.environ, "PYTHONPATH": path})
             self._memory_mb = memory_mb
@@ -222,12 +236,12 @@ class ScoringProcess:
                 code = _run_forked(job, out, err, limits)
             seconds = time.monotonic() - start
             if code is None:
-                raise ScoringLimit(f"scoring stopped: it ran longer than the {limits.seconds:,.0f} s limit")
+                raise ScoringLimit(f"scoring stopped: it ran longer than the {limits.seconds:,.0f} s limit", "time")
             if code == MEMORY_EXIT:
-                raise ScoringLimit(f"scoring stopped: it needed more than the {limits.memory_mb:,} MB memory limit")
+                raise ScoringLimit(f"scoring stopped: it needed more than the {limits.memory_mb:,} MB memory limit", "memory")
             if code < 0:
                 raise ScoringLimit(f"scoring stopped: the scoring process was killed (signal {-code}) after "
-                                   f"{seconds:.0f} s, most likely for using too much memory")
+                                   f"{seconds:.0f} s, most likely for using too much memory", "killed")
             if code != 0 or not out.is_file():
                 detail = err.read_text(encoding="utf-8") if err.is_file() else ""
                 raise ScoringCrash(detail or f"the scoring process exited with code {code}")
@@ -283,4 +297,4 @@ def run_limited(job: ScoreJob, limits: Limits):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(int(sys.argv[1]), int(sys.argv[2])))
+    sys.exit(serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 0))

@@ -97,6 +97,8 @@ class ItemSource:
         None = every row."""
         if not column or value in (None, ALL):
             return None
+        if column in self.hidden or column not in self.schema(config).names:  # a name from the page: held out?
+            raise KeyError(f"no public column {str(column)[:40]!r}")
         key = (config, column, value)
         with self._lock:
             if key in self._indices:

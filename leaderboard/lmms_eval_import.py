@@ -56,13 +56,13 @@ def _runs(log_dirs: list[Path], benchmark: str, tasks: set[str] | None) -> dict[
         if not match or (tasks and match["task"] not in tasks):
             continue
         records = []
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8", errors="surrogateescape") as handle:  # bad bytes: refused per line
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:
-                    sample = json.loads(line)
-                except ValueError:
+                    sample = json.loads(line.encode("utf-8", "surrogateescape").decode("utf-8"))
+                except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
                     raise ImportProblem(f"{path} line {number}: not valid JSON (a torn file? re-run lmms-eval)") from None
                 record = sample.get(RECORD_KEY) if isinstance(sample, dict) else None
                 if record is None:
@@ -107,9 +107,24 @@ def _chosen(runs: dict, benchmark: str, wanted: set[str] | None) -> list[tuple[P
 def _results(folder: Path, run: str) -> dict:
     path = folder / f"{run}_results.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except ValueError:
+        return _shaped(json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {})
+    except (ValueError, RecursionError):
         return {}
+
+
+def _shaped(data) -> dict:
+    """The results file with `config` an object and `configs`/`results` objects of objects; parts of another
+    shape are dropped (found by bench/fuzz_lmms_eval_import.py: a list there crashed the import)."""
+    if not isinstance(data, dict):
+        return {}
+    shaped = dict(data, config=data.get("config") if isinstance(data.get("config"), dict) else {})
+    for key in ("configs", "results"):
+        value = data.get(key)
+        shaped[key] = {str(k): dict(v) for k, v in value.items() if isinstance(v, dict)} if isinstance(value, dict) else {}
+    for config in shaped["configs"].values():
+        if not isinstance(config.get("generation_kwargs"), dict):
+            config.pop("generation_kwargs", None)
+    return shaped
 
 
 def collect(log_dirs, benchmark: str, run: str | None = None, tasks: set[str] | None = None) -> Imported:
@@ -140,6 +155,8 @@ def collect(log_dirs, benchmark: str, run: str | None = None, tasks: set[str] | 
             imported.tasks[task] = len(records)
             for record in records:
                 protocol = record.get("protocol") or {}
+                if not isinstance(protocol, dict):
+                    raise ImportProblem(f"{record['_where']}: `protocol` is not an object")
                 if imported.protocol is None:
                     imported.protocol = protocol
                     imported.harness_version = record.get("lmms_eval")

@@ -4,7 +4,8 @@ a bounded number of bytes.
 A Parquet file's size says nothing about what it decodes to: compressed pages (zstd of repeated text)
 and dictionary encoding (one long string, referenced by every row) turned a 666-byte upload into 2.9 GB.
 So, before any data page is read: rows, the uncompressed size of every column chunk and the column
-types are checked against limits; then batches are read with string columns kept dictionary-encoded,
+types are checked against limits, and then what the page headers say the decoder will allocate (the footer's
+sizes are only declarations: a forged footer claimed 100 bytes for a 500 MB page, parquet_pages.py); then batches are read with string columns kept dictionary-encoded,
 and each batch's decoded size is computed from the dictionary (value lengths x references) before it is
 expanded. Anything over a limit is refused with a message naming the limit.
 """
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .parquet_pages import PageHeaderError, footer_problem, pages
 from .prediction_files import MAX_DECODED_BYTES, MAX_ROWS, human_bytes
 
 BATCH_ROWS = 10_000
@@ -56,6 +58,7 @@ def open_checked(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_DECO
         raise ParquetRefused(f"not a readable Parquet file ({type(exc).__name__})") from None
     if meta.num_rows > max_rows:
         raise ParquetRefused(f"the file has {meta.num_rows:,} rows; the limit is {max_rows:,}")
+    _check_footer(path, parquet)
     for field in schema:
         problem = _type_problem(field.name, field.type)
         if problem:
@@ -68,7 +71,52 @@ def open_checked(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_DECO
         if total > max_bytes:
             raise ParquetRefused(f"the file decompresses to more than the {human_bytes(max_bytes)} limit (by row "
                                  f"group {g + 1} of {meta.num_row_groups})")
+    _check_pages(path, meta, max_rows, max_bytes)
     return parquet
+
+
+def _check_footer(path: Path, parquet: pq.ParquetFile) -> None:
+    """Before pyarrow builds any column chunk's metadata (some malformed fields abort the process there)."""
+    import mmap
+
+    levels = [(parquet.schema.column(i).max_definition_level, parquet.schema.column(i).max_repetition_level)
+              for i in range(len(parquet.schema))]
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            problem = footer_problem(buf, levels)
+    except (PageHeaderError, OSError, ValueError, IndexError) as exc:
+        problem = str(exc) or type(exc).__name__
+    if problem:
+        raise ParquetRefused(f"not a readable Parquet file (metadata: {problem})")
+
+
+VALUE_BYTES = 8  # what one value costs in Arrow beyond its data (an offset and validity), counted per page value
+
+
+def _check_pages(path: Path, meta, max_rows: int, max_bytes: int) -> None:
+    """Sum what every page header says the decoder will allocate, before any page is decompressed."""
+    import mmap
+
+    total = 0
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            for g in range(meta.num_row_groups):
+                group = meta.row_group(g)
+                for c in range(group.num_columns):
+                    column = group.column(c)
+                    starts = [column.data_page_offset]
+                    if column.has_dictionary_page and 0 < (column.dictionary_page_offset or 0) < column.data_page_offset:
+                        starts.append(column.dictionary_page_offset)
+                    for page in pages(buf, min(starts), column.total_compressed_size, max_pages=max_rows + 1):
+                        total += page.uncompressed + VALUE_BYTES * page.values
+                        if total > max_bytes:
+                            raise ParquetRefused(
+                                f"the file decompresses to more than the {human_bytes(max_bytes)} limit (by the page "
+                                f"headers of row group {g + 1}, column '{str(column.path_in_schema)[:40]}')")
+    except PageHeaderError as exc:
+        raise ParquetRefused(f"not a readable Parquet file (page header: {exc})") from None
+    except (OSError, ValueError, IndexError) as exc:  # an empty map, an offset past the end...
+        raise ParquetRefused(f"not a readable Parquet file ({type(exc).__name__})") from None
 
 
 def _decoded_bytes(column: pa.ChunkedArray | pa.Array) -> int:

@@ -1,7 +1,8 @@
 """Submissions: validate now, score later, never lose one.
 
-`submit` validates the upload with the same code as the CLI, refuses duplicates (content hash) and
-over-quota users, stores the raw file and a queue record (`queued`), and returns at once. A worker
+`submit` refuses over-quota users, has the upload validated with the same code as the CLI in a sandboxed
+child (upload_check.py: the Space process never reads upload content itself), refuses duplicates (content
+hash), stores the raw file and a queue record (`queued`), and returns at once. A worker
 thread scores queued submissions off the request thread: `queued -> scoring -> finished | failed`
 (`waiting for judge` when judged metrics are pending). On start-up every `queued` or `scoring`
 record is picked up again, so a restart resumes work.
@@ -36,12 +37,13 @@ from .tie_groups import TIE_RESAMPLES, TIE_SEED
 from .result import ModelInfo
 from .settings import Settings
 from .judge.anomaly import review_note as anomaly_note
-from .review import NEEDS_REVIEW, NEUTRAL_MESSAGE, review_note, suspected_injections
-from .run_settings import RunSettingsError, one_line, read_run_settings
+from .review import NEEDS_REVIEW, NEUTRAL_MESSAGE
+from .run_settings import one_line
 from .answer_key import AnswerKeyError
-from .public_index import has_answer_key, validate_public
+from .public_index import has_answer_key
 from .isolation import Limits, ScoreJob, ScoringCrash, ScoringLimit, ScoringProcess
-from .scoring import load_key, validate_file
+from .scoring import load_key
+from .upload_check import CheckJob, Checker, CheckReport, limit_message, store_upload
 from .store import LocalStore, StoreError
 from .tables import Entry
 
@@ -49,7 +51,6 @@ log = logging.getLogger("leaderboard.service")
 
 STATES = ("queued", "needs review", "scoring", "waiting for judge", "finished", "failed")
 ALLOWED_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
-VALIDATION_SLOTS = 2  # uploads validated at once (each bounded in memory by prediction_files' limits)
 MAX_TEXT = {"model_name": 120, "organisation": 120, "link": 300, "contamination": 2000, "contact": 300}
 
 
@@ -117,6 +118,8 @@ class Service:
     judge_max_attempts: int = Settings.judge_max_attempts  # LEADERBOARD_JUDGE_ATTEMPTS: then `failed`, not re-asked
     score_seconds: float = Settings.score_seconds  # LEADERBOARD_SCORE_SECONDS: wall-time limit of one scoring
     score_memory_mb: int = Settings.score_memory_mb  # LEADERBOARD_SCORE_MEMORY_MB: memory limit of one scoring
+    check_seconds: float = Settings.check_seconds  # LEADERBOARD_CHECK_SECONDS: wall-time limit of one upload check
+    check_memory_mb: int = Settings.check_memory_mb  # LEADERBOARD_CHECK_MEMORY_MB: memory limit of one upload check
     _queue: "queue.Queue[str]" = field(default_factory=queue.Queue)
     _worker: threading.Thread | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -131,7 +134,7 @@ class Service:
     _unrecorded: dict = field(default_factory=dict)  # sub id -> failure the store could not take yet (disk full)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _submit_lock: threading.Lock = field(default_factory=threading.Lock)
-    _validation_slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(VALIDATION_SLOTS))
+    _checker: Checker = field(default_factory=Checker)  # the children that read uploads (upload_check.py)
 
     # ---------------------------------------------------------------- submit
     def available(self) -> list[str]:
@@ -149,6 +152,7 @@ class Service:
             self._keys.clear()
 
     def submit(self, user: str, form: SubmissionForm, upload: Path, settings: Path | None = None) -> Outcome:
+        """Checks that read no upload byte, the quota, then the check in the child, then the queue write."""
         if not user:
             return Outcome(False, "Sign in to submit.")
         if form.benchmark not in self.available():
@@ -162,41 +166,54 @@ class Service:
         size = upload.stat().st_size
         if size > self.max_bytes:
             return Outcome(False, f"The {size_refusal(size, self.max_bytes)}.")
-        run_settings = None
-        if settings is not None:
-            try:
-                run_settings = read_run_settings(settings)
-            except (RunSettingsError, OSError) as exc:
-                return Outcome(False, f"{exc}. Upload the `.meta.json` that `python -m leaderboard predict` wrote, "
-                                      "or leave that field empty.")
-            if run_settings.get("benchmark") not in (None, form.benchmark):
-                return Outcome(False, f"The run settings are for {run_settings['benchmark']}, not {form.benchmark}.")
-        # Validation runs outside the submit lock (one slow file must not hold up everyone's submissions),
-        # at most `VALIDATION_SLOTS` at a time so their (bounded) memory adds up to a bounded total. It runs
-        # whatever the quota: only queueing counts against it.
-        with self._validation_slots:
-            try:
-                report = self._validate(form.benchmark, upload)
-            except AnswerKeyError as exc:
-                log.error("benchmark data for %s unusable: %s", form.benchmark, exc)
-                return Outcome(False, f"{form.benchmark} cannot take submissions right now (its dataset is not "
-                                      "available here); nothing was queued. Please try again later.")
-            rendered = report.render()
-            if not report.ok:
-                first = report.issues[0].message if report.issues else ""
-                wrong = first if first.startswith("this looks like") else ""  # validate_file puts that hint first
-                return Outcome(False, "The file has errors; nothing was queued. "
-                               + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
-                               + "Fix the lines below and upload again.", rendered)
-            content = content_digest(report.table)
-            # text that seems to address the judge waits for a maintainer (`python -m leaderboard review`)
-            suspects = suspected_injections(registry.scorer(form.benchmark), report)
-            del report
+        if (refusal := self._quota_refusal(user)) is not None:  # before any child time is spent on the file
+            return refusal
+        try:
+            job = self._check_job(form.benchmark, upload, settings)
+        except AnswerKeyError as exc:
+            return self._data_unavailable(form.benchmark, exc)
+        limits = Limits(seconds=self.check_seconds, memory_mb=self.check_memory_mb)
+        try:  # outside the submit lock: one slow file must not hold up everyone's submissions
+            checked = self._checker.check(job, limits)
+        except ScoringLimit as exc:
+            log.warning("checking an upload for %s stopped: %s", form.benchmark, exc)
+            return Outcome(False, f"{limit_message(exc.kind, limits)}; nothing was queued and it does not count "
+                                  "against your quota. Split or simplify the file and upload again.")
+        except ScoringCrash as exc:
+            log.error("checking an upload for %s failed:\n%s", form.benchmark, exc)
+            return Outcome(False, "The file could not be checked on the server; nothing was queued. The maintainers "
+                                  "were notified; please try again later.")
+        if checked.key_error:
+            return self._data_unavailable(form.benchmark, checked.key_error)
+        if checked.settings_error:
+            return Outcome(False, f"{checked.settings_error}. Upload the `.meta.json` that `python -m leaderboard "
+                                  "predict` wrote, or leave that field empty.")
+        if checked.run_settings and checked.run_settings.get("benchmark") not in (None, form.benchmark):
+            return Outcome(False, f"The run settings are for {checked.run_settings['benchmark']}, not {form.benchmark}.")
+        if not checked.ok:
+            wrong = checked.wrong_benchmark
+            return Outcome(False, "The file has errors; nothing was queued. "
+                           + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
+                           + "Fix the lines below and upload again.", checked.rendered)
         with self._submit_lock:  # the duplicate and quota checks and the queue write are one step
-            return self._submit_checked(user, form, upload, suffix, content, rendered, run_settings, suspects)
+            return self._submit_checked(user, form, upload, suffix, checked)
 
-    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str, content: str,
-                        rendered: str, run_settings: dict | None = None, suspects: list | None = None) -> Outcome:
+    def _quota_refusal(self, user: str) -> Outcome | None:
+        used = self.used_today(user)
+        if used < self.quota_per_day:
+            return None
+        return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
+                              "excluded): nothing was queued. Try again tomorrow (UTC); meanwhile `python -m "
+                              "leaderboard validate` checks a file offline.")
+
+    def _data_unavailable(self, benchmark: str, exc) -> Outcome:
+        log.error("benchmark data for %s unusable: %s", benchmark, exc)
+        return Outcome(False, f"{benchmark} cannot take submissions right now (its dataset is not "
+                              "available here); nothing was queued. Please try again later.")
+
+    def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str,
+                        checked: CheckReport) -> Outcome:
+        content, rendered = checked.content_sha256, checked.rendered
         for record in self.queue_records():
             same = record.get("content_sha256") == content
             live = record["state"] != "failed" or record.get("ranked")
@@ -206,25 +223,23 @@ class Service:
                                           "(same ids and answers, in any file format or order) are ranked once.")
                 return Outcome(False, f"You already submitted these predictions as {record['id']} "
                                       f"({record['model']['name']}, {record['state']}).", submission_id=record["id"])
-        used = self.used_today(user)
-        if used >= self.quota_per_day:  # checked after validation: the report helps whatever the quota
-            return Outcome(False, f"Daily quota reached ({used}/{self.quota_per_day} submissions today, failed runs "
-                                  "excluded): the file is valid, but nothing was queued. Try again tomorrow (UTC).",
-                           rendered)
+        if (refusal := self._quota_refusal(user)) is not None:  # again: another tab may have queued meanwhile
+            return Outcome(False, refusal.message.replace("nothing was queued", "the file is valid, but nothing was "
+                                                                                 "queued"), rendered)
         sub_id = f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
         model = form.model()
         record = {
             "id": sub_id, "benchmark": form.benchmark, "user": user, "state": "queued", "created_at": now(),
             "updated_at": now(), "message": "waiting for a scoring worker", "progress": 0.0,
-            "file_sha256": sha256_file(upload), "content_sha256": content,
+            "file_sha256": checked.file_sha256, "content_sha256": content,
             "file_name": f"predictions{suffix}", "model": model.__dict__,
             "contamination": clean_text(form.contamination, MAX_TEXT["contamination"]),
-            "run_settings": run_settings,
+            "run_settings": checked.run_settings,
         }
-        if suspects:
-            record.update(state=NEEDS_REVIEW, message=NEUTRAL_MESSAGE, review=review_note(suspects))
+        if checked.review:
+            record.update(state=NEEDS_REVIEW, message=NEUTRAL_MESSAGE, review=checked.review)
         try:
-            self.store.write_bytes(self.store.private("uploads", sub_id, record["file_name"]), upload.read_bytes())
+            store_upload(self.store, self.store.private("uploads", sub_id, record["file_name"]), upload)
             if form.contact:
                 self.store.write_json(self.store.private("contacts", f"{sub_id}.json"),
                                       {"id": sub_id, "contact": clean_text(form.contact, MAX_TEXT["contact"])})
@@ -233,19 +248,20 @@ class Service:
         except StoreError as exc:
             shutil.rmtree(self.store.private("uploads", sub_id), ignore_errors=True)
             return Outcome(False, str(exc), rendered)
-        if suspects:
+        if checked.review:
             return Outcome(True, f"Received as {sub_id}; it is {NEEDS_REVIEW} ({NEUTRAL_MESSAGE}).", rendered, sub_id)
         self._queue.put(sub_id)
         return Outcome(True, f"Queued as {sub_id}. Scoring runs in the background; follow it below.", rendered, sub_id)
 
-    def _validate(self, benchmark: str, upload: Path):
+    def _check_job(self, benchmark: str, upload: Path, settings: Path | None) -> CheckJob:
         """With the answer key at hand: the full check. Without it (LEADERBOARD_WORKER=external, keys only where
         the worker runs): the public rows' ids, shapes and option letters; the worker re-checks with the key."""
         data = self.data_dirs[benchmark]
+        settings = Path(settings) if settings is not None else None
         if not has_answer_key(registry.scorer(benchmark), data):
-            return validate_public(registry.scorer(benchmark), upload, data, max_bytes=self.max_bytes)
-        return validate_file(benchmark, upload, data, key=self.key(benchmark), max_bytes=self.max_bytes,
-                             other_ids=self.other_ids(benchmark))[0]
+            return CheckJob(benchmark, upload, data, self.max_bytes, settings=settings)
+        return CheckJob(benchmark, upload, data, self.max_bytes, key=self.key(benchmark),
+                        other_ids=self.other_ids(benchmark), settings=settings)
 
     def other_ids(self, benchmark: str) -> dict[str, frozenset[str]]:
         """Pretty name -> public ids of every other open benchmark (read once), for "wrong benchmark?" hints."""
@@ -339,6 +355,7 @@ class Service:
         self._stop.set()
         self._queue.put("")
         self._scorer.close_when_idle()
+        self._checker.close()
 
     def drain(self, timeout: float = 60.0) -> bool:
         """Wait until the queue is empty (tests and batch use)."""
@@ -541,32 +558,3 @@ class Service:
             self._resample_cache[sub_id] = np.load(path) if path.is_file() else None
         return self._resample_cache[sub_id]
 
-
-def content_digest(table) -> str:
-    """What a submission predicts, independent of its file: rows sorted by id, text with case and
-    whitespace normalised, lists kept in order (they are ranked). CSV and JSONL of the same predictions,
-    reordered lines, CRLF or an upper-case letter all give the same digest."""
-    import json
-
-    def canonical(value):
-        if isinstance(value, str):
-            return " ".join(value.split()).casefold()
-        if isinstance(value, list):
-            return [canonical(v) for v in value]
-        return value
-
-    digest = hashlib.sha256()
-    columns = table.column_names if table is not None else []
-    rows = sorted(table.to_pylist(), key=lambda row: row["id"]) if table is not None else []
-    for row in rows:
-        digest.update(json.dumps([canonical(row[name]) for name in columns], ensure_ascii=False).encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

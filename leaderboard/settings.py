@@ -29,6 +29,8 @@ class Settings:
     score_seconds: float = 3600.0  # LEADERBOARD_SCORE_SECONDS: wall-time limit of one submission's scoring
     max_upload_mb: int = 200  # LEADERBOARD_MAX_UPLOAD_MB: largest prediction file (MB = 10^6 bytes), also Gradio's
     score_memory_mb: int = 4000  # LEADERBOARD_SCORE_MEMORY_MB: memory limit (MB = 10^6 bytes) of one scoring
+    check_seconds: float = 60.0  # LEADERBOARD_CHECK_SECONDS: wall-time limit of one upload's check (validation)
+    check_memory_mb: int = 2500  # LEADERBOARD_CHECK_MEMORY_MB: memory limit (MB) of one upload's check
     hub_results_repo: str | None = None  # LEADERBOARD_HUB_RESULTS_REPO: public results mirror
     hub_private_repo: str | None = None  # LEADERBOARD_HUB_PRIVATE_REPO: private mirror (uploads, per-item, queue)
     # disclosure control of public records (leaderboard.disclosure)
@@ -81,6 +83,7 @@ ENV_NAMES = {
     "local_user": "LEADERBOARD_LOCAL_USER", "worker": "LEADERBOARD_WORKER",
     "judge_retry_seconds": "LEADERBOARD_JUDGE_RETRY", "judge_max_attempts": "LEADERBOARD_JUDGE_ATTEMPTS",
     "score_seconds": "LEADERBOARD_SCORE_SECONDS", "max_upload_mb": "LEADERBOARD_MAX_UPLOAD_MB", "score_memory_mb": "LEADERBOARD_SCORE_MEMORY_MB",
+    "check_seconds": "LEADERBOARD_CHECK_SECONDS", "check_memory_mb": "LEADERBOARD_CHECK_MEMORY_MB",
     "hub_results_repo": "LEADERBOARD_HUB_RESULTS_REPO",
     "hub_private_repo": "LEADERBOARD_HUB_PRIVATE_REPO", "min_public_cell": "LEADERBOARD_MIN_CELL",
     "secret": "LEADERBOARD_SECRET", "public_noise_items": "LEADERBOARD_PUBLIC_NOISE", "datasets": "LEADERBOARD_DATASETS",

@@ -69,7 +69,8 @@ def default_service(settings: Settings | None = None) -> Service:
                    context_factory=context_factory(options=options),  # picklable: scoring runs in a child
                    quota_per_day=settings.quota, judge_retry_seconds=settings.judge_retry_seconds,
                    judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
-                   score_memory_mb=settings.score_memory_mb, max_bytes=settings.max_upload_mb * 10**6)
+                   score_memory_mb=settings.score_memory_mb, max_bytes=settings.max_upload_mb * 10**6,
+                   check_seconds=settings.check_seconds, check_memory_mb=settings.check_memory_mb)
 
 
 EXPORTS = served_exports()  # one folder per process; a view's files are written once per board and reused

@@ -62,17 +62,15 @@ def test_csv_list_cells_and_single_quoted_json_get_a_fix(tmp_path, hub):
     assert "line 1: not valid JSON" in text and "(single quotes? JSON needs double quotes" in text
 
 
-def test_validation_report_comes_even_when_the_quota_is_used(tmp_path, hub):
+def test_over_the_quota_no_check_is_spent_and_the_offline_check_is_named(tmp_path, hub):
+    """Issue 25: the quota is checked before the check child spends time on a file (an account over its quota
+    could otherwise keep the checkers busy); `python -m leaderboard validate` gives the same report offline."""
     svc = service(tmp_path, hub, quota=0)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "S0001", "diagnoses": "Coeliac disease"}\n')
     outcome = svc.submit("alice", SubmissionForm("medreamm", "M"), bad)
-    assert not outcome.accepted and "must be a JSON list of strings" in outcome.report
-    assert "Daily quota" not in outcome.message  # the errors come first: fixing them is the next step
-    good = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
-    outcome = svc.submit("alice", SubmissionForm("medreamm", "M"), good)
-    assert not outcome.accepted and "Daily quota reached (0/0" in outcome.message and "the file is valid" in outcome.message
-    assert "10 valid predictions for 10 items" in outcome.report and svc.queue_records() == []
+    assert not outcome.accepted and outcome.report == "" and "Daily quota reached (0/0" in outcome.message
+    assert "python -m leaderboard validate" in outcome.message and svc.queue_records() == []
 
 
 def test_example_line_per_benchmark_is_a_valid_prediction(tmp_path, hub):
