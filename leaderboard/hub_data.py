@@ -55,8 +55,10 @@ def mirror_repo(repo_id: str, folder: Path, token: str | None = None, allow_patt
     Files the repo no longer has are removed, so a deleted shard never lingers in a build."""
     from huggingface_hub import HfApi, snapshot_download
 
+    from .hub_calls import DEFAULT_RETRY
+
     api = HfApi(token=token)
-    info = api.dataset_info(repo_id, revision=revision)
+    info = DEFAULT_RETRY.run(lambda: api.dataset_info(repo_id, revision=revision), f"read {repo_id}")
     snapshot_download(repo_id, repo_type="dataset", revision=info.sha, local_dir=str(folder), token=token,
                       allow_patterns=allow_patterns)
     if allow_patterns is None:
@@ -85,13 +87,15 @@ class HubDatasets:
         """Download what changed; returns the benchmarks whose data moved to a new revision."""
         from huggingface_hub.errors import RepositoryNotFoundError
 
+        from .hub_calls import HubMissing
+
         changed = []
         for name, repo in self.repos.items():
             try:
                 sha = mirror_repo(repo, self.root / name, self.token)
                 if self.answers:
                     sha += "+" + mirror_repo(repo + ANSWERS_SUFFIX, self.root / (name + ANSWERS_SUFFIX), self.token)
-            except RepositoryNotFoundError:
+            except (RepositoryNotFoundError, HubMissing):
                 log.warning("dataset %s not found on the Hub (or not readable with this token); skipped", repo)
                 shutil.rmtree(self.root / name, ignore_errors=True)
                 continue
@@ -128,6 +132,11 @@ def _freshness(record: dict) -> tuple:
             progress if isinstance(progress, (int, float)) else -1.0)
 
 
+def fresher(record: dict, than: dict) -> bool:
+    """`record` is a later state of the submission than `than` (what may overwrite it)."""
+    return _freshness(record) > _freshness(than)
+
+
 def merge_queue_records(pulled: Path, local: Path) -> list[str]:
     """Copy each pulled queue record over the local one only when it is fresher; returns the names copied.
     A pulled file that is not a JSON object is skipped (the local record stays)."""
@@ -149,7 +158,7 @@ def merge_queue_records(pulled: Path, local: Path) -> list[str]:
             current = json.loads(target.read_bytes()) if target.exists() else None
         except (OSError, ValueError):
             current = None  # an unreadable local record: the Hub's copy is better than nothing
-        if isinstance(current, dict) and _freshness(incoming) <= _freshness(current):
+        if isinstance(current, dict) and not fresher(incoming, current):
             continue
         temporary = target.with_name(target.name + ".pull")
         shutil.copyfile(source, temporary)
@@ -164,7 +173,9 @@ def _pull(repo_id: str, root: Path, patterns: list[str], token: str | None) -> N
 
     from huggingface_hub import HfApi, snapshot_download
 
-    info = HfApi(token=token).dataset_info(repo_id)
+    from .hub_calls import DEFAULT_RETRY
+
+    info = DEFAULT_RETRY.run(lambda: HfApi(token=token).dataset_info(repo_id), f"read {repo_id}")
     if any(fnmatch(s.rfilename, p) for s in info.siblings or [] for p in patterns):  # else: nothing yet
         snapshot_download(repo_id, repo_type="dataset", revision=info.sha, local_dir=str(root),
                           allow_patterns=patterns, token=token)
