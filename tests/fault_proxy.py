@@ -7,8 +7,8 @@ with a fixed seed (tests and bench/hub_faults.py point workers or the Space at `
 - "404":      answers 404 EntryNotFound to a file download (an upload not pushed yet).
 
 `rate` applies to every request matched by `tokens` (bearer tokens; None: everyone) and by `only(method, path)`
-(None: every request); `force(kind, test)`
-makes the next request for which `test(method, path)` is true fail that way, whatever the rate.
+(None: every request). `force(kind, test)` queues a scripted fault: the next request for which `test(method,
+path)` is true fails that way, whatever the rate; scripted faults fire in the order they were queued.
 `injected` counts what was done.
 """
 from __future__ import annotations
@@ -65,10 +65,8 @@ class FaultProxy:
         """The fault for this request, or None to pass it on untouched."""
         with self.lock:
             self.requests += 1
-            for i, (kind, test) in enumerate(self.forced):
-                if test(method, path):
-                    del self.forced[i]
-                    return kind
+            if self.forced and self.forced[0][1](method, path):  # in order: each is armed once the one before fired
+                return self.forced.pop(0)[0]
             if self.tokens is not None and token not in self.tokens:
                 return None
             if self.only is not None and not self.only(method, path):
