@@ -75,6 +75,7 @@ class Snapshot:
     sha: str
     records: dict[str, dict]  # submission id -> queue record
     files: dict[str, str] = field(default_factory=dict)  # every path of the repo -> blob id
+    unread: set[str] = field(default_factory=set)  # ids of records listed but not readable this time
 
     def outbox(self) -> list[str]:
         return sorted(p for p in self.files if p.startswith(OUTBOX_DIR + "/") and p.endswith(".json"))
@@ -104,7 +105,7 @@ class HubQueue:
         blob ids, then only the records whose blob changed since the last read. A record that cannot be read
         now is left out of this pass, not fatal."""
         sha, files = head_files(self.api, self.private_repo, self.retry)
-        records, blobs = {}, {}
+        records, blobs, unread = {}, {}, set()
         for path, oid in files.items():
             if not (path.startswith(QUEUE_DIR + "/") and path.endswith(".json")):
                 continue
@@ -115,6 +116,7 @@ class HubQueue:
                     record = json.loads(data)
                 except (HubMissing, HubUnavailable, ValueError) as exc:
                     log.warning("queue record %s skipped this pass (%s)", path, type(exc).__name__)
+                    unread.add(path[len(QUEUE_DIR) + 1:-len(".json")])
                     continue
                 if not isinstance(record, dict) or "id" not in record:
                     continue
@@ -124,7 +126,7 @@ class HubQueue:
             blobs[oid] = record
             records[record["id"]] = record
         self._blobs = blobs  # only the records still on the Hub stay cached
-        return Snapshot(sha, records, files)
+        return Snapshot(sha, records, files, unread)
 
     def download_upload(self, record: dict, target: Path) -> Path:
         try:
@@ -164,6 +166,8 @@ class HubQueue:
         tried: dict[str, int] = {}  # sub id -> attempt we wrote whose answer we never got
         for _ in range(MAX_RACES):
             snap = self.snapshot()
+            if snap.unread & set(tried):
+                continue  # cannot tell yet whether an unanswered claim landed: read again
             for sub_id, attempt in tried.items():  # a lost acknowledgement: the claim may have landed
                 if self._ours(snap.records.get(sub_id), attempt):
                     return snap.records[sub_id]
@@ -198,6 +202,14 @@ class HubQueue:
                   "updated_at": iso(self.clock()), "progress": 1.0}
         self._commit({self._path(record["id"]): self._encode(closed)}, f"failed {record['id']}", snap.sha)
 
+    def _snapshot_with(self, sub_id: str) -> Snapshot:
+        """A snapshot in which this record could be read (a failed read is not a lost claim)."""
+        for _ in range(MAX_RACES):
+            snap = self.snapshot()
+            if sub_id not in snap.unread:
+                return snap
+        raise HubUnavailable(f"queue record {sub_id} unreadable")
+
     def _still_mine(self, snap: Snapshot, claimed: dict) -> dict:
         current = snap.records.get(claimed["id"])
         if not self._ours(current, claimed["attempt"]):
@@ -207,7 +219,7 @@ class HubQueue:
     def renew(self, claimed: dict) -> None:
         """Push the lease forward (raises LostClaim if someone else took the submission meanwhile)."""
         for _ in range(MAX_RACES):
-            snap = self.snapshot()
+            snap = self._snapshot_with(claimed["id"])
             current = self._still_mine(snap, claimed)
             at = self.clock()
             renewed = {**current, "lease_until": at + self.lease_seconds, "updated_at": iso(at)}
@@ -218,7 +230,7 @@ class HubQueue:
         """Give a claim back (`queued`, with the reason shown); after NOT_READY_LIMIT claims that found no
         upload the submission is closed `failed` instead (quota refunded: failed runs do not count)."""
         for _ in range(MAX_RACES):
-            snap = self.snapshot()
+            snap = self._snapshot_with(claimed["id"])
             current = snap.records.get(claimed["id"])
             if not self._ours(current, claimed["attempt"]):
                 return  # already released (a lost acknowledgement) or taken over
@@ -241,7 +253,7 @@ class HubQueue:
                                                        for p, d in public_files.items()}}
         sent = False
         for _ in range(MAX_RACES):
-            snap = self.snapshot()
+            snap = self._snapshot_with(sub_id)
             current = snap.records.get(sub_id)
             if sent and current and current.get("finished_instance") == self.instance \
                     and current.get("attempt") == claimed["attempt"]:
