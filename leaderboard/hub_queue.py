@@ -115,7 +115,7 @@ class HubQueue:
                     data = read_file(self.api, self.private_repo, path, sha, self.retry)
                     record = json.loads(data)
                 except (HubMissing, HubUnavailable, ValueError) as exc:
-                    log.warning("queue record %s skipped this pass (%s)", path, type(exc).__name__)
+                    log.info("queue record %s skipped this pass (%s)", path, type(exc).__name__)
                     unread.add(path[len(QUEUE_DIR) + 1:-len(".json")])
                     continue
                 if not isinstance(record, dict) or "id" not in record:
