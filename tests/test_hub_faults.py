@@ -174,3 +174,20 @@ def test_two_workers_spend_one_breakdown_budget(hub):
     assert ledgers[1].breakdown_allowed("mallory", "s0", per_month=2)  # a rescore keeps its entry
     assert ledgers[0].breakdown_allowed("alice", "s9", per_month=2)  # per account
     assert proxy.injected["500"] + proxy.injected["lost_ack"] > 0
+
+
+def test_a_worker_exits_only_on_a_configuration_error(hub, tmp_path):
+    """A token the Hub refuses: `python -m leaderboard worker` says so and exits 2 (not a traceback)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from hub_space import hub_env
+
+    hub, _ = hub
+    done = subprocess.run([sys.executable, "-m", "leaderboard", "worker", "--hub-results-repo", "lab/results",
+                           "--hub-private-repo", "lab/private", "--store", str(tmp_path), "--data", str(tmp_path),
+                           "--once"], cwd=ROOT, env=hub_env(hub.url, "not-a-token", tmp_path / "home"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot use the Hub repos" in done.stdout and "Traceback" not in done.stderr
