@@ -15,6 +15,7 @@ a reader or a crash never sees a half-written record.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -24,6 +25,7 @@ from typing import Any
 from .disclosure import Policy
 from .result import Result
 
+log = logging.getLogger("leaderboard.store")
 SUBMISSIONS_DIR = Path(__file__).resolve().parent.parent / "submissions"
 
 
@@ -172,6 +174,7 @@ class HubMirror:
         self.api.create_repo(private_repo, repo_type="dataset", exist_ok=True, private=True)
         self.pending: list[tuple[Path, str, bool]] = []
         self._order = threading.Lock()
+        self._refused: set[str] = set()  # ids whose upload the Hub refused: their queue record stays local too
 
     def upload(self, local: Path, path_in_repo: str, public: bool) -> None:
         """Best effort: the local copy is the source of truth; a failed write (and all after it) waits for
@@ -187,13 +190,22 @@ class HubMirror:
             return before - len(self.pending)
 
     def _flush(self) -> None:
+        from .hub_calls import HubMissing, HubUnavailable, is_transient
+
         while self.pending:
             local, path, public = self.pending[0]
             try:
                 done = self._put(local, path, self.public_repo if public else self.private_repo)
-            except Exception:  # network, auth, Hub down: keep it (and everything after it) for later
+            except (HubUnavailable, HubMissing):
                 done = False
-            if not done:
+            except Exception as exc:
+                if is_transient(exc):
+                    done = False
+                else:  # refused for good (bad token, a file the Hub will not take): keep the rest moving
+                    log.error("mirroring %s to the Hub failed (%s); the local copy stays", path, type(exc).__name__)
+                    self._refused.add(path.split("/")[2] if path.startswith("private/uploads/") else path)
+                    done = True
+            if not done:  # network or Hub down: keep it (and everything after it) for later
                 return
             self.pending.pop(0)
 
@@ -207,12 +219,17 @@ class HubMirror:
                 data = local.read_bytes()  # the latest local state: a later write to the same path supersedes
             except OSError:
                 return True  # removed locally since: nothing to mirror
+            if path.startswith(QUEUE_DIR + "/") and path.rsplit("/", 1)[-1][:-len(".json")] in self._refused:
+                return True  # never a record without its file
             sha, files = head_files(self.api, repo, self.retry)
             if files.get(path) == git_blob_oid(data):
                 return True
             if path.startswith(QUEUE_DIR + "/") and path in files:
-                theirs = json.loads(read_file(self.api, repo, path, sha, self.retry))
-                if not fresher(json.loads(data), theirs):
+                try:
+                    theirs = json.loads(read_file(self.api, repo, path, sha, self.retry))
+                except ValueError:
+                    theirs = None  # unreadable on the Hub: ours replaces it
+                if isinstance(theirs, dict) and not fresher(json.loads(data), theirs):
                     return True  # the Hub's record moved on (a worker's claim): never overwrite it
             if commit(self.api, repo, f"store: {path}", sha, {path: data}, retry=self.retry):
                 return True
