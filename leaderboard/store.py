@@ -165,8 +165,9 @@ class HubMirror:
     def __init__(self, public_repo: str, private_repo: str, api=None, token: str | None = None, retry=None):
         from huggingface_hub import HfApi
 
-        from .hub_calls import Retry
+        from .hub_calls import Retry, use_timeouts
 
+        use_timeouts()  # a hung Hub must not hang the Space's request or refresh thread
         self.public_repo, self.private_repo = public_repo, private_repo
         self.api = api or HfApi(token=token)
         self.retry = retry or Retry(attempts=3)  # the Space's request thread waits for this: keep it short

@@ -9,6 +9,7 @@ from huggingface_hub import HfApi
 
 from fake_hub_server import FakeHub
 from fault_proxy import FaultProxy, is_commit
+from hub_fault_run import writes
 from leaderboard.hub_calls import Retry
 from leaderboard.hub_ledger import HubLedger
 from leaderboard.hub_queue import NOT_READY_LIMIT, HubQueue, score_claimed
@@ -47,13 +48,7 @@ def files(hub, repo="lab/private"):
 
 
 def commits_touching(hub, repo, path):
-    """How many commits wrote `path` (its bytes changed or it appeared)."""
-    count, before = 0, None
-    for commit in hub.repo("dataset", repo).commits:
-        now = commit.files.get(path)
-        count += now is not None and now != before
-        before = now
-    return count
+    return writes(hub.repo("dataset", repo), path)
 
 
 def seed(hub, *records):
