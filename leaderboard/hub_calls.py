@@ -89,6 +89,9 @@ def use_timeouts(seconds: float = TIMEOUT) -> None:
     import httpx2
     from huggingface_hub.utils import _http
 
+    global TIMEOUT
+    TIMEOUT = seconds
+
     def factory():
         return httpx2.Client(event_hooks={"request": [_http.hf_request_event_hook]}, follow_redirects=True,
                              timeout=seconds)
