@@ -10,7 +10,7 @@ from huggingface_hub import HfApi
 from fake_hub_server import FakeHub
 from fault_proxy import FaultProxy, is_commit
 from hub_fault_run import writes
-from leaderboard.hub_calls import Retry
+from leaderboard.hub_calls import DEFAULT_RETRY, Retry
 from leaderboard.hub_ledger import HubLedger
 from leaderboard.hub_queue import NOT_READY_LIMIT, HubQueue, score_claimed
 from leaderboard.store import HubMirror, LocalStore
@@ -186,3 +186,22 @@ def test_a_worker_exits_only_on_a_configuration_error(hub, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "cannot use the Hub repos" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_the_spaces_pull_reads_one_listing_and_skips_only_the_record_it_cannot_read(hub, tmp_path):
+    from leaderboard.hub_data import pull_store
+
+    hub, proxy = hub
+    seed(hub, *(record(f"s{i}") for i in range(1, 6)))
+    space = api(proxy.url, "space")
+    for _ in range(DEFAULT_RETRY.attempts):  # s3 cannot be read during the first pull, whatever the retries
+        proxy.force("500", lambda method, path: path.endswith("/private/queue/s3.json"))
+    before = proxy.requests
+    pull_store("lab/results", "lab/private", tmp_path / "store", api=space)
+    queue = tmp_path / "store" / "private" / "queue"
+    assert sorted(p.name for p in queue.iterdir()) == ["s1.json", "s2.json", "s4.json", "s5.json"]
+    assert proxy.requests - before == 2 + 4 + DEFAULT_RETRY.attempts  # two listings, four reads, s3's failed tries
+    proxy.forced.clear()
+    before = proxy.requests
+    pull_store("lab/results", "lab/private", tmp_path / "store", api=space)
+    assert (queue / "s3.json").is_file() and proxy.requests - before == 2 + 1  # only what changed is read
