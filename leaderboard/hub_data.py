@@ -55,8 +55,10 @@ def mirror_repo(repo_id: str, folder: Path, token: str | None = None, allow_patt
     Files the repo no longer has are removed, so a deleted shard never lingers in a build."""
     from huggingface_hub import HfApi, snapshot_download
 
+    from .hub_calls import DEFAULT_RETRY
+
     api = HfApi(token=token)
-    info = api.dataset_info(repo_id, revision=revision)
+    info = DEFAULT_RETRY.run(lambda: api.dataset_info(repo_id, revision=revision), f"read {repo_id}")
     snapshot_download(repo_id, repo_type="dataset", revision=info.sha, local_dir=str(folder), token=token,
                       allow_patterns=allow_patterns)
     if allow_patterns is None:
@@ -85,13 +87,15 @@ class HubDatasets:
         """Download what changed; returns the benchmarks whose data moved to a new revision."""
         from huggingface_hub.errors import RepositoryNotFoundError
 
+        from .hub_calls import HubMissing
+
         changed = []
         for name, repo in self.repos.items():
             try:
                 sha = mirror_repo(repo, self.root / name, self.token)
                 if self.answers:
                     sha += "+" + mirror_repo(repo + ANSWERS_SUFFIX, self.root / (name + ANSWERS_SUFFIX), self.token)
-            except RepositoryNotFoundError:
+            except (RepositoryNotFoundError, HubMissing):
                 log.warning("dataset %s not found on the Hub (or not readable with this token); skipped", repo)
                 shutil.rmtree(self.root / name, ignore_errors=True)
                 continue
@@ -104,18 +108,43 @@ class HubDatasets:
         return changed
 
 
-def pull_store(results_repo: str, private_repo: str, root: Path, token: str | None = None) -> None:
+def pull_store(results_repo: str, private_repo: str, root: Path, token: str | None = None, api=None) -> None:
     """The parts of the results store a Space shows: public results, queue records and the bootstrap
-    resamples used for tie groups. Uploads, per-item scores and contacts stay on the Hub.
+    resamples used for tie groups. Uploads, per-item scores, contacts, the outbox and the ledger stay on the Hub.
 
+    One listing per repo (with blob ids); only files whose blob changed are downloaded, one request each, and
+    a file that cannot be read now is left for the next pull (a flaky Hub delays one record, not the pull).
     Queue records are pulled beside the store and merged, never downloaded over it: the snapshot a pull reads
     can be older than a record this process's worker has just written ("finished" replaced by the "scoring"
     state of a moment before, then pushed back as if it were ours: a lost update)."""
-    _pull(results_repo, root, ["results/**"], token)
-    _pull(private_repo, root, ["private/bootstrap/*"], token)
-    staging = root / ".cache" / "hub-pull"  # beside the download metadata huggingface_hub keeps there
-    _pull(private_repo, staging, ["private/queue/*"], token)
+    from huggingface_hub import HfApi
+
+    api = api or HfApi(token=token)
+    _pull(api, results_repo, root, ("results/",))
+    staging = root / ".cache" / "hub-pull"
+    _pull(api, private_repo, root, ("private/bootstrap/",), staging, ("private/queue/",))
     merge_queue_records(staging / "private" / "queue", root / "private" / "queue")
+
+
+def _pull(api, repo: str, root: Path, prefixes: tuple[str, ...], staging: Path | None = None,
+          staged: tuple[str, ...] = ()) -> None:
+    """Files under `prefixes` into `root`, under `staged` into `staging`: those whose blob id differs."""
+    from .hub_calls import HubMissing, HubUnavailable, head_files, read_file
+    from .store import atomic_write
+    from .hub_queue import git_blob_oid
+
+    sha, files = head_files(api, repo)
+    for path, oid in sorted(files.items()):
+        folder = root if path.startswith(prefixes) else staging if staged and path.startswith(staged) else None
+        if folder is None or ".." in path.split("/"):
+            continue
+        target = folder / path
+        try:
+            if target.is_file() and git_blob_oid(target.read_bytes()) == oid:
+                continue
+            atomic_write(target, read_file(api, repo, path, sha))
+        except (HubMissing, HubUnavailable) as exc:
+            log.info("%s not pulled this time (%s)", path, type(exc).__name__)
 
 
 TERMINAL_STATES = ("finished", "failed")
@@ -126,6 +155,11 @@ def _freshness(record: dict) -> tuple:
     progress = record.get("progress")
     return (str(record.get("updated_at") or ""), record.get("state") in TERMINAL_STATES,
             progress if isinstance(progress, (int, float)) else -1.0)
+
+
+def fresher(record: dict, than: dict) -> bool:
+    """`record` is a later state of the submission than `than` (what may overwrite it)."""
+    return _freshness(record) > _freshness(than)
 
 
 def merge_queue_records(pulled: Path, local: Path) -> list[str]:
@@ -149,25 +183,13 @@ def merge_queue_records(pulled: Path, local: Path) -> list[str]:
             current = json.loads(target.read_bytes()) if target.exists() else None
         except (OSError, ValueError):
             current = None  # an unreadable local record: the Hub's copy is better than nothing
-        if isinstance(current, dict) and _freshness(incoming) <= _freshness(current):
+        if isinstance(current, dict) and not fresher(incoming, current):
             continue
         temporary = target.with_name(target.name + ".pull")
         shutil.copyfile(source, temporary)
         os.replace(temporary, target)
         copied.append(source.name)
     return copied
-
-
-def _pull(repo_id: str, root: Path, patterns: list[str], token: str | None) -> None:
-    """Download the repo's files matching `patterns` into `root` (only changed files move)."""
-    from fnmatch import fnmatch
-
-    from huggingface_hub import HfApi, snapshot_download
-
-    info = HfApi(token=token).dataset_info(repo_id)
-    if any(fnmatch(s.rfilename, p) for s in info.siblings or [] for p in patterns):  # else: nothing yet
-        snapshot_download(repo_id, repo_type="dataset", revision=info.sha, local_dir=str(root),
-                          allow_patterns=patterns, token=token)
 
 
 class Refresher:

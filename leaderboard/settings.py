@@ -42,7 +42,7 @@ class Settings:
     hub_cache: Path | None = None  # LEADERBOARD_HUB_CACHE: where Hub data is kept (default /data/... when mounted)
     refresh_seconds: float = 300.0  # LEADERBOARD_REFRESH: how often a Space re-reads the datasets and the store
     lease_seconds: float = 600.0  # LEADERBOARD_LEASE: a claimed submission whose worker went silent this long is re-queued
-    worker_id: str | None = None  # LEADERBOARD_WORKER_ID: name shown as "scoring (worker X)" (default host-pid)
+    worker_id: str | None = None  # LEADERBOARD_WORKER_ID: name shown as "scoring (worker X)" (default host-confighash)
     space_token: str | None = None  # LEADERBOARD_SPACE_TOKEN: token `space deploy` stores as the Space's HF_TOKEN secret
     breakdowns_per_month: int = 5  # LEADERBOARD_BREAKDOWNS: results per account per 30 days shown with breakdowns
     server_name: str = "127.0.0.1"  # GRADIO_SERVER_NAME

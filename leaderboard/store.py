@@ -15,6 +15,7 @@ a reader or a crash never sees a half-written record.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -24,6 +25,7 @@ from typing import Any
 from .disclosure import Policy
 from .result import Result
 
+log = logging.getLogger("leaderboard.store")
 SUBMISSIONS_DIR = Path(__file__).resolve().parent.parent / "submissions"
 
 
@@ -63,9 +65,12 @@ def load_records(benchmark: str, roots: list[Path] | None = None) -> list[Result
 
 
 class LocalStore:
-    def __init__(self, root: Path, mirror: "HubMirror | None" = None, policy: Policy | None = None):
+    def __init__(self, root: Path, mirror: "HubMirror | None" = None, policy: Policy | None = None, ledger=None):
+        """`ledger`: where the breakdown budget is kept when several processes score for one store (a
+        HubLedger for Hub workers); None keeps it in this store's private/ folder."""
         self.root = Path(root)
         self.mirror = mirror
+        self.ledger = ledger
         self._lock = threading.RLock()
         self._version = 0
         self._policy = policy or Policy()
@@ -122,6 +127,8 @@ class LocalStore:
         hash of the account. Differencing attacks need many detailed results; honest users need few."""
         if account is None:
             return True
+        if self.ledger is not None:
+            return self.ledger.breakdown_allowed(account, sub_id, self.policy.breakdowns_per_month)
         import hashlib
         from datetime import datetime, timedelta, timezone
 
@@ -149,30 +156,82 @@ class LocalStore:
 
 
 class HubMirror:
-    """Copies every store write to two Hub dataset repos: `public_repo` gets results/, the private
-    repo everything else. Tested with a mocked HfApi; nothing here runs without a configured token."""
+    """Copies every store write to two Hub dataset repos: `public_repo` gets results/, the private repo
+    everything else. Writes reach the Hub in the order they were made (a queue record never lands before
+    the upload it names: a write that fails waits, and every later one waits behind it). Each is a commit
+    with `parent_commit`; a queue record is written only when it is fresher than the Hub's copy (a worker
+    may have claimed it meanwhile), and a write the Hub already holds is not repeated (a lost acknowledgement)."""
 
-    def __init__(self, public_repo: str, private_repo: str, api=None, token: str | None = None):
+    def __init__(self, public_repo: str, private_repo: str, api=None, token: str | None = None, retry=None):
         from huggingface_hub import HfApi
 
+        from .hub_calls import Retry, use_timeouts
+
+        use_timeouts()  # a hung Hub must not hang the Space's request or refresh thread
         self.public_repo, self.private_repo = public_repo, private_repo
         self.api = api or HfApi(token=token)
+        self.retry = retry or Retry(attempts=3)  # the Space's request thread waits for this: keep it short
         self.api.create_repo(public_repo, repo_type="dataset", exist_ok=True, private=False)
         self.api.create_repo(private_repo, repo_type="dataset", exist_ok=True, private=True)
-
         self.pending: list[tuple[Path, str, bool]] = []
+        self._order = threading.Lock()
+        self._refused: set[str] = set()  # ids whose upload the Hub refused: their queue record stays local too
 
     def upload(self, local: Path, path_in_repo: str, public: bool) -> None:
-        """Best effort: the local copy is the source of truth; a failed upload is retried later."""
-        repo = self.public_repo if public else self.private_repo
-        try:
-            self.api.upload_file(path_or_fileobj=str(local), path_in_repo=path_in_repo, repo_id=repo,
-                                 repo_type="dataset", commit_message=f"store: {path_in_repo}")
-        except Exception:  # network/auth errors
-            self.pending.append((local, path_in_repo, public))
+        """Best effort: the local copy is the source of truth; a failed write (and all after it) waits for
+        `retry_pending`."""
+        with self._order:
+            self.pending.append((Path(local), path_in_repo, public))
+            self._flush()
 
     def retry_pending(self) -> int:
-        waiting, self.pending = self.pending, []
-        for item in waiting:
-            self.upload(*item)
-        return len(waiting) - len(self.pending)
+        with self._order:
+            before = len(self.pending)
+            self._flush()
+            return before - len(self.pending)
+
+    def _flush(self) -> None:
+        from .hub_calls import HubMissing, HubUnavailable, is_transient
+
+        while self.pending:
+            local, path, public = self.pending[0]
+            try:
+                done = self._put(local, path, self.public_repo if public else self.private_repo)
+            except (HubUnavailable, HubMissing):
+                done = False
+            except Exception as exc:
+                if is_transient(exc):
+                    done = False
+                else:  # refused for good (bad token, a file the Hub will not take): keep the rest moving
+                    log.error("mirroring %s to the Hub failed (%s); the local copy stays", path, type(exc).__name__)
+                    self._refused.add(path.split("/")[2] if path.startswith("private/uploads/") else path)
+                    done = True
+            if not done:  # network or Hub down: keep it (and everything after it) for later
+                return
+            self.pending.pop(0)
+
+    def _put(self, local: Path, path: str, repo: str) -> bool:
+        from .hub_calls import commit, head_files, read_file
+        from .hub_data import fresher
+        from .hub_queue import QUEUE_DIR, git_blob_oid
+
+        for _ in range(5):
+            try:
+                data = local.read_bytes()  # the latest local state: a later write to the same path supersedes
+            except OSError:
+                return True  # removed locally since: nothing to mirror
+            if path.startswith(QUEUE_DIR + "/") and path.rsplit("/", 1)[-1][:-len(".json")] in self._refused:
+                return True  # never a record without its file
+            sha, files = head_files(self.api, repo, self.retry)
+            if files.get(path) == git_blob_oid(data):
+                return True
+            if path.startswith(QUEUE_DIR + "/") and path in files:
+                try:
+                    theirs = json.loads(read_file(self.api, repo, path, sha, self.retry))
+                except ValueError:
+                    theirs = None  # unreadable on the Hub: ours replaces it
+                if isinstance(theirs, dict) and not fresher(json.loads(data), theirs):
+                    return True  # the Hub's record moved on (a worker's claim): never overwrite it
+            if commit(self.api, repo, f"store: {path}", sha, {path: data}, retry=self.retry):
+                return True
+        return False

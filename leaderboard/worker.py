@@ -73,12 +73,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def hub_main(args, settings: Settings) -> int:
-    """Claim, score and publish submissions from the Hub queue until stopped (or once through with --once)."""
+    """Claim, score and publish submissions from the Hub queue until stopped (or once through with --once).
+    Exits (status 2) only on a configuration error; Hub faults are retried, logged and outlived."""
+    from .hub_calls import HubConfigError, HubMissing, HubUnavailable, head_files, use_timeouts
     from .hub_data import HubDatasets, dataset_repos, default_cache
-    from .hub_queue import HubQueue, LostClaim, default_worker_id, score_claimed
+    from .hub_ledger import HubLedger
+    from .hub_queue import HubQueue, default_worker_id
+    from .judge import JudgeConfig
 
-    worker_id = args.worker_id or default_worker_id()
-    scratch = args.store / "worker" / worker_id  # this worker's own folder: nothing shared on disk
+    use_timeouts()
+    worker_id = args.worker_id or default_worker_id(args.hub_private_repo, args.hub_results_repo, args.datasets or "",
+                                                    str(Path(args.store).resolve()))
+    scratch = args.store / "worker" / worker_id  # this worker's own folder; no per-account state in it
+    queue = HubQueue(args.hub_private_repo, args.hub_results_repo, worker_id, args.lease,
+                     retry_judged_after=settings.judge_retry_seconds if JudgeConfig.from_env() is not None else None)
+    try:
+        for repo in (args.hub_private_repo, args.hub_results_repo):
+            head_files(queue.api, repo)
+    except (HubConfigError, HubMissing) as exc:
+        print(f"worker {worker_id}: cannot use the Hub repos: {exc}", flush=True)
+        return 2
+    except HubUnavailable as exc:  # down now: the loop below keeps trying
+        print(f"worker {worker_id}: {exc}; will keep trying", flush=True)
     if args.datasets:
         datasets = HubDatasets(dataset_repos(args.datasets, registry.names()),
                                default_cache(settings.hub_cache) / "datasets", answers=True)
@@ -87,29 +103,58 @@ def hub_main(args, settings: Settings) -> int:
     else:
         datasets, data_dirs = None, {n: args.data / n for n in registry.names()}
     options = ServiceOptions(icd_coder=args.icd_coder, sapbert=args.sapbert, cache_dir=scratch / "cache")
-    # the disclosure policy (k, secret, noise) as configured: several workers must share LEADERBOARD_SECRET
-    service = Service(store=LocalStore(scratch / "store", policy=Policy.from_settings(settings)), data_dirs=data_dirs,
+    # the disclosure policy (k, secret, noise) as configured: several workers must share LEADERBOARD_SECRET;
+    # the breakdown budget lives on the Hub (one ledger for every worker)
+    store = LocalStore(scratch / "store", policy=Policy.from_settings(settings),
+                       ledger=HubLedger(queue.api, args.hub_private_repo))
+    service = Service(store=store, data_dirs=data_dirs,
                       context_factory=context_factory(options=options), judge_retry_seconds=settings.judge_retry_seconds,
                       judge_max_attempts=settings.judge_max_attempts, score_seconds=settings.score_seconds,
                       score_memory_mb=settings.score_memory_mb)
-    from .judge import JudgeConfig
-
-    queue = HubQueue(args.hub_private_repo, args.hub_results_repo, worker_id, args.lease, scratch / "hub-cache",
-                     retry_judged_after=settings.judge_retry_seconds if JudgeConfig.from_env() is not None else None)
     print(f"worker {worker_id}: scoring {', '.join(service.available()) or 'nothing'} from {args.hub_private_repo}",
           flush=True)
-    while True:
-        claimed = queue.claim(service.available())
+    try:
+        serve(queue, service, once=args.once, poll=args.poll, datasets=datasets)
+    except HubConfigError as exc:
+        print(f"worker {worker_id}: {exc}", flush=True)
+        return 2
+    return 0
+
+
+def serve(queue, service: Service, once: bool = False, poll: float = 10.0, datasets=None, stop=None,
+          say=lambda text: print(text, flush=True)) -> None:
+    """The worker's loop: claim, score, publish; a Hub fault skips this pass (logged), it never ends the loop.
+    `stop` (a threading.Event) ends it between submissions; `once` ends it when nothing is claimable."""
+    from .hub_calls import HubConfigError
+    from .hub_queue import LostClaim, score_claimed
+
+    failures = 0
+    while stop is None or not stop.is_set():
+        try:
+            claimed = queue.claim(service.available())
+            failures = 0
+        except HubConfigError:
+            raise
+        except Exception as exc:  # the Hub is failing: wait a pass and read again
+            failures += 1
+            say(f"queue unreadable this pass ({type(exc).__name__}); retrying")
+            if once and failures < 10:
+                (stop.wait if stop is not None else time.sleep)(min(poll, 1.0))
+                continue
+            claimed = None
         if claimed is None:
-            if args.once:
-                return 0
-            time.sleep(args.poll)
+            if once:
+                return
+            (stop.wait if stop is not None else time.sleep)(poll)
             if datasets is not None and datasets.sync():
                 service.forget_keys()
             continue
-        print(f"claimed {claimed['id']} (attempt {claimed['attempt']})", flush=True)
+        say(f"claimed {claimed['id']} (attempt {claimed['attempt']})")
         try:
-            state = score_claimed(queue, service, claimed)
-            print(f"{claimed['id']}: {state}", flush=True)
+            say(f"{claimed['id']}: {score_claimed(queue, service, claimed)}")
         except LostClaim:
-            print(f"{claimed['id']}: lease lost to another worker; result dropped", flush=True)
+            say(f"{claimed['id']}: lease lost to another worker; result dropped")
+        except HubConfigError:
+            raise
+        except Exception as exc:  # the claim's lease runs out and it is taken over (or we take it again)
+            say(f"{claimed['id']}: could not finish ({type(exc).__name__}); it returns to the queue after its lease")

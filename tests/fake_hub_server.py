@@ -5,6 +5,7 @@ does (create repos, repo info, tree listing, `resolve` downloads, preupload + ND
 Routes and headers follow the installed client (hf_api.py, file_download.py, _commit_api.py):
 - POST /api/repos/create                          {name, organization, type, visibility|private, sdk, hardware, ...}
 - GET  /api/{type}s/{ns}/{name}[/revision/{rev}]   {id, sha, private, siblings: [{rfilename}], sdk, runtime...}
+                                                   (?blobs=true: siblings carry blobId and size)
 - GET  /api/{type}s/{ns}/{name}/tree/{rev}[/{path}]?recursive=  [{type: file|directory, path, size, oid}]
 - HEAD/GET /[datasets/|spaces/]{ns}/{name}/resolve/{rev}/{path}  ETag, X-Repo-Commit, Content-Length
 - POST /api/{type}s/{ns}/{name}/preupload/{rev}   -> every file "regular" (inline base64 in the commit)
@@ -287,9 +288,11 @@ def _handler(hub: FakeHub):
                 commit = repo.at(unquote(rest[len("revision/"):]) if rest else "main")
                 if commit is None:
                     return self._error(404, "Invalid rev id", "RevisionNotFound")
+                blobs = parse_qs(urlsplit(self.path).query).get("blobs", ["false"])[0].lower() == "true"
                 info = {"id": repo_id, "sha": commit.sha, "private": repo.private,
                         "lastModified": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(commit.at)),
-                        "siblings": [{"rfilename": p} for p in sorted(commit.files)]}
+                        "siblings": [{"rfilename": p, **({"blobId": git_blob_oid(d), "size": len(d)} if blobs else {})}
+                                     for p, d in sorted(commit.files.items())]}
                 if repo_type == "space":
                     info.update(sdk=repo.sdk, runtime=self._runtime(repo))
                 return self._json(200, info)

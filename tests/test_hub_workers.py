@@ -109,7 +109,10 @@ def test_two_workers_one_killed_every_submission_finished_exactly_once_key_never
                                    and any(i in path for user, path in hub.stalled)], 120, "A frozen")[0]
         a.send_signal(signal.SIGKILL)
         a.wait(10)
-        wait_for(lambda: all(r["state"] == "finished" for r in queue(hub).values()), 300, "all finished")
+        # finished, and published: the result leaves the outbox right after the finishing commit
+        wait_for(lambda: all(r["state"] == "finished" for r in queue(hub).values())
+                 and not any(p.startswith("private/outbox/") for p in hub.repo("dataset", "lab/private").head.files),
+                 300, "all finished and published")
     finally:
         for proc in (a, b):
             if proc is not None and proc.poll() is None:

@@ -132,29 +132,33 @@ def test_external_worker_scores_a_shared_store(tmp_path, tiny_built):
 
 
 def test_hub_mirror_sends_results_public_and_everything_else_private(tmp_path, tiny_built):
-    from unittest.mock import create_autospec
-
     from huggingface_hub import HfApi
 
+    from fake_hub_server import FakeHub
+    from fault_proxy import FaultProxy
+    from leaderboard.hub_calls import Retry
     from leaderboard.store import HubMirror
 
-    api = create_autospec(HfApi, instance=True)
-    mirror = HubMirror("org/results", "org/private", api=api)
-    svc = Service(store=LocalStore(tmp_path / "store", mirror), data_dirs={"medreamm": tiny_built}, context_factory=context)
-    sub = svc.submit("alice", form(), upload(tmp_path, PREDICTIONS)).submission_id
-    svc.score_one(sub)
-    uploads = {(c.kwargs["repo_id"], c.kwargs["path_in_repo"].split("/")[0] + "/" + c.kwargs["path_in_repo"].split("/")[1])
-               for c in api.upload_file.call_args_list}
-    assert ("org/results", "results/medreamm") in uploads
-    assert all(repo == "org/private" for repo, path in uploads if not path.startswith("results/"))
-    assert {path for repo, path in uploads if repo == "org/private"} >= {"private/uploads", "private/queue",
-                                                                        "private/per_item", "private/contacts"}
-    api.upload_file.side_effect = OSError("offline")
-    sub2 = svc.submit("alice", form(model_name="B"), upload(tmp_path, PREDICTIONS[:2], "b.jsonl")).submission_id
-    assert sub2 and mirror.pending  # kept for retry, the local store still has everything
-    api.upload_file.side_effect = None
-    waiting = len(mirror.pending)
-    assert mirror.retry_pending() == waiting and mirror.pending == []
+    with FakeHub(tokens={"t": "org"}) as hub, FaultProxy(hub.url, kinds=("500",)) as proxy:
+        mirror = HubMirror("org/results", "org/private", api=HfApi(endpoint=proxy.url, token="t"),
+                           retry=Retry(attempts=2, base=0.001, cap=0.01))
+        svc = Service(store=LocalStore(tmp_path / "store", mirror), data_dirs={"medreamm": tiny_built},
+                      context_factory=context)
+        sub = svc.submit("alice", form(), upload(tmp_path, PREDICTIONS)).submission_id
+        svc.score_one(sub)
+        private, public = (hub.repo("dataset", r) for r in ("org/private", "org/results"))
+        folders = lambda repo: {"/".join(p.split("/")[:2]) for p in repo.head.files if p != ".gitattributes"}
+        assert folders(public) == {"results/medreamm"}
+        assert folders(private) >= {"private/uploads", "private/queue", "private/per_item", "private/contacts"}
+        assert not any(p.startswith("results/") for p in private.head.files)
+        proxy.rate = 1.0  # the Hub is down
+        sub2 = svc.submit("alice", form(model_name="B"), upload(tmp_path, PREDICTIONS[:2], "b.jsonl")).submission_id
+        assert sub2 and mirror.pending  # kept for retry, the local store still has everything
+        assert not any(sub2 in p for p in private.head.files)
+        proxy.rate = 0.0
+        waiting = len(mirror.pending)
+        assert mirror.retry_pending() == waiting and mirror.pending == []
+        assert f"private/queue/{sub2}.json" in private.head.files
 
 
 def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monkeypatch):

@@ -104,25 +104,28 @@ def test_the_temp_file_is_hidden_beside_the_record_and_never_looks_like_one(stor
 
 
 def test_private_writes_go_to_the_private_repo_and_results_to_the_public_one(tmp_path):
-    from unittest.mock import create_autospec
-
     from huggingface_hub import HfApi
 
+    from fake_hub_server import FakeHub
     from leaderboard.disclosure import Policy
     from leaderboard.store import HubMirror
 
-    api = create_autospec(HfApi, instance=True)
-    # a configured secret: the store then writes no private/disclosure.key of its own
-    s = LocalStore(tmp_path / "store", HubMirror("org/results", "org/private", api=api), Policy(secret=b"test-secret"))
-    s.write_bytes(s.private("per_item", "sub-1.parquet"), b"PAR1")
-    s.write_json(s.private("queue", "sub-1.json"), {"state": "queued"})
-    s.save_result("sub-1", result(50.0))
-    sent = [(c.kwargs["repo_id"], c.kwargs["path_in_repo"]) for c in api.upload_file.call_args_list]
-    assert [c.kwargs["path_or_fileobj"] for c in api.upload_file.call_args_list] == [
-        str(s.private("per_item", "sub-1.parquet")), str(s.private("queue", "sub-1.json")),
-        str(s.result_path("medreamm", "sub-1"))]
-    assert sent == [("org/private", "private/per_item/sub-1.parquet"), ("org/private", "private/queue/sub-1.json"),
-                    ("org/results", "results/medreamm/sub-1.json")]
+    with FakeHub(tokens={"t": "org"}) as hub:
+        api = HfApi(endpoint=hub.url, token="t")
+        # a configured secret: the store then writes no private/disclosure.key of its own
+        s = LocalStore(tmp_path / "store", HubMirror("org/results", "org/private", api=api), Policy(secret=b"test-secret"))
+        s.write_bytes(s.private("per_item", "sub-1.parquet"), b"PAR1")
+        s.write_json(s.private("queue", "sub-1.json"), {"state": "queued"})
+        s.save_result("sub-1", result(50.0))
+        private, public = (hub.repo("dataset", r) for r in ("org/private", "org/results"))
+        assert sorted(p for p in private.head.files if p != ".gitattributes") == [
+            "private/per_item/sub-1.parquet", "private/queue/sub-1.json"]
+        assert sorted(p for p in public.head.files if p != ".gitattributes") == ["results/medreamm/sub-1.json"]
+        assert private.head.files["private/per_item/sub-1.parquet"] == b"PAR1"
+        assert public.head.files["results/medreamm/sub-1.json"] == s.result_path("medreamm", "sub-1").read_bytes()
+        assert private.repo_id == "org/private" and private.private and not public.private
+        assert [c.message for c in private.commits[1:]] == ["store: private/per_item/sub-1.parquet",
+                                                            "store: private/queue/sub-1.json"]  # in write order
 
 
 def test_a_failure_without_an_os_message_names_its_type(store, monkeypatch):
