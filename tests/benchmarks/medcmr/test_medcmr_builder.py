@@ -152,7 +152,7 @@ def _problems(tmp_path, mcqs, opens=(), array=False, extra_lines=()):
     out.mkdir()
     (out / "keep.txt").write_text("untouched")
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("medcmr"), release, out, progress=False)
+        build(registry.adapter("medcmr"), release, out, progress=False, strict=True)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]  # nothing written, nothing removed
     return [str(p) for p in info.value.problems], release
 

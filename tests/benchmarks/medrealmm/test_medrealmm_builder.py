@@ -105,7 +105,7 @@ def test_bad_input_is_located_and_nothing_is_written(tmp_path):
     source = write_release(tmp_path / "bad", bad_cases, raw_lines=['{"id": "X7", "dialogue": [}'])
     (source / "images" / "X4").mkdir(parents=True, exist_ok=True)
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("medrealmm"), source, out, progress=False)
+        build(registry.adapter("medrealmm"), source, out, progress=False, strict=True)
     messages = [str(p) for p in info.value.problems]
     expected = [
         "cases.jsonl, line 1, case 'X1': rubric has no positive criterion",
