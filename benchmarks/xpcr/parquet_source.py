@@ -64,7 +64,8 @@ class ChainReader:
                     if images is not None:
                         record["image"] = images[index]
                     where = f"{self.rel} row {number}"
-                    yield from self.shaper.rows(record, where, None, where, (raw, set(unknown)))
+                    present = {n for n in unknown if raw[n] is not None}  # a null cell holds nothing to keep
+                    yield from self.shaper.rows(record, where, None, where, (raw, present))
                     if self.log.full:
                         return
         except Exception as exc:  # a damaged page mid-file
