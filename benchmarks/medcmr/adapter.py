@@ -248,7 +248,7 @@ class MedCMRAdapter(Adapter):
             EXTRA_FIELDS: extras,
         }
         row["task"] = task(f, fields.get("task"), question_type, required=fmt == "mcq")
-        row["complexity_group"] = TASKS[row["task"]][1] if row["task"] else None
+        row["complexity_group"] = TASKS[row["task"]][1] if row["task"] in TASKS else None
         row["medical_intelligence"] = medical_intelligence(f, fields.get("medical_intelligence"), question_type)
         if fmt == "mcq":
             row["options"] = options(f, fields)

@@ -288,3 +288,18 @@ def test_unseen_value_spellings_build_every_record(tmp_path):
         "Integumentary, Nervous, Skeletal, Other / NA, Respiratory, Cardiovascular, Reproductive, Muscular, Urinary, "
         "Endocrine",
     ]
+
+
+def test_unknown_task_is_kept_verbatim_without_a_complexity_group_and_scores(tmp_path):
+    from leaderboard.benchmark import ScoringContext
+    from leaderboard.scoring import score_file
+
+    release = write_release(tmp_path / "rel", [mcq(1, task="Gazing"), mcq(2)], array=False)
+    build(registry.adapter("medcmr"), release, tmp_path / "hub", progress=False)
+    rows = pq.read_table(tmp_path / "hub" / "medcmr" / "mcq" / "test-00000-of-00001.parquet").to_pylist()
+    assert [(r["task"], r["complexity_group"]) for r in rows] == [("Gazing", None), ("SOD", "visual")]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "mcq-1", "answer": "A"}\n{"id": "mcq-2", "answer": "B"}\n', encoding="utf-8")
+    _, result = score_file("medcmr", preds, tmp_path / "hub" / "medcmr", ScoringContext(resamples=0))
+    assert result.metrics["mcq_all"] == 50.0  # gold is A for both: one right of two
+    assert result.metrics["mcq_SOD"] == 0.0
