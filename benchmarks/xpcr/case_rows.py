@@ -3,11 +3,10 @@
 question and one `ablations` row per question and modality of its group."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from dataset_builders.adapter import EXTRA_FIELDS, release_image
+from dataset_builders.adapter import EXTRA_FIELDS, iter_jsonl, release_image
 from dataset_builders.errors import ProblemLog
 from dataset_builders.fields import FieldReader
 from .chain_rows import disease_category
@@ -23,26 +22,9 @@ KNOWN = {"case_id", "id", "case_group", "vignette", "disease", "diagnosis", "con
 
 def jsonl_cases(root: Path, path: Path, log: ProblemLog, seen: dict[str, str]) -> Iterator[tuple[str, dict]]:
     """`cross_modal/cases.jsonl`: one case per line, image paths relative to its folder."""
-    rel = str(path.relative_to(root))
     shaper = CaseShaper(log, seen)
-    with path.open("r", encoding="utf-8", errors="strict") as handle:
-        try:
-            for line_no, line in enumerate(handle, start=1):
-                if log.full:
-                    return
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    log.add(rel, f"malformed JSON ({exc.msg} at column {exc.colno})", line=line_no)
-                    continue
-                if not isinstance(record, dict):
-                    log.add(rel, f"each line must be a JSON object, got {type(record).__name__}", line=line_no)
-                    continue
-                yield from shaper.rows(record, rel, line_no, path.parent, CROSS_MODAL_DIR)
-        except UnicodeDecodeError as exc:
-            log.add(rel, f"file is not valid UTF-8 ({exc.reason} at byte {exc.start})")
+    for file, line_no, record in iter_jsonl(root, [path], log):
+        yield from shaper.rows(record, file, line_no, path.parent, CROSS_MODAL_DIR)
 
 
 class CaseShaper:
