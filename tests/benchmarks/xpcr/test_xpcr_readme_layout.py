@@ -157,3 +157,15 @@ def test_both_layouts_at_once_and_a_case_folder_without_case_file_are_refused(tm
     assert [str(p) for p in info.value.problems] == [
         "data/test-00000.parquet: the release holds both layouts: Parquet files and an annotations/ folder (the README "
         "layout); keep one, or their rows would be read twice"]
+
+
+def test_public_card_does_not_pair_a_held_out_value_with_its_record(tmp_path):
+    release = _readme_release(tmp_path, [image_row("img1", "CFP", [qa("IQA", "R")]),
+                                         image_row("img2", "CFP", [qa("IQA", "R")])])
+    _edit_annotations(release, lambda records: records[1].update(disease_category="Uveitis"))
+    build(registry.adapter("xpcr"), release, tmp_path / "out", progress=False, hold_out_answers=True)
+    public = (tmp_path / "out" / "xpcr" / "README.md").read_text(encoding="utf-8")
+    private = (tmp_path / "out" / "xpcr-answers" / "README.md").read_text(encoding="utf-8")
+    assert "| `disease_category` | `Uveitis` | kept verbatim | 1 | (held out) |" in public
+    assert "| `disease_category` | `Uveitis` | kept verbatim | 1 | annotations/test.json, line " in private
+    assert "case 'img2' |" in private.split("`Uveitis`")[1].split("\n")[0]
