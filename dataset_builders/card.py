@@ -216,13 +216,14 @@ Images: {image_summary.get('count', 0):,} files, {image_summary.get('bytes', 0):
 
 def _report_section(adapter: Adapter, report: ReleaseReport, strict: bool, held_out: bool, answers: bool) -> str:
     if strict:
-        return ("Built with `--strict`: every key of every record is known to the builder and every value of a "
-                "field with a known vocabulary is listed in it.\n")
+        return ("Built with `--strict`: every key of every record is known to the builder, every value of a "
+                "field with a known vocabulary is listed in it, and every record is as the paper describes.\n")
     where = ""
     if held_out:
         where = " (in the answer-key folder: an unknown key may hold an answer)" if not answers else ""
     hide = () if answers else adapter.answer_columns
-    return ("Built leniently: unknown keys and unlisted values are kept and listed here; `--strict` refuses them.\n\n"
+    return ("Built leniently: unknown keys, unlisted values and usable records unlike the paper's description are "
+            "kept and listed here; `--strict` refuses them.\n\n"
             + report.markdown(hide_first_for=hide, sidecar_note=where))
 
 

@@ -38,6 +38,14 @@ class FieldReader:
             self.log.report.unknown_key(str(key), self.where)
         return {str(key): record[key] for key in unknown}
 
+    def irregular(self, message: str, what: str | None = None) -> None:
+        """A record unlike the paper's description but usable: kept and counted in the release report under
+        `what` (default: the message); under --strict a problem with `message`."""
+        if self.log.strict:
+            self.problem(message)
+        else:
+            self.log.report.irregularity(what or message, self.where)
+
     def vocab(self, value: Any, field: str, vocabulary: Vocabulary, allowed: Iterable[str] | None = None) -> str | None:
         """A string field with a known vocabulary: the canonical value when a spelling maps to one, else the
         value verbatim. Both are listed in the release report (exact spellings are not); under --strict an

@@ -304,7 +304,8 @@ class ClinMMAdapter(Adapter):
         if qc is not None and not 1 <= qc <= 5:
             f.problem(f"field 'qc_fidelity_score' must be 1-5, got {qc}")
         elif qc is not None and qc < 3:
-            f.problem(f"field 'qc_fidelity_score' is {qc}; the paper keeps only cases scoring >= 3")
+            f.irregular(f"field 'qc_fidelity_score' is {qc}; the paper keeps only cases scoring >= 3",
+                        "qc_fidelity_score below 3 (the paper keeps only cases scoring >= 3)")
         return {"pmid": f.string(record.get("pmid"), "pmid"), "pmcid": pmcid,
                 "license": f.string(record.get("license"), "license", required=True), "specialty": specialty,
                 "qc_fidelity_score": qc}

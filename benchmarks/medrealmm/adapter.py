@@ -239,7 +239,8 @@ class MedRealMMAdapter(JsonlCaseAdapter):
         if turns_in and f.ok and patient_images == 0:
             f.problem("no patient-uploaded image in the dialogue; every MedRealMM case has 1-10")
         if patient_images > MAX_PATIENT_IMAGES:
-            f.problem(f"{patient_images} patient-uploaded images; MedRealMM cases have 1-10")
+            f.irregular(f"{patient_images} patient-uploaded images; MedRealMM cases have 1-10",
+                        "more than 10 patient-uploaded images (MedRealMM cases have 1-10)")
         return {"dialogue": turns, "image_paths": paths, "image_sha256": hashes, "num_images": len(paths),
                 "num_patient_images": patient_images, "num_turns": len(turns)}
 

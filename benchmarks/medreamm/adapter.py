@@ -193,7 +193,8 @@ class MedReaMMAdapter(JsonlCaseAdapter):
             out["detailed_captions"].append(f.string(f.first(entry, "detailed_caption", "original_caption"), f"{where}.detailed_caption"))
             out["image_types"].append(_image_type(f, entry, where))
         if len(entries) > 10:
-            f.problem(f"case has {len(entries)} images; MedReaMM cases have 1-10")
+            f.irregular(f"case has {len(entries)} images; MedReaMM cases have 1-10",
+                        "case has more than 10 images (MedReaMM cases have 1-10)")
         out["num_images"] = len(out["images"])
         return out
 

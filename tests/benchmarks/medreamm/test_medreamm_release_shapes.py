@@ -77,3 +77,15 @@ def test_cli_build_prints_the_report_and_strict_fails(tmp_path):
     assert "Traceback" not in run.stderr
     assert "line 2, case '200': unknown field(s) review_round" in run.stderr
     assert "Nothing was written" in run.stderr
+
+
+def test_more_images_than_the_paper_describes_is_kept_and_reported(tmp_path):
+    release = write_release(tmp_path / "release", [TINY_CASES[0], raw_case("900", [("Gout", "FA25", True)], n_images=11)])
+    report = build(registry.adapter("medreamm"), release, tmp_path / "hub", progress=False).release
+    table = pq.read_table(tmp_path / "hub" / "medreamm" / "data" / "test-00000-of-00001.parquet").to_pylist()
+    assert [r["num_images"] for r in table] == [2, 11]
+    assert {what: (f.count, f.first) for what, f in report.irregular.items()} == {
+        "case has more than 10 images (MedReaMM cases have 1-10)": (1, "cases.jsonl, line 2, case '900'")}
+    with pytest.raises(BuildError) as info:
+        build(registry.adapter("medreamm"), release, tmp_path / "strict", progress=False, strict=True)
+    assert [str(p) for p in info.value.problems] == ["cases.jsonl, line 2, case '900': case has 11 images; MedReaMM cases have 1-10"]
