@@ -9,10 +9,11 @@ from .errors import BuildError
 from leaderboard import registry
 
 from .adapter import PreparationError
+from .release_report import CARD_ROWS
 from .remote_source import RemoteSourceError, fetch_release, is_remote
 
 
-REPORT_LINES = 20  # findings printed; the card lists all of them
+REPORT_LINES = 20  # findings printed; the card lists up to CARD_ROWS per table
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -66,7 +67,7 @@ def _build(name: str, source: Path, out: Path, **kwargs) -> int:
         lines = report.release.lines()
         print("\n".join(lines[:REPORT_LINES]))
         if len(lines) > REPORT_LINES:
-            print(f"  ... {len(lines) - REPORT_LINES} more in {report.folder / 'README.md'}")
+            print(f"  ... {len(lines) - REPORT_LINES} more (the card lists up to {CARD_ROWS} per table: {report.folder / 'README.md'})")
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 SIDECAR = "extra_fields.jsonl"
+CARD_ROWS = 100  # rows per card table; a release with thousands of odd values gets a readable card
 
 
 @dataclass
@@ -75,7 +76,7 @@ class ReleaseReport:
             parts.append(f"{len(self.values) - kept} value spelling(s) mapped, {kept} kept verbatim")
         if self.irregular:
             parts.append(f"{sum(f.count for f in self.irregular.values()):,} record(s) unlike the paper's description")
-        return f"release report: {'; '.join(parts)} (all listed in the card's 'Build report')"
+        return f"release report: {'; '.join(parts)} (see the card's 'Build report')"
 
     def lines(self) -> list[str]:
         """Every finding, one line each, for the command line."""
@@ -95,8 +96,8 @@ class ReleaseReport:
                     "vocabulary spelled as listed, every record as the paper describes.\n")
         parts = []
         if self.unknown_keys:
-            rows = "\n".join(f"| `{_cell(key)}` | {f.count:,} | {_cell(f.first)} |"
-                             for key, f in sorted(self.unknown_keys.items()))
+            rows = _capped([f"| `{_cell(key)}` | {f.count:,} | {_cell(f.first)} |"
+                            for key, f in sorted(self.unknown_keys.items())])
             parts.append(f"Keys this builder does not know were kept verbatim in `{SIDECAR}` "
                          f"({self.extra_records:,} record(s)){sidecar_note}.\n\n"
                          f"| unknown key | records | first record |\n|---|---:|---|\n{rows}\n")
@@ -108,12 +109,19 @@ class ReleaseReport:
                 rows.append(f"| `{_cell(name)}` | `{_cell(raw)}` | {fate} | {f.count:,} | {first} |")
             parts.append("Values outside the known vocabulary: mapped where a normaliser knows the spelling, else "
                          "kept verbatim.\n\n| field | value | stored as | records | first record |\n"
-                         "|---|---|---|---:|---|\n" + "\n".join(rows) + "\n")
+                         "|---|---|---|---:|---|\n" + _capped(rows) + "\n")
         if self.irregular:
-            rows = "\n".join(f"| {_cell(what)} | {f.count:,} | {_cell(f.first)} |" for what, f in sorted(self.irregular.items()))
+            rows = _capped([f"| {_cell(what)} | {f.count:,} | {_cell(f.first)} |"
+                            for what, f in sorted(self.irregular.items())])
             parts.append("Records unlike the paper's description, kept because they are usable.\n\n"
                          f"| finding | records | first record |\n|---|---:|---|\n{rows}\n")
         return "\n".join(parts)
+
+
+def _capped(rows: list[str]) -> str:
+    if len(rows) > CARD_ROWS:
+        rows = rows[:CARD_ROWS] + [f"| ... {len(rows) - CARD_ROWS:,} more | | |"]
+    return "\n".join(rows)
 
 
 def _cell(value) -> str:

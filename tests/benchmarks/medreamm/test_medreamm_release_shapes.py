@@ -89,3 +89,14 @@ def test_more_images_than_the_paper_describes_is_kept_and_reported(tmp_path):
     with pytest.raises(BuildError) as info:
         build(registry.adapter("medreamm"), release, tmp_path / "strict", progress=False, strict=True)
     assert [str(p) for p in info.value.problems] == ["cases.jsonl, line 2, case '900': case has 11 images; MedReaMM cases have 1-10"]
+
+
+def test_card_tables_are_capped(tmp_path):
+    from dataset_builders.release_report import CARD_ROWS, ReleaseReport
+
+    report = ReleaseReport()
+    for k in range(CARD_ROWS + 7):
+        report.value("image_type", f"type {k:03d}", None, f"cases.jsonl, line {k + 1}")
+    table = report.markdown().split("\n")
+    assert sum(1 for line in table if line.startswith("| `image_type` |")) == CARD_ROWS
+    assert "| ... 7 more | | |" in table
