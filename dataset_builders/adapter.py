@@ -15,6 +15,11 @@ from PIL import Image as PILImage
 from .errors import ProblemLog
 
 
+# A canonical row may carry this key: the raw record's unknown top-level keys ({key: value}, from
+# `FieldReader.extras`). The stage writes them to the `extra_fields.jsonl` sidecar, never to a column.
+EXTRA_FIELDS = "__extra_fields__"
+
+
 class PreparationError(Exception):
     """The preparation step cannot run (not configured, no such step); nothing was changed."""
 

@@ -13,6 +13,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from .adapter import Adapter, ConfigSpec
 from .parquet_writer import SplitFiles
+from .release_report import ReleaseReport
 
 
 @dataclass
@@ -109,7 +110,8 @@ def _cell(value) -> str:
 
 
 def render(adapter: Adapter, outcomes: list[ConfigOutcome], *, repo_id: str, gated: bool, answers: bool,
-           sample: bool, checksums: list[dict], image_summary: dict, tool_versions: dict, held_out: bool) -> str:
+           sample: bool, checksums: list[dict], image_summary: dict, tool_versions: dict, held_out: bool,
+           report: ReleaseReport | None = None, strict: bool = False) -> str:
     facts = adapter.facts
     data = _card_data(adapter, outcomes, gated, answers)
     config_rows = "\n".join(
@@ -190,6 +192,9 @@ Streaming works too: `load_dataset(..., split="test", streaming=True)`.
 ## Counts per stratum
 
 {_counts_section(outcomes)}
+## Build report
+
+{_report_section(adapter, report or ReleaseReport(), strict, held_out, answers)}
 ## Build
 
 Built by `python -m dataset_builders build {adapter.name}` ({versions}).
@@ -207,6 +212,19 @@ Images: {image_summary.get('count', 0):,} files, {image_summary.get('bytes', 0):
 ```
 """
     return _assemble(data, body)
+
+
+def _report_section(adapter: Adapter, report: ReleaseReport, strict: bool, held_out: bool, answers: bool) -> str:
+    if strict:
+        return ("Built with `--strict`: every key of every record is known to the builder, every value of a "
+                "field with a known vocabulary is listed in it, and every record is as the paper describes.\n")
+    where = ""
+    if held_out:
+        where = " (in the answer-key folder: an unknown key may hold an answer)" if not answers else ""
+    hide = () if answers else adapter.answer_columns
+    return ("Built leniently: unknown keys, unlisted values and usable records unlike the paper's description are "
+            "kept and listed here; `--strict` refuses them.\n\n"
+            + report.markdown(hide_first_for=hide, sidecar_note=where))
 
 
 def _assemble(data: DatasetCardData, body: str) -> str:

@@ -9,7 +9,11 @@ from .errors import BuildError
 from leaderboard import registry
 
 from .adapter import PreparationError
+from .release_report import CARD_ROWS
 from .remote_source import RemoteSourceError, fetch_release, is_remote
+
+
+REPORT_LINES = 20  # findings printed; the card lists up to CARD_ROWS per table
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,6 +29,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--sample", action="store_true", help="label the card as built from a sample release")
     build.add_argument("--no-gate", action="store_true", help="omit the gating form from the card")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument("--strict", action="store_true",
+                       help="refuse the release on any unknown key or any value outside a field's known vocabulary "
+                            "(default: keep them, list them in the build report and the card)")
     build.add_argument("--num-proc", type=int, default=1, metavar="N",
                        help="build in N processes when the adapter can split its release (default 1)")
     build.add_argument("--prepare", "--extract-facts", dest="prepare", action="store_true",
@@ -55,6 +62,12 @@ def _build(name: str, source: Path, out: Path, **kwargs) -> int:
     print(f"built {report.folder} ({rows}; {report.images:,} images; {report.download_bytes / 1e6:.1f} MB)")
     if report.answers_folder:
         print(f"answer key in {report.answers_folder} (keep it private)")
+    if not report.release.empty:
+        print(report.release.summary())
+        lines = report.release.lines()
+        print("\n".join(lines[:REPORT_LINES]))
+        if len(lines) > REPORT_LINES:
+            print(f"  ... {len(lines) - REPORT_LINES} more (the card lists up to {CARD_ROWS} per table: {report.folder / 'README.md'})")
     return 0
 
 
@@ -89,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                 return status
         return _build(args.name, args.source, args.out, hold_out_answers=args.hold_out_answers,
                       repo_id=args.repo_id, sample=args.sample, gated=not args.no_gate, progress=not args.quiet,
-                      num_proc=args.num_proc)
+                      num_proc=args.num_proc, strict=args.strict)
     if args.command == "samples":
         status = 0
         for name in registry.names():

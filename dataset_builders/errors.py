@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .release_report import ReleaseReport
+
 
 @dataclass(frozen=True)
 class SourceProblem:
@@ -14,12 +16,17 @@ class SourceProblem:
     case: str | None = None
 
     def __str__(self) -> str:
-        where = self.file
-        if self.line is not None:
-            where += f", line {self.line}"
-        if self.case is not None:
-            where += f", case {self.case!r}"
-        return f"{where}: {self.message}"
+        return f"{location(self.file, self.line, self.case)}: {self.message}"
+
+
+def location(file: str, line: int | None = None, case: str | None = None) -> str:
+    """'file, line N, case 'X'' (the parts that are known)."""
+    where = file
+    if line is not None:
+        where += f", line {line}"
+    if case is not None:
+        where += f", case {case!r}"
+    return where
 
 
 class BuildError(Exception):
@@ -35,12 +42,16 @@ class BuildError(Exception):
 
 
 class ProblemLog:
-    """Collects problems while a source is read, so one run reports all of them at once."""
+    """Collects problems while a source is read, so one run reports all of them at once. `report` gathers
+    what a lenient build keeps instead of refusing (unknown keys, unlisted values); `strict` makes those
+    problems too."""
 
-    def __init__(self, cap: int = 50):
+    def __init__(self, cap: int = 50, strict: bool = False):
         self.cap = cap
+        self.strict = strict
         self.problems: list[SourceProblem] = []
         self.truncated = False
+        self.report = ReleaseReport()
 
     def add(self, file: str, message: str, line: int | None = None, case: str | None = None) -> None:
         if len(self.problems) >= self.cap:

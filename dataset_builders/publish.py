@@ -5,11 +5,14 @@ from pathlib import Path
 
 from huggingface_hub import HfApi
 
+from .release_report import SIDECAR
+
 
 def stale_patterns(folder: Path) -> list[str]:
-    """Every Parquet file under the staged config folders; upload_folder re-adds the current ones."""
+    """Every Parquet file under the staged config folders, and the unknown-keys sidecar (a build without
+    unknown keys writes none); upload_folder re-adds the current ones."""
     dirs = sorted({p.parent.relative_to(folder).as_posix() for p in folder.rglob("*.parquet")})
-    return [f"{d}/*.parquet" for d in dirs]
+    return [f"{d}/*.parquet" for d in dirs] + [SIDECAR]
 
 
 def publish(folder: Path, repo_id: str, *, private: bool = False, gated: bool = False, tag: str | None = None,

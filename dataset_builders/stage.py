@@ -33,9 +33,11 @@ import pyarrow
 from tqdm.auto import tqdm
 
 from . import __version__
-from .adapter import Adapter, ConfigSpec
+from .adapter import EXTRA_FIELDS, Adapter, ConfigSpec
 from .card import ConfigOutcome, render, write_card
 from .errors import ProblemLog
+from .extra_fields import ExtraFieldsWriter, concatenate
+from .release_report import SIDECAR, ReleaseReport
 from .parquet_writer import SHARD_BYTES, ShardedParquetWriter, SplitFiles, image_bytes, image_columns
 
 ANSWERS_SUFFIX = "-answers"
@@ -48,6 +50,7 @@ class BuildReport:
     rows: dict[str, int]
     images: int
     download_bytes: int
+    release: ReleaseReport = field(default_factory=ReleaseReport)
 
 
 def sha256_file(path: Path, stop: threading.Event | None = None) -> str:
@@ -80,7 +83,10 @@ def _count(counts: dict[str, Counter], strata: dict) -> None:
 
 def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: bool = False,
           sample: bool = False, gated: bool = True, repo_id: str | None = None,
-          shard_bytes: int = SHARD_BYTES, progress: bool = True, num_proc: int = 1) -> BuildReport:
+          shard_bytes: int = SHARD_BYTES, progress: bool = True, num_proc: int = 1,
+          strict: bool = False) -> BuildReport:
+    """`strict`: unknown keys and values outside a field's vocabulary are problems (the build is refused)
+    instead of being kept and listed in the card's build report."""
     source = Path(source)
     if not source.exists():
         raise SystemExit(f"source not found: {source}")
@@ -93,6 +99,8 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
     shutil.rmtree(tmp, ignore_errors=True)
     public_dir, answers_dir = tmp / adapter.name, tmp / (adapter.name + ANSWERS_SUFFIX)
     specs, features = _plan(adapter, hold_out_answers)
+    # Unknown keys may carry anything, answers included: with held-out answers they stay with the key.
+    sidecar = (answers_dir if hold_out_answers else public_dir) / SIDECAR
     # The source files' checksums (for the card) are hashed in a thread while the rows are read: hashlib
     # releases the GIL on large buffers, so on a release of big Parquet files this uses another core.
     hasher, stop = ThreadPoolExecutor(max_workers=1), threading.Event()
@@ -101,10 +109,11 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
         bar = tqdm(desc=f"building {adapter.name}", unit=" rows", disable=not progress, file=sys.stderr)
         parts = _partitions(adapter, source, num_proc)
         if parts is None:
-            splits, tally = _read_serial(adapter, source, specs, features, public_dir, answers_dir, shard_bytes, bar)
+            splits, tally = _read_serial(adapter, source, specs, features, public_dir, answers_dir, shard_bytes, bar,
+                                         strict, sidecar)
         else:
             splits, tally = _read_parallel(adapter, source, parts, num_proc, hold_out_answers, specs, tmp,
-                                           public_dir, answers_dir, shard_bytes, bar)
+                                           public_dir, answers_dir, shard_bytes, bar, strict, sidecar)
         bar.close()
         counts, image_hashes, image_bytes = tally.counts, tally.image_hashes, tally.image_bytes
         outcomes, answer_outcomes = [], []
@@ -136,7 +145,7 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
         versions = {"dataset_builders": __version__, "datasets": datasets.__version__,
                     "huggingface_hub": huggingface_hub.__version__, "pyarrow": pyarrow.__version__}
         common = dict(gated=gated, sample=sample, checksums=checksums, image_summary=image_summary,
-                      tool_versions=versions, held_out=hold_out_answers)
+                      tool_versions=versions, held_out=hold_out_answers, report=tally.report, strict=strict)
         write_card(public_dir, render(adapter, outcomes, repo_id=repo_id, answers=False, **common))
         if answer_outcomes:
             write_card(answers_dir, render(adapter, answer_outcomes, repo_id=repo_id + ANSWERS_SUFFIX, answers=True, **common))
@@ -159,6 +168,7 @@ def build(adapter: Adapter, source: Path, out_root: Path, *, hold_out_answers: b
         rows={o.spec.name: o.split.num_examples for o in outcomes},
         images=len(image_hashes),
         download_bytes=sum(o.split.download_size for o in outcomes),
+        release=tally.report,
     )
 
 
@@ -180,6 +190,7 @@ class _Tally:
     image_hashes: list[str] = field(default_factory=list)
     image_bytes: int = 0
     rows: int = 0
+    report: ReleaseReport = field(default_factory=ReleaseReport)
 
     def merge(self, other: _Tally) -> None:
         for config, strata in other.counts.items():
@@ -188,14 +199,16 @@ class _Tally:
         self.image_hashes.extend(other.image_hashes)
         self.image_bytes += other.image_bytes
         self.rows += other.rows
+        self.report.merge(other.report)
 
 
 class _Sink:
     """Routes canonical rows to one writer per config (plus one for held-out answers) and tallies them."""
 
     def __init__(self, adapter: Adapter, specs: dict[str, ConfigSpec], features: dict, public_dir: Path,
-                 answers_dir: Path, shard_bytes: int):
+                 answers_dir: Path, shard_bytes: int, sidecar: Path):
         self.adapter, self.features = adapter, features
+        self.extras = ExtraFieldsWriter(sidecar)
         self.writers = {
             name: (ShardedParquetWriter(public_dir / spec.data_dir, spec.split, features[name][0], shard_bytes=shard_bytes),
                    ShardedParquetWriter(answers_dir / spec.data_dir, spec.split, features[name][1], shard_bytes=shard_bytes)
@@ -215,11 +228,16 @@ class _Sink:
         self.tally.image_bytes += image_bytes(row, self.image_columns[config])
         self.tally.image_hashes.extend(row.get("image_sha256") or [])
         self.tally.rows += 1
+        if row.get(EXTRA_FIELDS):
+            self.extras.write(config, row[self.adapter.id_column], row[EXTRA_FIELDS])
+            self.tally.report.extra_records += 1
 
     def close(self) -> Splits:
+        self.extras.close()
         return {name: (pub.close(), ans.close() if ans is not None else None) for name, (pub, ans) in self.writers.items()}
 
     def abort(self) -> None:
+        self.extras.abort()
         for pub, ans in self.writers.values():
             pub.abort()
             if ans is not None:
@@ -227,14 +245,15 @@ class _Sink:
 
 
 def _read_serial(adapter: Adapter, source: Path, specs: dict, features: dict, public_dir: Path, answers_dir: Path,
-                 shard_bytes: int, bar) -> tuple[Splits, _Tally]:
-    sink = _Sink(adapter, specs, features, public_dir, answers_dir, shard_bytes)
-    log = ProblemLog()
+                 shard_bytes: int, bar, strict: bool, sidecar: Path) -> tuple[Splits, _Tally]:
+    sink = _Sink(adapter, specs, features, public_dir, answers_dir, shard_bytes, sidecar)
+    log = ProblemLog(strict=strict)
     try:
         for config, row in adapter.read(source, log):
             sink.add(config, row)
             bar.update(1)
         log.raise_if_any()
+        sink.tally.report.merge(log.report)
         return sink.close(), sink.tally
     except BaseException:
         sink.abort()
@@ -271,11 +290,11 @@ def _init_worker(cancel) -> None:
 
 
 def _build_part(adapter: Adapter, source: Path, part: Any, folder: Path, hold_out_answers: bool,
-                shard_bytes: int) -> _PartResult:
+                shard_bytes: int, strict: bool) -> _PartResult:
     """Runs in a worker process: one part's rows into its own shards under `folder`."""
     specs, features = _plan(adapter, hold_out_answers)
-    sink = _Sink(adapter, specs, features, folder / "public", folder / "answers", shard_bytes)
-    log, seen = ProblemLog(), {}
+    sink = _Sink(adapter, specs, features, folder / "public", folder / "answers", shard_bytes, folder / SIDECAR)
+    log, seen = ProblemLog(strict=strict), {}
     try:
         for n, (config, row) in enumerate(adapter.read_partition(source, part, log, seen)):
             if n % 64 == 0 and _CANCEL is not None and _CANCEL.is_set():
@@ -287,6 +306,7 @@ def _build_part(adapter: Adapter, source: Path, part: Any, folder: Path, hold_ou
     except BaseException:
         sink.abort()
         raise
+    sink.tally.report.merge(log.report)
     return _PartResult(log.problems, log.truncated, seen, sink.tally, splits)
 
 
@@ -303,13 +323,13 @@ def _worker_context():
 
 def _read_parallel(adapter: Adapter, source: Path, parts: list, num_proc: int, hold_out_answers: bool,
                    specs: dict, tmp: Path, public_dir: Path, answers_dir: Path, shard_bytes: int,
-                   bar) -> tuple[Splits, _Tally]:
+                   bar, strict: bool, sidecar: Path) -> tuple[Splits, _Tally]:
     context = _worker_context()
     cancel = context.Event()
     with ProcessPoolExecutor(max_workers=min(num_proc, len(parts)), mp_context=context,
                              initializer=_init_worker, initargs=(cancel,)) as pool:
         futures = [pool.submit(_build_part, adapter, source, part, tmp / "parts" / f"{k:05d}", hold_out_answers,
-                               shard_bytes) for k, part in enumerate(parts)]
+                               shard_bytes, strict) for k, part in enumerate(parts)]
         pending = set(futures)
         try:
             while pending:
@@ -332,6 +352,7 @@ def _read_parallel(adapter: Adapter, source: Path, parts: list, num_proc: int, h
         held = [r.splits[name][1] for r in results]
         ans = _gather(held, answers_dir / spec.data_dir, spec.split) if held[0] is not None else None
         splits[name] = (pub, ans)
+    concatenate([tmp / "parts" / f"{k:05d}" / SIDECAR for k in range(len(parts))], sidecar)
     return splits, tally
 
 

@@ -2,6 +2,7 @@
 serial build's rows in the serial order, the same card (only shard counts and byte sizes differ), the
 same located problems, and nothing in --out when any part fails. Adapters without the optional
 partition methods (MedReaMM) build serially and identically."""
+import json
 import re
 import shutil
 
@@ -170,3 +171,24 @@ def test_cli_accepts_num_proc_and_refuses_zero(tmp_path, capsys):
     assert len(shard_names(tmp_path / "hub" / "xpcr", "chains")) == 2
     with pytest.raises(SystemExit, match="--num-proc must be at least 1, got 0"):
         main(["build", "xpcr", "--source", str(source), "--out", str(tmp_path / "hub"), "--num-proc", "0"])
+
+
+def test_unknown_columns_reach_one_sidecar_in_serial_order(tmp_path):
+    """An extra Parquet column is kept per row; parts write their own sidecars, joined in part order."""
+    release = _release(tmp_path / "raw")
+    path = release / "data" / "test-00000.parquet"
+    table = pq.read_table(path)
+    notes = [None, "blurred", None, None, "re-graded", None, None, "crop"]
+    pq.write_table(table.append_column("grader_note", pa.array(notes, pa.string())), path, row_group_size=2)
+    reports = {}
+    for n in (1, 3):
+        reports[n] = build(registry.adapter("xpcr"), release, tmp_path / str(n), progress=False, num_proc=n).release
+    serial = (tmp_path / "1" / "xpcr" / "extra_fields.jsonl").read_text(encoding="utf-8")
+    assert (tmp_path / "3" / "xpcr" / "extra_fields.jsonl").read_text(encoding="utf-8") == serial
+    # rows where the column is null have nothing to keep
+    assert [json.loads(line) for line in serial.splitlines()] == [
+        {"config": "chains", "id": f"img{k}", "extra_fields": {"grader_note": notes[k - 1]}} for k in (2, 5, 8)]
+    for report in reports.values():
+        assert (report.unknown_keys["grader_note"].count, report.unknown_keys["grader_note"].first) == \
+               (3, "data/test-00000.parquet row 2, case 'img2'")
+        assert report.extra_records == 3

@@ -19,7 +19,7 @@ def test_publish_creates_gates_uploads_with_stale_shard_deletion_and_tags(tiny_b
     api.update_repo_settings.assert_called_once_with("org/medreamm", repo_type="dataset", gated="manual")
     kwargs = api.upload_folder.call_args.kwargs
     assert kwargs["folder_path"] == str(tiny_built) and kwargs["repo_type"] == "dataset"
-    assert kwargs["delete_patterns"] == ["data/*.parquet"]
+    assert kwargs["delete_patterns"] == ["data/*.parquet", "extra_fields.jsonl"]
     api.create_tag.assert_called_once_with("org/medreamm", tag="v1.0.0", repo_type="dataset", revision="abc123", exist_ok=False)
 
 

@@ -26,8 +26,8 @@ from datasets import Features, Image, List, Value
 
 from dataset_builders.errors import ProblemLog
 from dataset_builders.fields import FieldReader
-from dataset_builders.adapter import (Adapter, CardFacts, ConfigSpec, Preparation, PreparationError,
-                                      release_image)
+from dataset_builders.adapter import (EXTRA_FIELDS, Adapter, CardFacts, ConfigSpec, Preparation,
+                                      PreparationError, release_image)
 from .taxonomy import (BIBTEX, PRESENTATION_FIELDS, SIDECAR, SPECIALTIES, is_non_commercial,
                           normalise_specialty, turn_texts)
 
@@ -263,9 +263,7 @@ class ClinMMAdapter(Adapter):
         if case_id in seen:
             f.problem(f"duplicate case_id (first seen in {seen[case_id]})")
         seen.setdefault(case_id, rel)
-        unknown = sorted(set(record) - KNOWN_KEYS)
-        if unknown:
-            f.problem(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(KNOWN_KEYS))})")
+        extras = f.extras(record, set(record) - KNOWN_KEYS, KNOWN_KEYS)
         meta = self._metadata(f, record)
         presentation = {lang: self._presentation(f, record, lang) for lang in LANGS}
         images = self._images(f, record, root)
@@ -292,7 +290,7 @@ class ClinMMAdapter(Adapter):
             "image_findings_en": images["findings"]["en"], "image_findings_zh": images["findings"]["zh"],
             "diagnostic_significance_en": images["significance"]["en"],
             "diagnostic_significance_zh": images["significance"]["zh"],
-            "reference_facts": facts, "reference_facts_extractor": extractor,
+            "reference_facts": facts, "reference_facts_extractor": extractor, EXTRA_FIELDS: extras,
         }
 
     def _metadata(self, f: FieldReader, record: dict) -> dict:
@@ -301,15 +299,13 @@ class ClinMMAdapter(Adapter):
             pmcid = "PMC" + pmcid
         specialty = f.string(record.get("specialty"), "specialty", required=True)
         if specialty is not None:
-            name = normalise_specialty(specialty)
-            if name is None:
-                f.problem(f"field 'specialty' must be one of {', '.join(SPECIALTIES)}, got {specialty!r}")
-            specialty = name
+            specialty = f.vocab_found(specialty, "specialty", normalise_specialty(specialty), SPECIALTIES)
         qc = f.integer(record.get("qc_fidelity_score"), "qc_fidelity_score")
         if qc is not None and not 1 <= qc <= 5:
             f.problem(f"field 'qc_fidelity_score' must be 1-5, got {qc}")
         elif qc is not None and qc < 3:
-            f.problem(f"field 'qc_fidelity_score' is {qc}; the paper keeps only cases scoring >= 3")
+            f.irregular(f"field 'qc_fidelity_score' is {qc}; the paper keeps only cases scoring >= 3",
+                        "qc_fidelity_score below 3 (the paper keeps only cases scoring >= 3)")
         return {"pmid": f.string(record.get("pmid"), "pmid"), "pmcid": pmcid,
                 "license": f.string(record.get("license"), "license", required=True), "specialty": specialty,
                 "qc_fidelity_score": qc}

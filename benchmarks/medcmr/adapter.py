@@ -4,7 +4,10 @@ Raw record (third-party note on the authors' release, unverified; see the spec, 
 `image_path` (relative to the release folder; a list is accepted for multi-image items), `question`,
 `A`-`E` (MCQ only), `answer` (MCQ: a letter; open-ended: reference text), `visual_description`,
 `subtype`, `question type`, `organ system`, `modality`, `task`. Key names are matched without regard
-to case, spaces, hyphens or underscores ("Organ System" == "organ_system"); see FIELD_ALIASES.
+to case, spaces, hyphens or underscores ("Organ System" == "organ_system"); see FIELD_ALIASES. Other keys
+are kept in the `extra_fields` sidecar. Taxonomy values are mapped by `dataset_builders.vocabulary`
+(case, hyphens, a 'System' suffix, the synonyms in `taxonomy.py`); a value it does not know is kept
+verbatim and listed in the build report (`--strict` refuses both).
 
 Where the item format comes from: an explicit format key, else a `question type` naming a format,
 else the presence of options. Task and medical-intelligence labels come from their own keys, else
@@ -12,7 +15,6 @@ from a `question type` whose value is a task or a medical-intelligence category.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -21,8 +23,10 @@ from datasets import Features, Image, List, Value
 
 from dataset_builders.errors import ProblemLog
 from dataset_builders.fields import FieldReader
-from dataset_builders.adapter import Adapter, CardFacts, ConfigSpec, read_image, resolve_inside
-from .taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_SYSTEMS, TASKS
+from dataset_builders.adapter import EXTRA_FIELDS, Adapter, CardFacts, ConfigSpec, read_image, resolve_inside
+from dataset_builders.records import iter_records
+from dataset_builders.vocabulary import Vocabulary
+from .taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, MODALITY_SYNONYMS, ORGAN_SYNONYMS, ORGAN_SYSTEMS, TASKS
 
 LETTERS = "ABCDE"
 FORMATS = {"mcq": "mcq", "multiplechoice": "mcq", "multiplechoicequestion": "mcq", "closed": "mcq",
@@ -111,19 +115,18 @@ def normalise(text: str) -> str:
     return re.sub(r"[\s_\-]+", "", text.lower())
 
 
-def _lookup(pairs: dict[str, str]) -> dict[str, str]:
-    """Accepted spellings -> canonical value: the value itself, its name, and 'Name (ABBR)'."""
-    table = {}
-    for canonical, name in pairs.items():
-        for spelling in (canonical, name, f"{name} ({canonical})"):
-            table[normalise(spelling)] = canonical
-    return table
+def _abbreviations(pairs: dict[str, str]) -> Vocabulary:
+    """Abbreviations as canonical values; their names and 'Name (ABBR)' as synonyms."""
+    names = {}
+    for abbr, name in pairs.items():
+        names[name] = names[f"{name} ({abbr})"] = abbr
+    return Vocabulary(pairs, names=names)
 
 
-TASK_LOOKUP = _lookup({abbr: name for abbr, (name, _) in TASKS.items()})
-MI_LOOKUP = _lookup(MEDICAL_INTELLIGENCE)
-MODALITY_LOOKUP = {normalise(m): m for m in MODALITIES}
-ORGAN_LOOKUP = {normalise(o): o for o in ORGAN_SYSTEMS}
+TASK_VOCAB = _abbreviations({abbr: name for abbr, (name, _) in TASKS.items()})
+MI_VOCAB = _abbreviations(MEDICAL_INTELLIGENCE)
+MODALITY_VOCAB = Vocabulary(MODALITIES, MODALITY_SYNONYMS)
+ORGAN_VOCAB = Vocabulary(ORGAN_SYSTEMS, ORGAN_SYNONYMS)
 _LETTER = re.compile(r"^\(?\s*([A-Ea-e])\s*\)?\.?$")
 
 
@@ -216,7 +219,7 @@ class MedCMRAdapter(Adapter):
             log.add(file, f"each record must be a JSON object, got {type(record).__name__}", line=line, case=where)
             return None
         f = FieldReader(log, file, line, where)
-        fields, unknown = canonical_fields(record)
+        fields, unknown, problems = canonical_fields(record)
         fmt = item_format(f, fields)
         index = source_index(f, fields.get("index"))
         item_id = f"{ID_PREFIX[fmt]}-{index}" if index is not None else None
@@ -225,8 +228,9 @@ class MedCMRAdapter(Adapter):
             if item_id in seen:
                 f.problem(f"duplicate index (item {item_id} first seen at {seen[item_id]})")
             seen.setdefault(item_id, f"{file}:{line}")
-        for problem in unknown:
+        for problem in problems:
             f.problem(problem)
+        extras = f.extras(record, unknown, sorted(set(FIELD_ALIASES.values())))
         question_type = f.string(fields.get("question_type"), "question type")
         row = {
             "id": item_id,
@@ -241,9 +245,10 @@ class MedCMRAdapter(Adapter):
             "modality": modalities(f, fields.get("modality")),
             "organ_system": organ_system(f, fields.get("organ_system")),
             "source_journal": f.string(fields.get("source_journal"), "source_journal"),
+            EXTRA_FIELDS: extras,
         }
         row["task"] = task(f, fields.get("task"), question_type, required=fmt == "mcq")
-        row["complexity_group"] = TASKS[row["task"]][1] if row["task"] else None
+        row["complexity_group"] = TASKS[row["task"]][1] if row["task"] in TASKS else None
         row["medical_intelligence"] = medical_intelligence(f, fields.get("medical_intelligence"), question_type)
         if fmt == "mcq":
             row["options"] = options(f, fields)
@@ -252,74 +257,21 @@ class MedCMRAdapter(Adapter):
         return (fmt, row) if f.ok else None
 
 
-def iter_records(path: Path, file: str, log: ProblemLog) -> Iterator[tuple[int, int | None, Any]]:
-    """(line, record number or None for JSONL, parsed record) from a JSON array or a JSONL file."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        log.add(file, f"file is not valid UTF-8 ({exc.reason} at byte {exc.start})")
-        return
-    if text.lstrip().startswith("["):
-        yield from _array_records(text, file, log)
-        return
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield line_no, None, json.loads(line)
-        except json.JSONDecodeError as exc:
-            log.add(file, f"malformed JSON ({exc.msg} at column {exc.colno})", line=line_no)
-
-
-_SPACE = re.compile(r"\s*")
-
-
-def _array_records(text: str, file: str, log: ProblemLog) -> Iterator[tuple[int, int, Any]]:
-    """Decode a JSON array element by element, so each record keeps its line number."""
-    decoder = json.JSONDecoder()
-    pos = _SPACE.match(text, 0).end() + 1  # past '['
-    line, counted, record_no = 1, 0, 0
-    while True:
-        pos = _SPACE.match(text, pos).end()
-        if pos < len(text) and text[pos] == "]":
-            return
-        line += text.count("\n", counted, pos)
-        counted = pos
-        try:
-            record, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            log.add(file, f"malformed JSON in record {record_no} ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-                          "the rest of the file was not read", line=exc.lineno)
-            return
-        yield line, record_no, record
-        record_no += 1
-        pos = _SPACE.match(text, pos).end()
-        if pos < len(text) and text[pos] == ",":
-            pos += 1
-        elif pos >= len(text) or text[pos] != "]":
-            bad_line = text.count("\n", 0, pos) + 1
-            log.add(file, f"malformed JSON after record {record_no - 1} (expected ',' or ']')", line=bad_line)
-            return
-
-
-def canonical_fields(record: dict) -> tuple[dict[str, Any], list[str]]:
-    """Raw keys -> canonical field names, plus problems (unknown keys, two keys for one field)."""
+def canonical_fields(record: dict) -> tuple[dict[str, Any], list[str], list[str]]:
+    """Raw keys -> canonical field names, the unknown raw keys, and problems (two keys for one field)."""
     out: dict[str, Any] = {}
     raw_of: dict[str, str] = {}
     unknown, problems = [], []
     for key, value in record.items():
         canonical = FIELD_ALIASES.get(normalise(str(key)))
         if canonical is None:
-            unknown.append(str(key))
+            unknown.append(key)
             continue
         if canonical in out:
             problems.append(f"fields {raw_of[canonical]!r} and {key!r} both mean '{canonical}'; keep one")
             continue
         out[canonical], raw_of[canonical] = value, str(key)
-    if unknown:
-        problems.append(f"unknown field(s) {', '.join(sorted(unknown))}; rename or remove them (known, ignoring "
-                        f"case/spaces/underscores: {', '.join(sorted(set(FIELD_ALIASES.values())))})")
-    return out, problems
+    return out, unknown, problems
 
 
 def item_format(f: FieldReader, fields: dict) -> str:
@@ -425,19 +377,10 @@ def options(f: FieldReader, fields: dict) -> list[str] | None:
     return out
 
 
-def _taxonomy(f: FieldReader, value: Any, field: str, lookup: dict[str, str], allowed) -> str | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    found = lookup.get(normalise(value)) if isinstance(value, str) else None
-    if found is None:
-        f.problem(f"field '{field}' has unknown value {str(value)[:60]!r}; allowed: {', '.join(allowed)}")
-    return found
-
-
 def task(f: FieldReader, value: Any, question_type: str | None, required: bool) -> str | None:
     if value is None and question_type is not None:
-        value = question_type if normalise(question_type) in TASK_LOOKUP else None
-    found = _taxonomy(f, value, "task", TASK_LOOKUP, TASKS)
+        value = question_type if TASK_VOCAB.lookup(question_type) else None
+    found = f.vocab(value, "task", TASK_VOCAB)
     if found is None and value is None and required:
         f.problem(f"multiple-choice question has no task; set 'task' to one of {', '.join(TASKS)}")
     return found
@@ -445,8 +388,8 @@ def task(f: FieldReader, value: Any, question_type: str | None, required: bool) 
 
 def medical_intelligence(f: FieldReader, value: Any, question_type: str | None) -> str | None:
     if value is None and question_type is not None:
-        value = question_type if normalise(question_type) in MI_LOOKUP else None
-    return _taxonomy(f, value, "medical_intelligence", MI_LOOKUP, MEDICAL_INTELLIGENCE)
+        value = question_type if MI_VOCAB.lookup(question_type) else None
+    return f.vocab(value, "medical_intelligence", MI_VOCAB)
 
 
 def modalities(f: FieldReader, value: Any) -> list[str]:
@@ -459,7 +402,7 @@ def modalities(f: FieldReader, value: Any) -> list[str]:
         return []
     out: list[str] = []
     for item in items:
-        found = _taxonomy(f, item, "modality", MODALITY_LOOKUP, MODALITIES)
+        found = f.vocab(item, "modality", MODALITY_VOCAB)
         if found is not None and found not in out:
             out.append(found)
     return out
@@ -471,4 +414,4 @@ def organ_system(f: FieldReader, value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         f.problem("field 'organ system' must be one string (one of the 11 body systems)")
         return None
-    return _taxonomy(f, value, "organ system", ORGAN_LOOKUP, ORGAN_SYSTEMS)
+    return f.vocab(value, "organ system", ORGAN_VOCAB)

@@ -32,3 +32,26 @@ ORGAN_SYSTEMS = (
     "Digestive", "Integumentary", "Nervous", "Skeletal", "Other / NA", "Respiratory", "Cardiovascular",
     "Reproductive", "Muscular", "Urinary", "Endocrine",
 )
+
+# Spellings a release may use for a Table 6/7 value (case, spaces, hyphens and a trailing "System" are
+# ignored anyway, see dataset_builders.vocabulary): each half of a "A / B" or "A & B" name, and common
+# names. Ambiguous ones (e.g. "Musculoskeletal": Skeletal or Muscular?) are left out: kept verbatim.
+MODALITY_SYNONYMS = {
+    "Pathology": "Pathology / Microscopy", "Microscopy": "Pathology / Microscopy",
+    "Histopathology": "Pathology / Microscopy", "Histology": "Pathology / Microscopy",
+    "Photography": "Photography / Dermatology", "Dermatology": "Photography / Dermatology",
+    "Clinical photography": "Photography / Dermatology",
+    "X-ray": "X-ray & Fluoroscopy", "Xray": "X-ray & Fluoroscopy", "Radiography": "X-ray & Fluoroscopy",
+    "Fluoroscopy": "X-ray & Fluoroscopy",
+    "Computed tomography": "CT", "Magnetic resonance imaging": "MRI", "MR": "MRI",
+    "Ultrasonography": "Ultrasound", "US": "Ultrasound",
+    "Ophthalmology": "Ophthalmology / Optical", "Optical": "Ophthalmology / Optical",
+    "Nuclear Medicine": "Nuclear Medicine / PET", "PET": "Nuclear Medicine / PET",
+    "Physiologic Signal": "Physiologic Signals",
+    "Derived": "Derived / Meta", "Meta": "Derived / Meta",
+}
+ORGAN_SYNONYMS = {
+    "Gastrointestinal": "Digestive", "Skin": "Integumentary", "Neurological": "Nervous",
+    "Circulatory": "Cardiovascular", "Renal": "Urinary", "Other": "Other / NA", "NA": "Other / NA",
+    "N/A": "Other / NA",
+}

@@ -32,7 +32,7 @@ from datasets import Features, Image, List, Value
 
 from dataset_builders.errors import ProblemLog
 from dataset_builders.fields import FieldReader
-from dataset_builders.adapter import CardFacts, ConfigSpec, JsonlCaseAdapter, release_image
+from dataset_builders.adapter import EXTRA_FIELDS, CardFacts, ConfigSpec, JsonlCaseAdapter, release_image
 from .taxonomy import BIBTEX, ROLES, image_count_bin, turn_count_bin
 
 KNOWN_KEYS = {"id", "case_id", "department", "department_group", "intent", "stage", "patient_metadata",
@@ -174,9 +174,7 @@ class MedRealMMAdapter(JsonlCaseAdapter):
             if case_id in seen:
                 f.problem(f"duplicate id (first seen at {seen[case_id]})")
             seen[case_id] = f"{file}:{line_no}"
-        unknown = sorted(set(record) - KNOWN_KEYS)
-        if unknown:
-            f.problem(f"unknown field(s) {', '.join(unknown)}; rename or remove them (known: {', '.join(sorted(KNOWN_KEYS))})")
+        extras = f.extras(record, set(record) - KNOWN_KEYS, KNOWN_KEYS)
         dialogue = self._dialogue(f, f.first(record, "dialogue", "context"), root)
         rubric = self._rubric(f, record.get("rubric"))
         positives = [c for c in rubric if c["points"] > 0]
@@ -194,6 +192,7 @@ class MedRealMMAdapter(JsonlCaseAdapter):
             "num_negative_criteria": len(rubric) - len(positives),
             "max_points": float(sum(c["points"] for c in positives)),
             "original_response": f.string(record.get("original_response"), "original_response"),
+            EXTRA_FIELDS: extras,
         }
         return row if f.ok else None
 
@@ -240,7 +239,8 @@ class MedRealMMAdapter(JsonlCaseAdapter):
         if turns_in and f.ok and patient_images == 0:
             f.problem("no patient-uploaded image in the dialogue; every MedRealMM case has 1-10")
         if patient_images > MAX_PATIENT_IMAGES:
-            f.problem(f"{patient_images} patient-uploaded images; MedRealMM cases have 1-10")
+            f.irregular(f"{patient_images} patient-uploaded images; MedRealMM cases have 1-10",
+                        "more than 10 patient-uploaded images (MedRealMM cases have 1-10)")
         return {"dialogue": turns, "image_paths": paths, "image_sha256": hashes, "num_images": len(paths),
                 "num_patient_images": patient_images, "num_turns": len(turns)}
 

@@ -2,9 +2,11 @@
 
 Raw record (authors' GitHub release): `pmid`; `patient_info.basic_info` (medical record R);
 `patient_info.supplementary_info[]` = {`caption`, `path`: [one path], optional `detailed_caption`,
-`image_type`}; `patient_info.standardized_diagnosis[]` = {`original_term`, optional `corrected_term`,
+`image_type` (alias `modality`, or `modalities`: a string or a list, joined with "; ")};
+`patient_info.standardized_diagnosis[]` = {`original_term`, optional `corrected_term`,
 `code`, `primary`}; `classification`; optional `diagnosis`, `reasoning_path`, `year`, `rare_disease`,
-`source_type`, `source_name` (aliases accepted, see ALIASES).
+`source_type`, `source_name` (aliases accepted, see KNOWN_KEYS). Other top-level keys are kept in the
+`extra_fields` sidecar and listed in the build report (`--strict` refuses them).
 """
 from __future__ import annotations
 
@@ -15,14 +17,15 @@ from datasets import Features, Image, List, Value
 
 from dataset_builders.errors import ProblemLog
 from dataset_builders.fields import FieldReader
-from dataset_builders.adapter import CardFacts, ConfigSpec, JsonlCaseAdapter, release_image
+from dataset_builders.adapter import EXTRA_FIELDS, CardFacts, ConfigSpec, JsonlCaseAdapter, release_image
+from dataset_builders.vocabulary import Vocabulary
 from .taxonomy import BIBTEX, image_count_bin
 
 KNOWN_KEYS = {
     "pmid", "patient_info", "classification", "diagnosis", "final_diagnosis", "reasoning_path", "reasoning",
     "year", "publication_year", "rare_disease", "is_rare_disease", "rare", "source_type", "source_name", "source",
 }
-SOURCE_TYPES = {"journal": "journal", "web": "web", "website": "web", "case database": "web", "database": "web"}
+SOURCE_TYPES = Vocabulary(("journal", "web"), {"website": "web", "case database": "web", "database": "web"})
 
 DIAGNOSIS = {
     "term": Value("string"),
@@ -142,15 +145,8 @@ class MedReaMMAdapter(JsonlCaseAdapter):
         records_text = f.string(info.get("basic_info"), "patient_info.basic_info", required=True)
         images = self._images(f, info, root)
         diagnoses = self._diagnoses(f, info)
-        unknown = sorted(set(record) - KNOWN_KEYS)
-        if unknown:
-            f.problem(f"unknown field(s) {', '.join(unknown)}; rename or remove them (known: {', '.join(sorted(KNOWN_KEYS))})")
-        source_type = f.string(f.first(record, "source_type"), "source_type")
-        if source_type is not None:
-            normalised = SOURCE_TYPES.get(source_type.lower())
-            if normalised is None:
-                f.problem(f"field 'source_type' must be one of journal/web, got {source_type!r}")
-            source_type = normalised
+        extras = f.extras(record, set(record) - KNOWN_KEYS, KNOWN_KEYS)
+        source_type = f.vocab(record.get("source_type"), "source_type", SOURCE_TYPES)
         row = {
             "case_id": case_id,
             "medical_records": records_text,
@@ -164,6 +160,7 @@ class MedReaMMAdapter(JsonlCaseAdapter):
             "diagnoses": diagnoses,
             "num_diagnoses": len(diagnoses),
             "reasoning_path": f.string(f.first(record, "reasoning_path", "reasoning"), "reasoning_path"),
+            EXTRA_FIELDS: extras,
         }
         if row["diagnosis_text"] is None and diagnoses:
             row["diagnosis_text"] = "; ".join(d["term"] for d in diagnoses)
@@ -194,9 +191,10 @@ class MedReaMMAdapter(JsonlCaseAdapter):
             out["image_ids"].append(f"{f.case}-{k}")
             out["captions"].append(f.string(entry.get("caption"), f"{where}.caption", required=True))
             out["detailed_captions"].append(f.string(f.first(entry, "detailed_caption", "original_caption"), f"{where}.detailed_caption"))
-            out["image_types"].append(f.string(f.first(entry, "image_type", "modality"), f"{where}.image_type"))
+            out["image_types"].append(_image_type(f, entry, where))
         if len(entries) > 10:
-            f.problem(f"case has {len(entries)} images; MedReaMM cases have 1-10")
+            f.irregular(f"case has {len(entries)} images; MedReaMM cases have 1-10",
+                        "case has more than 10 images (MedReaMM cases have 1-10)")
         out["num_images"] = len(out["images"])
         return out
 
@@ -224,3 +222,12 @@ class MedReaMMAdapter(JsonlCaseAdapter):
         elif not entries and f.ok:
             f.problem("case has no diagnosis (patient_info.standardized_diagnosis is empty)")
         return diagnoses
+
+
+def _image_type(f: FieldReader, entry: dict, where: str) -> str | None:
+    """`image_type`, `modality` or `modalities` (a third-party loader of the release reads the last; a list
+    of several is joined with '; ')."""
+    value = f.first(entry, "image_type", "modality", "modalities")
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = "; ".join(v.strip() for v in value if v.strip()) or None
+    return f.string(value, f"{where}.image_type")

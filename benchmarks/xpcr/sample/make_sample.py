@@ -5,6 +5,13 @@
     cross_modal/cases.jsonl                 4 hospital-style cases (this project's layout)
     cross_modal/images/<case>/<n>.jpg       their images
 
+and converts it to the layout the authors' README recommends, in `readme_layout/` (the same rows;
+`to_readme_layout` converts any release in the Hub layout):
+
+    readme_layout/annotations/test.json     the Parquet rows' fields, images by `image_path`
+    readme_layout/images/<MOD>/...          the image bytes, at `images/<image_path>`
+    readme_layout/multimodal_cases/case_NNN/case.json + images   one folder per case
+
 Every image is a cartoon stand-in drawn here (fundus-, OCT-, angiography- and external-eye-like),
 a few KB each, labelled SYNTHETIC. No real patient data, no real dataset images.
 """
@@ -14,6 +21,9 @@ import io
 import json
 import random
 from pathlib import Path
+
+import shutil
+import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -359,7 +369,47 @@ def main() -> None:
             record["disease_category"] = category
         lines.append(json.dumps(record, ensure_ascii=False))
     (folder / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    to_readme_layout(HERE, HERE / "readme_layout")
+
+
+SPLITS = ("train", "validation", "val", "test")
+
+
+def to_readme_layout(release: Path, out: Path) -> None:
+    """A Hub-layout release (Parquet files at any depth, optional `cross_modal/cases.jsonl`) -> the README
+    layout in `out` (replaced). Parquet files are read in the builder's order (sorted paths) and go to
+    `annotations/<split>.json` by their name's prefix (`test` when none); each image is written to
+    `images/<image_path>`, so the record needs no `image` field."""
+    shutil.rmtree(out, ignore_errors=True)
+    annotations: dict[str, list[dict]] = {}
+    for path in sorted(p for p in release.rglob("*.parquet") if out not in p.parents):
+        split = next((s for s in SPLITS if path.name.startswith(s)), "test")
+        split = "val" if split == "validation" else split
+        for row in pq.read_table(path).to_pylist():
+            image = row.pop("image") or {}
+            target = out / "images" / row["image_path"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(image["bytes"])
+            annotations.setdefault(split, []).append(row)
+    (out / "annotations").mkdir(parents=True)
+    for split, records in annotations.items():
+        text = json.dumps(records, ensure_ascii=False, indent=1)
+        (out / "annotations" / f"{split}.json").write_text(text + "\n", encoding="utf-8")
+    cases = release / "cross_modal" / "cases.jsonl"
+    lines = cases.read_text(encoding="utf-8").splitlines() if cases.is_file() else []
+    for n, line in enumerate((line for line in lines if line.strip()), start=1):
+        record = json.loads(line)
+        folder = out / "multimodal_cases" / f"case_{n:03d}"
+        folder.mkdir(parents=True)
+        for entry in record["images"]:
+            name = Path(entry["path"]).name
+            shutil.copyfile(cases.parent / entry["path"], folder / name)
+            entry["path"] = name
+        (folder / "case.json").write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--convert"]:  # make_sample.py --convert HUB_RELEASE OUT
+        to_readme_layout(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        main()

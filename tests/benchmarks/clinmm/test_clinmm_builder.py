@@ -42,8 +42,9 @@ def edit_case(release, case_id, change):
 
 
 def problems_of(release, tmp_path):
+    """Problems of a --strict build (unknown keys and values refused, as before builds became lenient)."""
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("clinmm"), release, tmp_path / "out", progress=False)
+        build(registry.adapter("clinmm"), release, tmp_path / "out", progress=False, strict=True)
     return [str(p) for p in info.value.problems]
 
 
@@ -134,7 +135,7 @@ def test_bad_input_is_located_and_nothing_is_written(release, tmp_path):
     edit_case(release, "clinmm-s007", lambda r: r["images"].update(chinese=r["images"]["chinese"][:1]))
     problems = problems_of(release, tmp_path)
     expected = [
-        "cases/clinmm-s001.json, case 'clinmm-s001': field 'specialty' must be one of Radiology",
+        "cases/clinmm-s001.json, case 'clinmm-s001': field 'specialty' has unknown value 'Cardiology'; allowed: Radiology",
         "cases/clinmm-s002.json, case 'clinmm-s002': field 'images.english[1].image_type' is required",
         "cases/clinmm-s003.json, case 'clinmm-s003': field 'image_files.Figure 2' points outside the release folder",
         "cases/clinmm-s004.json, case 'clinmm-s004': unknown field(s) extra_key",

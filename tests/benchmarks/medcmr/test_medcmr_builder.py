@@ -152,7 +152,7 @@ def _problems(tmp_path, mcqs, opens=(), array=False, extra_lines=()):
     out.mkdir()
     (out / "keep.txt").write_text("untouched")
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("medcmr"), release, out, progress=False)
+        build(registry.adapter("medcmr"), release, out, progress=False, strict=True)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]  # nothing written, nothing removed
     return [str(p) for p in info.value.problems], release
 
@@ -242,3 +242,64 @@ def test_sample_generator_is_deterministic(tmp_path):
     generated = sorted(p.relative_to(copy) for p in (copy / "dataset").rglob("*") if p.is_file())
     assert committed == generated and len(committed) == 29
     assert all((SAMPLE / p).read_bytes() == (copy / p).read_bytes() for p in committed)
+
+
+def test_unseen_value_spellings_build_every_record(tmp_path):
+    """The paper's tables are not the release's spellings: known ones are mapped (case, hyphens, a
+    'System' suffix, listed synonyms), unknown ones kept verbatim; all are counted in the report."""
+    mcqs = [mcq(1, modality="Pathology", **{"organ system": "Digestive System"}),
+            mcq(2, modality="pathology", **{"organ system": "digestive system"}),
+            mcq(3, modality=["ct", "Thermography"], **{"organ system": "Nervous"}),
+            mcq(4, task="small object detection", surprise="kept"),
+            mcq(5, **{"organ system": "Liver"})]
+    release = write_release(tmp_path / "rel", mcqs, array=False)
+    report = build(registry.adapter("medcmr"), release, tmp_path / "hub", progress=False).release
+    rows = pq.read_table(tmp_path / "hub" / "medcmr" / "mcq" / "test-00000-of-00001.parquet").to_pylist()
+    assert [r["id"] for r in rows] == ["mcq-1", "mcq-2", "mcq-3", "mcq-4", "mcq-5"]
+    assert [r["modality"] for r in rows] == [["Pathology / Microscopy"], ["Pathology / Microscopy"],
+                                             ["CT", "Thermography"], ["CT"], ["CT"]]
+    assert [r["organ_system"] for r in rows] == ["Digestive", "Digestive", "Nervous", "Respiratory", "Liver"]
+    assert rows[3]["task"] == "SOD" and rows[3]["complexity_group"] == "visual"
+    values = {pair: (canonical, found.count, found.first) for pair, (canonical, found) in report.values.items()}
+    assert values == {
+        ("modality", "Pathology"): ("Pathology / Microscopy", 1, "mcq.jsonl, line 1, case 'mcq-1'"),
+        ("modality", "pathology"): ("Pathology / Microscopy", 1, "mcq.jsonl, line 2, case 'mcq-2'"),
+        ("modality", "Thermography"): (None, 1, "mcq.jsonl, line 3, case 'mcq-3'"),
+        ("organ system", "Digestive System"): ("Digestive", 1, "mcq.jsonl, line 1, case 'mcq-1'"),
+        ("organ system", "digestive system"): ("Digestive", 1, "mcq.jsonl, line 2, case 'mcq-2'"),
+        ("organ system", "Liver"): (None, 1, "mcq.jsonl, line 5, case 'mcq-5'"),
+        ("task", "small object detection"): ("SOD", 1, "mcq.jsonl, line 4, case 'mcq-4'"),  # the hyphen differs
+        # 'ct' differs from the listed 'CT' only in letter case: not reported
+    }
+    assert report.unknown_keys["surprise"].count == 1
+    card = (tmp_path / "hub" / "medcmr" / "README.md").read_text(encoding="utf-8")
+    assert "| `organ system` | `Digestive System` | `Digestive` | 1 | mcq.jsonl, line 1, case 'mcq-1' |" in card
+    assert "| `modality` | `Thermography` | kept verbatim | 1 | mcq.jsonl, line 3, case 'mcq-3' |" in card
+    with pytest.raises(BuildError) as info:
+        build(registry.adapter("medcmr"), release, tmp_path / "strict", progress=False, strict=True)
+    assert [str(p) for p in info.value.problems] == [
+        "mcq.jsonl, line 3, case 'mcq-3': field 'modality' has unknown value 'Thermography'; allowed: "
+        "Pathology / Microscopy, Photography / Dermatology, CT, X-ray & Fluoroscopy, MRI, Ultrasound, Endoscopy, "
+        "Ophthalmology / Optical, Nuclear Medicine / PET, Physiologic Signals, Radiotherapy, Derived / Meta",
+        "mcq.jsonl, line 4, case 'mcq-4': unknown field(s) surprise; rename or remove them (known: A, B, C, D, E, "
+        "answer, image_path, index, medical_intelligence, modality, options, organ_system, question, question_format, "
+        "question_type, source_journal, subtype, task, visual_description)",
+        "mcq.jsonl, line 5, case 'mcq-5': field 'organ system' has unknown value 'Liver'; allowed: Digestive, "
+        "Integumentary, Nervous, Skeletal, Other / NA, Respiratory, Cardiovascular, Reproductive, Muscular, Urinary, "
+        "Endocrine",
+    ]
+
+
+def test_unknown_task_is_kept_verbatim_without_a_complexity_group_and_scores(tmp_path):
+    from leaderboard.benchmark import ScoringContext
+    from leaderboard.scoring import score_file
+
+    release = write_release(tmp_path / "rel", [mcq(1, task="Gazing"), mcq(2)], array=False)
+    build(registry.adapter("medcmr"), release, tmp_path / "hub", progress=False)
+    rows = pq.read_table(tmp_path / "hub" / "medcmr" / "mcq" / "test-00000-of-00001.parquet").to_pylist()
+    assert [(r["task"], r["complexity_group"]) for r in rows] == [("Gazing", None), ("SOD", "visual")]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "mcq-1", "answer": "A"}\n{"id": "mcq-2", "answer": "B"}\n', encoding="utf-8")
+    _, result = score_file("medcmr", preds, tmp_path / "hub" / "medcmr", ScoringContext(resamples=0))
+    assert result.metrics["mcq_all"] == 50.0  # gold is A for both: one right of two
+    assert result.metrics["mcq_SOD"] == 0.0

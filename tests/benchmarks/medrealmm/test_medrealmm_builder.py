@@ -105,7 +105,7 @@ def test_bad_input_is_located_and_nothing_is_written(tmp_path):
     source = write_release(tmp_path / "bad", bad_cases, raw_lines=['{"id": "X7", "dialogue": [}'])
     (source / "images" / "X4").mkdir(parents=True, exist_ok=True)
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("medrealmm"), source, out, progress=False)
+        build(registry.adapter("medrealmm"), source, out, progress=False, strict=True)
     messages = [str(p) for p in info.value.problems]
     expected = [
         "cases.jsonl, line 1, case 'X1': rubric has no positive criterion",
@@ -128,7 +128,19 @@ def test_missing_image_and_too_many_patient_images(tmp_path):
     source = write_release(tmp_path / "r", cases)
     (source / "images" / "M2" / "1.png").unlink()
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("medrealmm"), source, tmp_path / "hub", progress=False)
+        build(registry.adapter("medrealmm"), source, tmp_path / "hub", progress=False, strict=True)
     messages = [str(p) for p in info.value.problems]
-    assert "cases.jsonl, line 1, case 'M1': 11 patient-uploaded images; MedRealMM cases have 1-10" in messages
-    assert "cases.jsonl, line 2, case 'M2': image not found: images/M2/1.png" in messages
+    assert messages == ["cases.jsonl, line 1, case 'M1': 11 patient-uploaded images; MedRealMM cases have 1-10",
+                        "cases.jsonl, line 2, case 'M2': image not found: images/M2/1.png"]
+    # leniently, eleven images are usable (kept, reported); the missing image still stops the build
+    with pytest.raises(BuildError) as info:
+        build(registry.adapter("medrealmm"), source, tmp_path / "hub", progress=False)
+    assert [str(p) for p in info.value.problems] == ["cases.jsonl, line 2, case 'M2': image not found: images/M2/1.png"]
+    (source / "images" / "M2" / "1.png").write_bytes((source / "images" / "M1" / "1.png").read_bytes())
+    report = build(registry.adapter("medrealmm"), source, tmp_path / "hub", progress=False).release
+    [(what, found)] = report.irregular.items()
+    assert (what, found.count, found.first) == (
+        "more than 10 patient-uploaded images (MedRealMM cases have 1-10)", 1, "cases.jsonl, line 1, case 'M1'")
+    card = (tmp_path / "hub" / "medrealmm" / "README.md").read_text(encoding="utf-8")
+    assert ("| more than 10 patient-uploaded images (MedRealMM cases have 1-10) | 1 | cases.jsonl, line 1, case 'M1' |"
+            in card)

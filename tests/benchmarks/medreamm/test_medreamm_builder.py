@@ -95,7 +95,7 @@ def _problems(tmp_path, cases, raw_lines=None):
     out.mkdir()
     (out / "keep.txt").write_text("untouched")
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("medreamm"), release, out, progress=False)
+        build(registry.adapter("medreamm"), release, out, progress=False, strict=True)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]  # nothing half-written, nothing removed
     return [str(p) for p in info.value.problems], release
 

@@ -163,7 +163,7 @@ def _problems(tmp_path, rows, cases=None, extra=None):
     out.mkdir()
     (out / "keep.txt").write_text("untouched")
     with pytest.raises(BuildError) as info:
-        build(registry.adapter("xpcr"), release, out, progress=False)
+        build(registry.adapter("xpcr"), release, out, progress=False, strict=True)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
     return [str(p) for p in info.value.problems]
 
@@ -181,7 +181,8 @@ def test_unknown_stage_category_and_unknown_modality(tmp_path):
                                     image_row("img2", "MRI", [qa("IQA", "R")])])
     assert problems[0].startswith("data/test-00000.parquet row 1, case 'img1': qa_pairs[0]: unknown stage category "
                                   "'Visual Acuity' (known: IQA, AL, LC, DD, SG, CD")
-    assert problems[1].startswith("data/test-00000.parquet row 2, case 'img2': unknown modality 'MRI'")
+    assert problems[1].startswith("data/test-00000.parquet row 2, case 'img2': field 'modality' has unknown value 'MRI'; "
+                                  "allowed: CFP, OCT, FFA, ICGA, RetCam, EP")
 
 
 def test_missing_and_corrupt_image_bytes(tmp_path):
@@ -217,8 +218,8 @@ def test_duplicate_ids_and_bad_cross_modal_cases(tmp_path):
         "cross_modal/cases.jsonl, line 1, case 'K1': case_group 2 needs modalities CFP/OCT/FFA, the images have CFP/OCT",
         "cross_modal/cases.jsonl, line 2, case 'K2': image modalities CFP/ICGA match no case group (1: CFP/OCT; "
         "2: CFP/OCT/FFA; 3: CFP/OCT/FFA/ICGA; 4: CFP/OCT/FFA/EP)",
-        "cross_modal/cases.jsonl, line 3, case 'K3': field 'items[0].task_family': unknown task family 'Guessing' "
-        "(known: Correspondence Identification, Diagnostic Integration, Modality Selection)",
+        "cross_modal/cases.jsonl, line 3, case 'K3': field 'items[0].task_family' has unknown value 'Guessing'; "
+        "allowed: Correspondence Identification, Diagnostic Integration, Modality Selection",
     ]
 
 
