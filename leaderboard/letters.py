@@ -28,13 +28,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
+
+from .option_text import named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v2"
-RULE_SUMMARY = ("letters-v2: explicit answer statement (final ones decide) > lone leading letter > single "
-                "standalone capital letter; think blocks dropped; first 4,000 + last 2,000 chars read; "
-                "several letters, a letter beyond the options, or none = unparseable")
+RULE_VERSION = "letters-v3"
+RULE_SUMMARY = ("letters-v3: explicit answer statement (final ones decide) > lone leading letter > single "
+                "standalone capital letter > the one option named by its text (no letter stated; longest match, "
+                "rejected mentions dropped); letters inside terms (H&E, B cell, type A) never count; think "
+                "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
+                "beyond the options, or none = unparseable")
 
 # Digits never decide: every rule treats 0-9 as one class (a word character, as in "A 45-year-old") and
 # none reads a digit's value, so two texts that differ only in which ASCII digits they hold parse alike.
@@ -106,6 +110,8 @@ _NOT_OPTION_BEFORE = re.compile(
     r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $", re.I)
 _NEGATED_BEFORE = re.compile(r"(?<![A-Za-z])(?:not|unlike|excluding|rule out|rules out|ruling out) "
                              r"(?:option |choice )?[(\[]?$", re.I)
+_TERM_AFTER = re.compile(r" (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain)(?![a-z])",
+                         re.I)
 _SLASHED_PAIR = re.compile(rf"(?<![{_WORD}])[A-Z]/[A-Z](?![{_WORD}])")
 _A_VERBS = re.compile(r" (?:or|and|nor|vs|versus|is|was|seems|appears|would|could|might|may|can|fits|matches|"
                       r"because|since|as|has|remains|looks)(?![a-z])")
@@ -127,6 +133,10 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False) -> bool:
         return False  # "It's not A, it's C": a rejected option is no answer
     if prev in "([" and nxt in ")]" and prev and nxt:
         return True  # "(c)", "[B]": nothing but a letter
+    if "&" in (prev, nxt):
+        return False  # "H&E", "A&E", "B&W": a term
+    if _TERM_AFTER.match(s, i + 1):
+        return False  # "B cell", "T cells", "NK cell" (the letter names a cell or lymphocyte type)
     if nxt in "'’" and after2.isalpha():
         return False  # "A's", "I'd", "I'm"
     if (nxt == "-" and _is_word_char(after2)) or (prev == "-" and _is_word_char(s[i - 2:i - 1])):
@@ -283,13 +293,19 @@ _LEADING_AFTER = re.compile(r"[)\]]?(?:$|[.:,;!?)] |[.:,;!?)]$| [-–—] | [-�
                             r"| (?:because|since|as|given)(?![a-z]))")  # "C because ..."
 
 
-def _leading(s: str, candidates: set[str]) -> str | None:
+def _inside(i: int, spans) -> bool:
+    return any(start <= i < end for start, end in spans)
+
+
+def _leading(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> str | None:
     """The letter the response opens with, alone on the first line or followed by a delimiter
     ("B. Retinal detachment", "(B) ...", "Option B: ..."); not "A fundus ...", "I think ...", "e.g.".
     Only the first line counts (the reasoning below it may name other options), unless the second line
     opens with another letter too: then the response is an echoed option list ("A. ...\nB. ...")."""
     lines = s.split("\n", 2)
     letter = _line_letter(lines[0])
+    if letter is not None and _inside(len(lines[0]) - len(lines[0].lstrip("([*")), spans):
+        return None  # "B cell" answering an item whose option is "B cell": the option's text, step 4
     if letter is None or letter == _CONFLICT:
         return letter
     if letter not in candidates:
@@ -321,19 +337,23 @@ def _line_letter(line: str) -> str | None:
 _STANDALONE = re.compile(rf"(?<![{_WORD}])\(?\[?(?P<l>[A-Z])(?![{_WORD}])")
 
 
-def _standalone(s: str, candidates: set[str]) -> str | None:
-    """The one capital letter standing alone anywhere, if only one (of A-E and the item's letters) does."""
+def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> str | None:
+    """The one capital letter standing alone anywhere, if only one (of A-E and the item's letters) does;
+    letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text."""
     found = {m.group("l") for m in _STANDALONE.finditer(s)
-             if m.group("l") in candidates and _is_option_letter(s, m.start("l"), "standalone")}
+             if m.group("l") in candidates and not _inside(m.start("l"), spans)
+             and _is_option_letter(s, m.start("l"), "standalone")}
     if len(found) > 1:
         return _CONFLICT
     return found.pop() if found else None
 
 
 # ------------------------------------------------------------------ the rule
-def parse_letter(text: str | None, letters: str = LETTERS) -> str | None:
+def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str] | None = None) -> str | None:
     """The chosen letter (upper case), or None when the response names no single option among `letters`.
-    A pure function of (text, letters): callers cache it per distinct text."""
+    `options` are the item's option texts in letter order (step 4 and the letters-inside-an-option-text
+    rule use them; without them the rule is letters-v2's plus the term rules). A pure function of
+    (text, letters, options): callers cache it per distinct pair."""
     if not isinstance(text, str):
         return None
     s = _normalised(_bounded(_answer_part(text)))
@@ -341,10 +361,13 @@ def parse_letter(text: str | None, letters: str = LETTERS) -> str | None:
         return None
     letters = letters.upper()
     candidates = set(LETTERS) | set(letters)  # "E" with letters "ABCD" is a (wrong) option, not noise
+    named, spans = named_option(s, list(options)[:len(letters)]) if options else (None, [])
     found = _explicit(s)  # 1. explicit answer statements
     if found is None:
-        found = _leading(s, candidates)  # 2. a lone leading letter
+        found = _leading(s, candidates, spans)  # 2. a lone leading letter
     if found is None:
-        found = _standalone(s, candidates)  # 3. a single standalone capital letter
+        found = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+    if found is None and named is not None:
+        found = letters[named]  # 4. no letter stated: the one option named by its text
     # the first step that found anything decides: one letter among the options, or unparseable
     return found if found is not None and found != _CONFLICT and found in letters else None
