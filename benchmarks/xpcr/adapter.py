@@ -108,6 +108,7 @@ ITEMS = Features({
     "disease": Value("string"),
     "disease_category": Value("string"),
     "n_options": Value("int8"),
+    "options": List(Value("string")),  # the option texts: the letter rule reads answers that restate one
     "answer": Value("string"),
 })
 ABLATIONS = Features({
@@ -119,6 +120,7 @@ ABLATIONS = Features({
     "task_family": Value("string"),
     "tier": Value("string"),
     "n_options": Value("int8"),
+    "options": List(Value("string")),  # the option texts: the letter rule reads answers that restate one
     "answer": Value("string"),
 })
 
@@ -231,14 +233,14 @@ class XPCRAdapter(Adapter):
                                    "`disease`, `disease_category`, `items` (`item_id`, `task_family`, `stage`, "
                                    "`question`, `options`, `tier`, ...) and aligned `answers`."),
             ConfigSpec("items", "items", ITEMS,
-                       description="One text-free row per scored item, chain and cross-modal (the leaderboard's answer "
+                       description="One row per scored item (no question text), chain and cross-modal (the leaderboard's answer "
                                    "key): `id`, `task` (chain/cross_modal), `parent_id` (image or case), `position`, "
                                    "`stage`, `tier`, `modality`, `case_group`, `task_family`, `source_dataset`, "
-                                   "`disease`, `disease_category`, `n_options`, `answer` (letter)."),
+                                   "`disease`, `disease_category`, `n_options`, `options` (the option texts), `answer` (letter)."),
             ConfigSpec("ablations", "ablations", ABLATIONS,
                        description="One row per cross-modal item and removed modality (the modality-ablation runs): "
                                    "`id` = `<item id>/without-<MODALITY>`, `item_id`, `parent_id`, `case_group`, "
-                                   "`removed_modality`, `task_family`, `tier`, `n_options`, `answer`."),
+                                   "`removed_modality`, `task_family`, `tier`, `n_options`, `options`, `answer`."),
         ]
 
     def source_files(self, source: Path) -> list[Path]:
@@ -555,7 +557,7 @@ class ChainReader:
                 "id": item["item_id"], "task": "chain", "parent_id": image_id, "position": position,
                 "stage": item["stage"], "tier": item["tier"], "modality": modality, "case_group": None,
                 "task_family": None, "source_dataset": source, "disease": disease, "disease_category": category,
-                "n_options": len(item["options"]), "answer": answer,
+                "n_options": len(item["options"]), "options": item["options"], "answer": answer,
             }
 
     def _modality(self, f: FieldReader, value: Any, image_path: str | None) -> str | None:
@@ -738,7 +740,8 @@ class CaseReader:
         }
         for position, (item, answer) in enumerate(zip(items, answers), start=1):
             common = {"parent_id": case_id, "case_group": group, "task_family": item["task_family"],
-                      "tier": item["tier"], "n_options": len(item["options"]), "answer": answer}
+                      "tier": item["tier"], "n_options": len(item["options"]), "options": item["options"],
+                      "answer": answer}
             yield "items", {"id": item["item_id"], "task": "cross_modal", "position": position, "stage": item["stage"],
                             "modality": None, "source_dataset": "hospital", "disease": disease,
                             "disease_category": category, **common}
