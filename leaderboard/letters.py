@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v2, in order of precedence:
+or None (unparseable: scored wrong, counted). Rule letters-v3, in order of precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
    is C", "The most likely diagnosis is (C) ...", "C is the correct answer", "I choose C", "\\boxed{C}",
@@ -15,7 +15,9 @@ or None (unparseable: scored wrong, counted). Rule letters-v2, in order of prece
    an echoed option list ("A. ...\\nB. ...") is not an answer.
 3. Else a single standalone capital letter anywhere ("... most likely has choice C."), not counting the
    article "A", the pronoun "I", rejected options ("not A"), or letters in terms ("vitamin A",
-   "X-linked", "E. coli", "C/D ratio").
+   "X-linked", "E. coli", "C/D ratio", "H&E", "B cell", a letter inside a mention of an option's text).
+4. Else (no letter stated) the one option named by its text, when the caller passes the option texts
+   (leaderboard/option_text.py: folded whole words, longest match, rejected mentions dropped).
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
