@@ -9,6 +9,7 @@ sees how the file was read; values are never changed beyond renaming and unwrapp
 """
 from __future__ import annotations
 
+import csv
 import json
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -41,32 +42,22 @@ def recognise(path: Path, schema, max_bytes: int) -> AuthorFormat | None:
             if not isinstance(row, dict) or schema.id_field in row:
                 return None
             return next((f for f in schema.formats if all(k in row for k in f.signature)), None)
-    except (PredictionFileError, OSError, ValueError):
-        return None
+    except (PredictionFileError, OSError, ValueError, csv.Error):
+        return None  # the native validation names the problem
     return None
 
 
 def validate_in_format(fmt: AuthorFormat, path: Path, schema, expected_ids, max_bytes: int, **kwargs):
     """Validate a file of an authors' format: converted row by row, then checked as a native file."""
-    from .prediction_files import Issue, ParseFailure, read_rows, validate
+    from .prediction_files import Issue, PredictionFileError, validate
 
     failures: list[Any] = []
     with tempfile.TemporaryDirectory(prefix="authors-format-") as folder:
         native = Path(folder) / "predictions.jsonl"
-        with native.open("w", encoding="utf-8") as out:
-            written = 0
-            for line, row in read_rows(path, max_bytes):
-                if line - 1 > written:  # blank lines keep the submitted file's line numbers
-                    out.write("\n" * (line - 1 - written))
-                    written = line - 1
-                if isinstance(row, ParseFailure):
-                    failures.append(Issue(line, None, row.message))
-                    out.write("\n")
-                elif isinstance(row, dict):
-                    out.write(json.dumps(fmt.convert(row), ensure_ascii=False) + "\n")
-                else:
-                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                written += 1
+        try:
+            _convert(fmt, path, native, max_bytes, failures)
+        except (PredictionFileError, OSError, ValueError, csv.Error):  # unreadable further on: say so natively
+            return validate(path, replace(schema, formats=()), expected_ids, max_bytes=max_bytes, **kwargs)
         report = validate(native, replace(schema, formats=()), expected_ids, max_bytes=max_bytes * 2, **kwargs)
     report.rows_read += len(failures)
     report.issues[:0] = failures
@@ -74,6 +65,26 @@ def validate_in_format(fmt: AuthorFormat, path: Path, schema, expected_ids, max_
     report.issues.insert(0, Issue(None, None, f"read as {fmt.name}" + "".join(f"; {n}" for n in fmt.notes),
                                   severity="warning"))
     return report
+
+
+def _convert(fmt: AuthorFormat, path: Path, native: Path, max_bytes: int, failures: list) -> None:
+    """Write each row of `path` converted to the native fields into `native`, at its own line number."""
+    from .prediction_files import Issue, ParseFailure, read_rows
+
+    with native.open("w", encoding="utf-8") as out:
+        written = 0
+        for line, row in read_rows(path, max_bytes):
+            if line - 1 > written:  # blank lines keep the submitted file's line numbers
+                out.write("\n" * (line - 1 - written))
+                written = line - 1
+            if isinstance(row, ParseFailure):
+                failures.append(Issue(line, None, row.message))
+                out.write("\n")
+            elif isinstance(row, dict):
+                out.write(json.dumps(fmt.convert(row), ensure_ascii=False) + "\n")
+            else:
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            written += 1
 
 
 def formats_of(benchmark_name: str) -> tuple[AuthorFormat, ...]:
