@@ -34,9 +34,13 @@ def _parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="line-level report on a prediction file; never shows answers")
     _common(val)
     val.add_argument("--json", type=Path, help="also write the report as JSON")
+    val.epilog = ("Without an answer key (a held-out build and no --answers) the file is checked against the "
+                  "public rows, as the Space does; a submitter never has the key.")
     sc = sub.add_parser("score", help="validate and score a prediction file")
     _common(sc)
-    sc.add_argument("--json", type=Path, help="write the result record here")
+    sc.add_argument("--json", type=Path, help="write the result record here: exact values (you hold the answers)")
+    sc.add_argument("--public", action="store_true",
+                    help="write what the Space would publish instead (small cells pending, held-out noise)")
     sc.add_argument("--per-item", type=Path, help="write private per-item scores (JSONL); they reveal answers")
     sc.add_argument("--model-name", default=None,
                     help="model name recorded in the result (default: the model in PRED.meta.json, else the file stem)")
@@ -118,11 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         if args.command == "validate":
-            report, _ = validate_file(registry.scorer(args.benchmark), args.predictions, args.data, args.answers)
-            print(report.render())
-            if args.json:
-                args.json.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            return 0 if report.ok else 1
+            return _validate(args)
         return _score(args)
     except (AnswerKeyError, ServiceConfigError, SettingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -131,6 +131,58 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}\nICD lookups made so far are cached; rerun when the service is back, or use "
               "--icd-coder offline (approximate)", file=sys.stderr)
         return 3
+
+
+def _validate(args) -> int:
+    """Against the answer key when there is one here; else, as the Space, against the public rows."""
+    from .public_index import KEY_CHECKS_LATER, has_answer_key, validate_public
+
+    benchmark = registry.scorer(args.benchmark)
+    if args.answers is None and not has_answer_key(benchmark, args.data):
+        report = validate_public(benchmark, args.predictions, args.data)
+        print(report.render())
+        print(f"\nnote: {args.data} holds no answer key (a held-out build): the file was checked against the "
+              f"public rows, as the Space checks it; {KEY_CHECKS_LATER}")
+    else:
+        report, _ = validate_file(benchmark, args.predictions, args.data, args.answers)
+        print(report.render())
+    _say_if_sample(benchmark, args.data)
+    if args.json:
+        args.json.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0 if report.ok else 1
+
+
+def _say_if_sample(benchmark, data: Path) -> dict | None:
+    """Print (and return, for the result's protocol) why a build is a sample and not the benchmark."""
+    from .release import build_status
+
+    status = build_status(benchmark, data)
+    if not status.sample:
+        return None
+    print(f"\nnote: {data} is a SAMPLE build ({status.reason}): not the benchmark; its numbers are not comparable "
+          "with the paper's or the leaderboard's")
+    return {"sample": True, "reason": status.reason}
+
+
+def _exact_record(result) -> dict:
+    """The whole result with exact values, for a local user who holds the answers (the Space publishes
+    `to_public_dict`: small cells pending, held-out noise). Private per-item scores stay out."""
+    from dataclasses import asdict
+
+    from .result import SCHEMA_VERSION, _finite
+
+    disclosure, result.disclosure = result.disclosure, None
+    try:
+        data = asdict(result)
+    finally:
+        result.disclosure = disclosure
+    data.pop("per_item", None)
+    data.pop("disclosure", None)
+    data["protocol"] = {**data["protocol"], "disclosure": "none: exact values written locally (`score --json`); "
+                                                          "`--public` writes what the Space publishes"}
+    data["schema_version"] = SCHEMA_VERSION
+    data["coverage"] = None if result.coverage is None else round(result.coverage, 6)
+    return _finite(data)
 
 
 def _score(args) -> int:
@@ -168,10 +220,16 @@ def _score(args) -> int:
     if report.issues:
         print(report.render(limit=20), file=sys.stderr)
         print(file=sys.stderr)
+    sample = _say_if_sample(benchmark, args.data)
+    if sample:
+        result.protocol["sample_build"] = sample
     print(render_result(benchmark, result))
-    if args.json:
+    if args.json and args.public:
         result.write(args.json, Policy.from_settings(Settings.from_env()))
-        print(f"\nresult written to {args.json}")
+        print(f"\nresult written to {args.json} as the Space would publish it (disclosure control applied)")
+    elif args.json:
+        args.json.write_text(json.dumps(_exact_record(result), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"\nresult written to {args.json} with exact values (--public: as the Space would publish it)")
     if args.per_item:
         with args.per_item.open("w", encoding="utf-8") as handle:
             for item_id, scores in (result.per_item or {}).items():

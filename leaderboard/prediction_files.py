@@ -44,6 +44,7 @@ class PredictionSchema:
     one_of: tuple[str, ...] = ()  # at least one of these must be present on each line
     id_field: str = "id"
     optional_metadata: tuple[str, ...] = ()  # accepted and ignored (e.g. model notes)
+    formats: tuple = ()  # the authors' own prediction shapes also read (leaderboard/author_formats.py)
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class ValidationReport:
     # columnar path only: each row's row number in the answer key's ids (the `expected` it was validated
     # against), so a scorer aligns predictions with the key without hashing the ids again
     key_rows: Any = None
+    format: str = "native"  # or the name of the authors' format the file was read in (author_formats.py)
 
     @property
     def valid(self) -> dict[str, dict]:
@@ -108,7 +110,8 @@ class ValidationReport:
 
     def summary(self) -> str:
         optional = f" (+{self.optional_valid} for optional items)" if self.optional_valid else ""
-        return (f"{self.rows_read} rows read, {self.n_valid - self.optional_valid} valid predictions{optional} for "
+        read_as = "" if self.format == "native" else f" (read as {self.format})"
+        return (f"{self.rows_read} rows read{read_as}, {self.n_valid - self.optional_valid} valid predictions{optional} for "
                 f"{self.expected_ids} items (coverage {100 * self.coverage:.1f}%), {len(self.errors)} errors, "
                 f"{len(self.warnings)} warnings")
 
@@ -122,7 +125,7 @@ class ValidationReport:
 
     def to_dict(self) -> dict:
         return {
-            "ok": self.ok, "rows_read": self.rows_read, "valid": self.n_valid, "expected": self.expected_ids,
+            "ok": self.ok, "format": self.format, "rows_read": self.rows_read, "valid": self.n_valid, "expected": self.expected_ids,
             "missing": self.missing_ids, "coverage": self.coverage,
             "issues": [{"line": i.line, "field": i.field, "message": i.message, "severity": i.severity}
                        for i in self.issues[:MAX_ISSUES_SHOWN]],
@@ -403,6 +406,13 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
     from .prediction_files_columnar import validate_columnar
 
     import pyarrow as pa
+
+    if schema.formats:  # the authors' own shapes (e.g. MedReaMM's pmid + pred_diagnoses) are read too
+        from .author_formats import recognise, validate_in_format
+
+        if (fmt := recognise(Path(path), schema, max_bytes)) is not None:
+            return validate_in_format(fmt, Path(path), schema, expected_ids, max_bytes,
+                                      foreign_id_hint=foreign_id_hint, columnar=columnar)
 
     # The columnar path wants the ids as an Arrow array (an answer key column is passed as is); the
     # line-by-line path wants a set. Build each only when that path runs.

@@ -421,7 +421,7 @@ def test_the_table_of_valid_predictions_keeps_the_schema_types_when_a_field_is_n
 def test_to_dict_is_what_the_cli_writes_as_json(tmp_path):
     r = check(tmp_path, jsonl({"id": "100", "response": "a"}, {"id": "zzz", "response": "b"}))
     assert r.to_dict() == {
-        "ok": False, "rows_read": 2, "valid": 1, "expected": 3, "missing": 2, "coverage": 1 / 3,
+        "ok": False, "format": "native", "rows_read": 2, "valid": 1, "expected": 3, "missing": 2, "coverage": 1 / 3,
         "issues": [{"line": 2, "field": "id", "message": "unknown id 'zzz'", "severity": "error"},
                    {"line": None, "field": None, "message": "2 of 3 items have no prediction; they count as wrong",
                     "severity": "warning"}],

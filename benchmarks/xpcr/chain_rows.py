@@ -101,7 +101,7 @@ class ChainShaper:
                 "id": item["item_id"], "task": "chain", "parent_id": image_id, "position": position,
                 "stage": item["stage"], "tier": item["tier"], "modality": modality, "case_group": None,
                 "task_family": None, "source_dataset": source, "disease": disease, "disease_category": category,
-                "n_options": len(item["options"]), "answer": answer,
+                "n_options": len(item["options"]), "options": item["options"], "answer": answer,
             }
 
     def _modality(self, f: FieldReader, value: Any, image_path: str | None) -> str | None:

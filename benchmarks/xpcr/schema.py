@@ -60,6 +60,7 @@ ITEMS = Features({
     "disease": Value("string"),
     "disease_category": Value("string"),
     "n_options": Value("int8"),
+    "options": List(Value("string")),  # the option texts: the letter rule reads answers that restate one
     "answer": Value("string"),
 })
 ABLATIONS = Features({
@@ -71,6 +72,7 @@ ABLATIONS = Features({
     "task_family": Value("string"),
     "tier": Value("string"),
     "n_options": Value("int8"),
+    "options": List(Value("string")),  # the option texts: the letter rule reads answers that restate one
     "answer": Value("string"),
 })
 

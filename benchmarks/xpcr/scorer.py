@@ -23,7 +23,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CAT
 
 from leaderboard.answer_key import AnswerKey
 from leaderboard.disclosure import Cells, cell_key, metric_key
-from leaderboard.letters import DIGITS, RULE_SUMMARY, parse_letter
+from leaderboard.letters import DIGITS, RULE_SUMMARY, RULE_VERSION, parse_letter
 from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
@@ -67,6 +67,7 @@ class XPCR(Benchmark):
     answer_columns = ("answer",)
     strata_columns = ("task", "parent_id", "stage", "tier", "modality", "case_group", "task_family", "source_dataset",
                       "disease", "disease_category", "n_options", "item_id", "removed_modality")
+    context_columns = ("options",)  # the option texts: the letter rule reads option-text answers (letters-v3)
     schema = PredictionSchema(
         fields=(
             FieldSpec("response", "string"),
@@ -185,7 +186,7 @@ class XPCR(Benchmark):
             if metrics[name] is None and name not in pending:
                 pending[name] = "no item of this stratum in the dataset build"
         protocol = self.base_protocol(key, context)
-        protocol["letter_rule"] = RULE_SUMMARY
+        protocol["letter_rule"], protocol["letter_rule_version"] = RULE_SUMMARY, RULE_VERSION
         protocol["bootstrap"]["type"] = "percentile over items (chains for CCR), exact via cell-count multinomial"
         protocol["confidence"] = {"items_with_confidence": int(s.has_conf[s.chain].sum()),
                                   "chain_items": int(s.chain.sum()), "threshold": CONFIDENT_AT, "bins": ECE_BINS}
@@ -314,7 +315,8 @@ class _Scored:
         letters = np.where(self.answered, self.given, -1)
         responses = self._column("response")
         need = self.answered & (letters < 0) & _np_bool(pc.is_valid(responses))
-        letters = np.where(need, _parse_responses(responses, self.n_options, need), letters)
+        options = self.column("options", pa.list_(pa.string())) if "options" in self.key.column_names else None
+        letters = np.where(need, _parse_responses(responses, self.n_options, need, options), letters)
         in_range = (letters >= 0) & (letters < self.n_options)
         self.pred = np.where(self.answered & in_range, letters, -1)
         self.parse_failures = self.answered & (self.pred < 0)
@@ -336,9 +338,10 @@ def _codes(column, values: tuple) -> np.ndarray:
     return np.asarray(pc.fill_null(index, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
-def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarray) -> np.ndarray:
+def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarray, options=None) -> np.ndarray:
     """Letter codes of free-text responses (rows in `need`): a bare capital letter directly, anything else
-    through parse_letter once per distinct (text with its digits zeroed, option count)."""
+    through parse_letter once per distinct (text with its digits zeroed, option count), or, when the key
+    carries the items' option texts (which may hold digits: "T2-weighted"), per distinct (text, options)."""
     out = np.full(len(need), -1, dtype=np.int64)
     rows = np.flatnonzero(need)
     if len(rows) == 0:
@@ -347,7 +350,15 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
     bare = _codes(texts, tuple(LETTERS))  # exactly "B" etc.: parse_letter's answer when in range, None beyond
     out[rows] = np.where(bare < n_options[rows], bare, -1)
     rest = rows[bare < 0]
-    if len(rest):
+    item_options = options.take(pa.array(rest)).to_pylist() if options is not None and len(rest) else None
+    if item_options is not None and any(item_options):
+        parsed: dict[tuple, int] = {}
+        for row, text, opts in zip(rest, responses.take(pa.array(rest)).to_pylist(), item_options):
+            pair = (text, tuple(opts or ()), int(n_options[row]))
+            if pair not in parsed:
+                parsed[pair] = _letter_code(parse_letter(text, LETTERS[:pair[2]], pair[1] or None))
+            out[row] = parsed[pair]
+    elif len(rest):
         # one parse per distinct (text up to its digits, option count): digits never decide (letters.DIGITS)
         encoded = pc.replace_substring_regex(responses.take(pa.array(rest)), DIGITS, "0").dictionary_encode()
         text_index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)

@@ -123,7 +123,12 @@ def _original_medreamm(text: str) -> list[str]:
 @FUZZ
 @given(text=ALPHABET)
 def test_medreamm_parse_matches_the_original(text):
-    assert parse_response(text) == _original_medreamm(text)
+    """Where the authors' parser read a list, the parse is theirs; issue 27's shapes (objects, apostrophes,
+    plain lists under the heading, echoed templates) only read what it returned nothing for (this alphabet
+    holds no "{" and no template)."""
+    original = [item for item in _original_medreamm(text) if item]  # "1. **": its blank item is dropped now
+    if original or ("'" not in text and re.search(r"#+\s*Output", text, re.I) is None):
+        assert parse_response(text) == original  # else a single-quoted or plain list may now be read
 
 
 @FUZZ

@@ -261,3 +261,18 @@ def test_categories_pending_when_the_dataset_has_no_labels(tmp_path):
         assert result.pending[f"mcq_{category}"] == "the dataset has no medical-intelligence labels"
     assert result.strata["medical_intelligence"] == {"(missing)": {"n": 2, "metrics": {"mcq_all": 50.0}}}
     assert result.pending["open_all"] == "the dataset has no open-ended items"
+
+
+def test_option_text_answers_are_read_with_the_items_options(tiny):
+    # the release's options are "one" ... "five" (A-E); a text of 3 characters counts only as a whole response
+    lines = [{"id": "mcq-1", "response": "one"},                        # A, gold A: right
+             {"id": "mcq-2", "response": "The answer is two."},         # "two" only as the whole response: failure
+             {"id": "mcq-3", "response": "Three."},                     # C, gold C: right
+             {"id": "mcq-4", "response": "I pick four."},               # D, gold D: right
+             {"id": "mcq-5", "response": "The answer is five, not three."},  # E ("three" rejected), gold E: right
+             {"id": "mcq-6", "response": "four"}]                       # D, gold A: wrong, parsed
+    _, result = score(tiny, lines)
+    assert result.metrics["mcq_all"] == pytest.approx(100 * 4 / 9, abs=1e-4)
+    assert result.parse_failures == 1
+    assert result.protocol["letter_rule_version"] == "letters-v3"
+    assert result.protocol["letter_rule"].startswith("letters-v3:")

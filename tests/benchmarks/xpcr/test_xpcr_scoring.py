@@ -320,3 +320,25 @@ def test_per_item_swa_shares_average_to_swa_avg(tmp_path):
     shares = [v["SWA_Avg"] for v in result.per_item.values() if v["SWA_Avg"] is not None]
     assert len(shares) == sum(cell["n"] for cell in result.strata["stage"].values())  # one per chain item
     assert 100 * sum(shares) / len(shares) == pytest.approx(result.metrics["SWA_Avg"], abs=1e-4)  # metric rounded to 4 dp
+
+
+def test_option_text_answers_use_the_items_options(built, tmp_path):
+    # every test item's options are alpha, beta, gamma, delta (A-D); gold is beta (B)
+    lines = [{"id": "img1-1", "response": "The finding is beta."},            # B: right
+             {"id": "img1-2", "response": "Gamma"},                           # C: wrong, parsed
+             {"id": "img1-3", "response": "alpha or delta"},                  # two options: parse failure
+             {"id": "img1-4", "response": "It is not alpha; it is beta."},    # B: right
+             {"id": "img1-5", "response": "Betas"}]                           # plural of B's text: right
+    _, result = score_file("xpcr", write(tmp_path / "p.jsonl", lines), built,
+                           ScoringContext(resamples=0, keep_per_item=True))
+    correct = {i: result.per_item[i]["correct"] for i in (l["id"] for l in lines)}
+    assert correct == {"img1-1": 1, "img1-2": 0, "img1-3": 0, "img1-4": 1, "img1-5": 1}
+    assert result.parse_failures == 1
+    assert result.protocol["letter_rule_version"] == "letters-v3"
+
+
+def test_vectorised_parsing_with_options_keeps_digits():
+    options = pa.chunked_array([[["T1-weighted", "T2-weighted"], ["T1-weighted", "T2-weighted"], None]])
+    got = _parse_responses(pa.array(["T2-weighted", "T1-weighted", "T2-weighted"]), np.array([2, 2, 2]),
+                           np.ones(3, dtype=bool), options)
+    assert got.tolist() == [1, 0, -1]  # digits decide between option texts; no options, no text step

@@ -1,0 +1,98 @@
+"""Prediction files in the shape a benchmark's authors' own scripts write (issue 27).
+
+Each benchmark declares the shapes it knows in `benchmarks/<name>/prediction_formats.py` (`FORMATS`, most
+specific first) and passes them to its `PredictionSchema(formats=...)`. A file whose first readable row
+lacks the schema's id field but holds every key of a format's `signature` is read in that format: each
+row is converted to the native fields, written to a temporary JSONL file at the same line numbers, and
+validated as usual. The report names the format it recognised (`ValidationReport.format`), so a submitter
+sees how the file was read; values are never changed beyond renaming and unwrapping.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+NATIVE = "native"
+
+
+@dataclass(frozen=True)
+class AuthorFormat:
+    name: str  # shown in the validation report
+    signature: tuple[str, ...]  # keys every row of this shape has
+    convert: Callable[[dict], dict]  # one row -> the native fields (unknown keys it keeps are warned about)
+    source: str = ""  # where the shape comes from (the authors' script)
+    notes: tuple[str, ...] = field(default=())  # what a submitter should know (shown in the report)
+
+
+def recognise(path: Path, schema, max_bytes: int) -> AuthorFormat | None:
+    """The declared format of the file's first readable row, or None (native, or unreadable: the
+    native validation names the problem)."""
+    from .prediction_files import ParseFailure, PredictionFileError, read_rows
+
+    if not getattr(schema, "formats", ()):
+        return None
+    try:
+        for _, row in read_rows(path, max_bytes):
+            if isinstance(row, ParseFailure):
+                continue
+            if not isinstance(row, dict) or schema.id_field in row:
+                return None
+            return next((f for f in schema.formats if all(k in row for k in f.signature)), None)
+    except (PredictionFileError, OSError, ValueError, csv.Error):
+        return None  # the native validation names the problem
+    return None
+
+
+def validate_in_format(fmt: AuthorFormat, path: Path, schema, expected_ids, max_bytes: int, **kwargs):
+    """Validate a file of an authors' format: converted row by row, then checked as a native file."""
+    from .prediction_files import Issue, PredictionFileError, validate
+
+    failures: list[Any] = []
+    with tempfile.TemporaryDirectory(prefix="authors-format-") as folder:
+        native = Path(folder) / "predictions.jsonl"
+        try:
+            _convert(fmt, path, native, max_bytes, failures)
+        except (PredictionFileError, OSError, ValueError, csv.Error):  # unreadable further on: say so natively
+            return validate(path, replace(schema, formats=()), expected_ids, max_bytes=max_bytes, **kwargs)
+        report = validate(native, replace(schema, formats=()), expected_ids, max_bytes=max_bytes * 2, **kwargs)
+    report.rows_read += len(failures)
+    report.issues[:0] = failures
+    report.format = fmt.name
+    report.issues.insert(0, Issue(None, None, f"read as {fmt.name}" + "".join(f"; {n}" for n in fmt.notes),
+                                  severity="warning"))
+    return report
+
+
+def _convert(fmt: AuthorFormat, path: Path, native: Path, max_bytes: int, failures: list) -> None:
+    """Write each row of `path` converted to the native fields into `native`, at its own line number."""
+    from .prediction_files import Issue, ParseFailure, read_rows
+
+    with native.open("w", encoding="utf-8") as out:
+        written = 0
+        for line, row in read_rows(path, max_bytes):
+            if line - 1 > written:  # blank lines keep the submitted file's line numbers
+                out.write("\n" * (line - 1 - written))
+                written = line - 1
+            if isinstance(row, ParseFailure):
+                failures.append(Issue(line, None, row.message))
+                out.write("\n")
+            elif isinstance(row, dict):
+                out.write(json.dumps(fmt.convert(row), ensure_ascii=False) + "\n")
+            else:
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            written += 1
+
+
+def formats_of(benchmark_name: str) -> tuple[AuthorFormat, ...]:
+    """The `FORMATS` a benchmark declares (none when it has no declaration module)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"benchmarks.{benchmark_name}.prediction_formats")
+    except ModuleNotFoundError:
+        return ()
+    return tuple(getattr(module, "FORMATS", ()))

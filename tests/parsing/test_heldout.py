@@ -1,0 +1,28 @@
+"""The held-out parsing corpora (tests/parsing/heldout/README.md): labelled before the rules they measure were
+written and never tuned on. The agreement measured at the end of issue 27 is pinned as a floor, so a change
+that loses a case fails here; a change that gains one should raise the floor (and be checked on fresh text)."""
+import json
+from pathlib import Path
+
+from benchmarks.medreamm.parsing import diagnosis_name, normalise, parse_response
+from leaderboard.letters import parse_letter
+
+HERE = Path(__file__).with_name("heldout")
+LETTERS = [json.loads(line) for line in (HERE / "heldout_letters.jsonl").read_text(encoding="utf-8").splitlines()]
+LISTS = [json.loads(line) for line in (HERE / "heldout_medreamm.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_letters_agree_with_the_careful_reader():
+    agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
+             for c in LETTERS]
+    assert len(LETTERS) == 157 and sum(agree) >= 147, sum(agree)  # 93.6 %; the target of 98 % is not met
+    option_text = [a for a, c in zip(agree, LETTERS) if "option-text" in c["style"]]
+    assert len(option_text) == 85 and sum(option_text) >= 75
+
+
+def test_medreamm_lists_agree_with_the_careful_reader():
+    def read(text):
+        return [normalise(diagnosis_name(item)) for item in parse_response(text)]
+
+    agree = [read(c["text"]) == [normalise(x) for x in c["expected"]] for c in LISTS]
+    assert len(LISTS) == 34 and sum(agree) == 34
