@@ -159,9 +159,11 @@ def _flags(name: str) -> tuple[int, int, int, int]:
 
 
 def test_held_out_and_probe_scores_are_pinned():
-    """Pinned so a change that loses ground shows (bench/injection_detection.py). probe2 was measured once,
-    blind, and never tuned on: its 10/20 (one false positive of 20) is the honest number for phrasings the
-    patterns do not know; the first probe's 20/20 came after its misses were seen (blind it was 2/20)."""
+    """Pinned so a change that loses ground shows (bench/injection_detection.py). Each probe was measured
+    blind once (2/20, 10/20, 7/20); the first two were then used to add missing classes, probe3 was not
+    (one defect it exposed was fixed: 8/20). Its number is the honest one for phrasings the patterns do
+    not know."""
     assert _flags("injections_heldout.jsonl") == (46, 46, 0, 48)
     assert _flags("injections_probe.jsonl") == (20, 20, 0, 20)
-    assert _flags("injections_probe2.jsonl") == (10, 20, 1, 20)
+    assert _flags("injections_probe2.jsonl") == (15, 20, 1, 20)
+    assert _flags("injections_probe3.jsonl") == (8, 20, 0, 20)
