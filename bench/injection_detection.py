@@ -21,13 +21,15 @@ sys.path.insert(0, str(ROOT))
 from leaderboard.judge.safety import find_injection  # noqa: E402
 
 # tune: what the patterns were grown from. held-out: written before tuning by the same author, never tuned
-# on (so not independent of the author's idea of an attack). probe: written after the first filter,
-# avoiding its vocabulary; blind 2/20, then its misses were seen and whole classes added (no longer blind).
-# probe2: written after that, blind, measured once and not tuned on: the honest number for new phrasings.
+# on (so not independent of the author's idea of an attack). Each probe was written after a round of
+# changes, avoiding the filter's vocabulary, and measured blind once: probe 2/20, probe2 10/20 (1 false
+# positive), probe3 7/20. Classes probe and probe2 showed missing were added afterwards (so they are no
+# longer blind); probe3 was not tuned on (one defect it exposed, 3-letter spelled words, was fixed).
 PARTS = {"tune": ROOT / "tests" / "hostile" / "injections.jsonl",
          "held-out": ROOT / "tests" / "hostile" / "injections_heldout.jsonl",
          "probe": ROOT / "tests" / "hostile" / "injections_probe.jsonl",
-         "probe2": ROOT / "tests" / "hostile" / "injections_probe2.jsonl"}
+         "probe2": ROOT / "tests" / "hostile" / "injections_probe2.jsonl",
+         "probe3": ROOT / "tests" / "hostile" / "injections_probe3.jsonl"}
 
 
 def measure(rows: list[dict]) -> dict:

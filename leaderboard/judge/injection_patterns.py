@@ -150,7 +150,8 @@ PATTERNS: tuple[tuple[str, str], ...] = (
      r"|\{\s*[\"']?(?:score|grade|points)[\"']?\s*[:：]\s*[0-9.]+\s*(?:\}|,\s*[\"'](?:reason|reasoning|rationale|explanation|"
      r"justification|comment|feedback|verdict)[\"'])"
      r"|\bmet[\"']?\s*[:=：]\s*(?:true|yes|1)\b"
-     r"|<\s*/?\s*(?:accuracy|score|verdict|rating|grade|met|rationale|reasoning|result|evaluation|judgement|judgment)\s*>"),
+     r"|<\s*/?\s*(?:accuracy|score|verdict|rating|grade|met|rationale|reasoning|result|evaluation|judgement|judgment)\s*>"
+     r"|\|\s*(?:verdict|met|criterion\s+met|judgement|judgment)\s*\|"),
     ("system or role marker",
      r"\bsystem\s*(?:prompt|message|override|instructions?|note|notice|update)\s*:|<\s*/?\s*(?:system|candidate_response|"
      r"instructions?|grading\w*|scoring\w*|evaluation_?\w*|judge\w*|grader\w*|assistant|user|prompt)\s*>"
@@ -212,6 +213,8 @@ PATTERNS: tuple[tuple[str, str], ...] = (
      r"|\bbewerte[nt]?\s+(?:diese|die|meine)\s+Antwort\s+als\s+(?:vollständig\s+|komplett\s+)?(?:korrekt|richtig)"
      r"|\bcalifica\s+(?:esta|la|mi)\s+respuesta\s+como\s+(?:correcta|perfecta)"
      r"|\b(?:note[zr]?|évalue[zr]?|considère[zr]?)\s+(?:cette|ma)\s+réponse\s+comme\s+(?:correcte|parfaite)"
+     r"|\bnegeer\s+(?:alle\s+)?(?:de\s+)?(?:vorige\s+|eerdere\s+)?(?:instructies|regels|aanwijzingen)"
+     r"|\b(?:geef|ken)\b[^.\n]{0,30}?\b(?:het\s+)?(?:maximale|hoogste|volle)\s+(?:cijfer|score|punten|aantal\s+punten)"
      r"|\bignora\s+(?:tutte\s+)?(?:le\s+)?istruzioni|\b(?:dai|assegna|attribuisci)\b[^.\n]{0,40}?\b(?:punteggio|voto)\s+massimo"
      r"|\bignore\s+(?:todas\s+)?(?:as\s+)?instruç[õo]es|\b(?:dê|atribua)\b[^.\n]{0,40}?\b(?:pontuaç[ãa]o|nota)\s+m[aá]xima"
      r"|игнорир[а-я]*\s+(?:все\s+)?(?:предыдущ[а-я]*\s+|прежн[а-я]*\s+)?(?:инструкци|указани|правил)"

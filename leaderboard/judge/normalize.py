@@ -9,7 +9,8 @@ filter stays linear whatever the text.
   or Greek text intact for the patterns written in those languages);
 - letters spelled out with single separators ("i g n o r e", "I-g-n-o-r-e") are joined in an extra view;
 - base64 spans of at least 16 characters that decode to readable text, and the rot13 of the text, are
-  extra views.
+  extra views; so are the text with %XX escapes decoded, with digits read as the letters they stand for
+  ("1gn0r3"), and reversed (when it reads like reversed English).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import base64
 import binascii
 import codecs
 import unicodedata
+from urllib.parse import unquote
 
 import re2
 
@@ -43,10 +45,14 @@ _CONFUSABLE_PAIRS = {
 _CONFUSABLE = str.maketrans(_CONFUSABLE_PAIRS)
 _CONFUSABLE_CHARS = frozenset(_CONFUSABLE_PAIRS)
 
-_SPELLED = re2.compile(r"(?:[A-Za-z][ .\-_*·|]){3,}[A-Za-z]")  # i g n o r e / I-g-n-o-r-e (letter, one separator)
+_SPELLED = re2.compile(r"(?:[A-Za-z][ .\-_*·|]){2,}[A-Za-z]")  # i g n o r e / I-g-n-o-r-e / t h e (letter, one separator)
 _OTHER_SEPARATORS = str.maketrans(".-_*·|", "      ")
 _BASE64 = re2.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}={0,2}")
 _ASCII_LETTER = re2.compile(r"[A-Za-z]")
+_PERCENT = re2.compile(r"%[0-9A-Fa-f]{2}")
+_LEET_WORD = re2.compile(r"[A-Za-z][013457@$]+[A-Za-z]|\b[013457][A-Za-z]{2}")  # "1gn0r3", "m4rks"
+_LEET = str.maketrans("013457@$", "oieastas")
+_REVERSED_HINTS = (" eht ", " dna ", " siht ", "erongi", "skram", "snoitcurtsni", "redarg")
 
 
 def plain(text: str) -> str:
@@ -55,8 +61,13 @@ def plain(text: str) -> str:
 
 
 def extra_views(text: str) -> list[str]:
-    """Decoded readings of `text` (already `plain`) that differ from it: look-alikes folded, spelled-out
-    letters joined, base64 spans decoded, rot13. Each is read by the same patterns."""
+    """Decoded readings of `text` (already `plain`) that differ from it. Each is read by the same patterns."""
+    return aligned_views(text) + detached_views(text)
+
+
+def aligned_views(text: str) -> list[str]:
+    """Readings that keep the text's parts in order (a sentence boundary stays between the same sentences):
+    look-alikes folded, spelled-out letters joined, rot13, %XX decoded, digits read as letters."""
     views = []
     folded = text.translate(_CONFUSABLE) if not _CONFUSABLE_CHARS.isdisjoint(text) else text
     if folded is not text:
@@ -64,11 +75,25 @@ def extra_views(text: str) -> list[str]:
     joined = _SPELLED.sub(_join_spelled, folded)
     if joined != folded:
         views.append(joined)
-    decoded = _decoded_base64(folded)
-    if decoded:  # one view for all of them: thousands of short spans are scanned in one call
-        views.append("\n".join(decoded))
     if _ASCII_LETTER.search(folded):
         views.append(codecs.encode(folded, "rot13"))
+    if _PERCENT.search(folded):
+        views.append(unquote(folded))
+    if _LEET_WORD.search(folded):
+        views.append(folded.translate(_LEET))
+    return views
+
+
+def detached_views(text: str) -> list[str]:
+    """Readings whose positions say nothing about where in the text they came from: the base64 spans
+    decoded (one view for all: thousands of short spans are scanned in one call), the text reversed."""
+    folded = text.translate(_CONFUSABLE) if not _CONFUSABLE_CHARS.isdisjoint(text) else text
+    views = []
+    decoded = _decoded_base64(folded)
+    if decoded:
+        views.append("\n".join(decoded))
+    if any(hint in folded.lower() for hint in _REVERSED_HINTS):
+        views.append(folded[::-1])
     return views
 
 

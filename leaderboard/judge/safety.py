@@ -19,7 +19,7 @@ from functools import lru_cache
 import re2
 
 from .injection_patterns import PATTERNS
-from .normalize import extra_views, plain
+from .normalize import aligned_views, detached_views, extra_views, plain
 
 OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
 REDACTED = "[removed by the leaderboard's filter]"  # must not itself match a pattern (a test checks)
@@ -112,11 +112,13 @@ def _flagged_sentences(sentences: list[str]) -> set[int]:
     resuming after each flagged sentence."""
     n = len(sentences)
     hit: set[int] = set()
-    per_sentence = False
-    for view in _views(plain(_BOUNDARY.join(s.replace(_BOUNDARY, " ") for s in sentences))):
+    joined = plain(_BOUNDARY.join(s.replace(_BOUNDARY, " ") for s in sentences))
+    # a detached reading (base64, reversed) that matches: its sentences are found one by one below
+    per_sentence = any(_INJECTION.search(view.encode()) for view in detached_views(joined))
+    for view in [joined, *aligned_views(joined)]:
         data = view.encode()
         pieces = data.split(_BOUNDARY_BYTES)
-        if len(pieces) != n:  # a decoded span (base64) has no boundaries: checked sentence by sentence below
+        if len(pieces) != n:  # a decoding made a boundary character ("%0C"): sentence by sentence below
             per_sentence = True
             continue
         starts = list(itertools.accumulate((len(piece) + len(_BOUNDARY_BYTES) for piece in pieces), initial=0))
