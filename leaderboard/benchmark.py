@@ -141,6 +141,11 @@ class Benchmark(ABC):
         """Ids a file may leave out without them counting as wrong (an Arrow array), or None."""
         return None
 
+    def anomalies(self, metrics: dict, protocol: dict) -> list[str]:
+        """Why a scored result should wait for a maintainer before it is ranked (e.g. a judged score its own
+        objective metrics cannot explain); none by default (leaderboard/judge/anomaly.py asks)."""
+        return []
+
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list:
         """Line-level problems that depend on the answer key (e.g. an item's format); none by default."""
         return []

@@ -63,7 +63,7 @@ def run_workers(endpoint: str, private, data: Path, scratch: Path, lease: float,
     stop, said, threads = threading.Event(), [], []
     for token, name in (("a", "A"), ("b", "B"), ("c", "C")):
         api = HfApi(endpoint=endpoint, token=token)
-        store = LocalStore(scratch / name, policy=Policy(min_cell=1, secret=b"shared", breakdowns_per_month=budget),
+        store = LocalStore(scratch / name, policy=Policy(min_cell=1, secret=b"one-secret", breakdowns_per_month=budget),
                            ledger=HubLedger(api, "lab/private", retry=retry))
         queue = HubQueue("lab/private", "lab/results", name, lease, api=api, retry=retry)
         threads.append(threading.Thread(target=serve, args=(queue, Service(store=store, data_dirs={"xpcr": data})),

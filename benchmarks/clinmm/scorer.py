@@ -18,6 +18,7 @@ from .metrics import categories, consensus, fact_scores, mean_and_ci
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from . import anomaly
 from .judging import (FACTS_SCHEMA, MATCHING_SCHEMA, diagnosis_call, extraction_call, matching_call,
                              matching_parser, parse_accuracy_xml, parse_facts, run_each, xml_judge)
 
@@ -99,6 +100,9 @@ class ClinMM(Benchmark):
                 "Clinical Cases, arXiv:2607.25933.")
 
     # ------------------------------------------------------------------ validation
+
+    def anomalies(self, metrics: dict, protocol: dict) -> list[str]:
+        return anomaly.anomalies(metrics, protocol)
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:
         """`turn_responses` must be a list of strings (the generic validator ignores metadata fields)."""
         issues = []
@@ -171,7 +175,7 @@ class ClinMM(Benchmark):
             protocol["not_comparable_because"].append("both diagnosis judges are the same model")
             notes.append("Both diagnosis judges are the same model; the paper's consensus uses two different ones")
         both = ~np.isnan(scores).any(axis=1) if len(judges) == 2 else np.zeros(len(cases), dtype=bool)
-        protocol["judge_agreement"] = {"cases": int(both.sum()),  # for anomaly review (leaderboard/judge/anomaly.py)
+        protocol["judge_agreement"] = {"cases": int(both.sum()),  # for anomaly review (anomaly.py)
                                        "sharp_disagreements": int((np.abs(scores[both, 0] - scores[both, 1]) == 2).sum())
                                        if both.any() else 0}
         c = consensus(scores, cases.has_diagnosis)

@@ -23,6 +23,7 @@ from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from . import anomaly
 from .judging import judge_open_items
 
 OPEN_CRITERIA = {"Con": "Consistency", "Coh": "Coherence", "VA": "Visual accuracy", "GT": "Ground-truth correctness"}
@@ -97,6 +98,9 @@ class MedCMR(Benchmark):
     )
     citation = "Gong, Ji, Liu et al. Med-CMR, arXiv:2512.00818."
 
+
+    def anomalies(self, metrics: dict, protocol: dict) -> list[str]:
+        return anomaly.anomalies(metrics, protocol)
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:
         return format_issues(path, key, report)
 

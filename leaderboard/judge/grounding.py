@@ -4,7 +4,7 @@ instruction or talk about the grading. A verdict that fails is refused with its 
 again within its attempt count.
 
 Every verdict format carries three fields for this: `canary`, `criterion_id` and `evidence` (JSON keys, or
-XML elements for ClinMM's diagnosis judge); each benchmark's parser returns them under those names.
+XML elements where a benchmark's judge answers in XML); each benchmark's parser returns them under those names.
 """
 from __future__ import annotations
 
