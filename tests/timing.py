@@ -1,5 +1,6 @@
 """Time checks that hold on a loaded machine: never "faster than N seconds", always a ratio of two runs
-measured in the same test, so a slow or busy machine slows both sides alike.
+measured in the same test, and in CPU seconds of this process (time.process_time), not wall time: waiting for
+a core that other processes hold does not count, and a slow machine slows both sides alike.
 
 - `growth(fn, make, n)`: the time at k*n over the time at n (each the best of a few runs). A linear
   function grows ~k-fold, a quadratic one ~k^2-fold: with k = 8, 8 against 64. `assert_linear` allows
@@ -27,11 +28,11 @@ def best_time(fn: Callable[[], object], repeats: int = 3, min_seconds: float = 0
     try:
         best = float("inf")
         for _ in range(repeats):
-            calls, start = 0, time.perf_counter()
+            calls, start = 0, time.process_time()
             while True:
                 fn()
                 calls += 1
-                elapsed = time.perf_counter() - start
+                elapsed = time.process_time() - start
                 if elapsed >= min_seconds:
                     break
             best = min(best, elapsed / calls)
