@@ -73,7 +73,7 @@ class Mention(NamedTuple):
 
 
 def _words_before(text: str, start: int, count: int) -> tuple[str, ...]:
-    return tuple(text[max(0, start - 60):start].split()[-count:]) if count else ()
+    return tuple(text[max(0, start - 60):start].split()[-count:])  # count >= 1
 
 
 def _words_after(text: str, end: int, count: int) -> tuple[str, ...]:

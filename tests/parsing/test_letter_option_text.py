@@ -99,6 +99,8 @@ def test_short_and_generic_options_count_only_as_the_whole_response():
     assert parse_letter("MRI", "ABCD", modalities) == "B"
     assert parse_letter("mri.", "ABCD", modalities) == "B"
     assert parse_letter("An MRI was obtained; the answer is ultrasound.", "ABCD", modalities) == "C"
+    assert parse_letter("The MRI is normal.", "ABCD", modalities) is None  # three letters: not inside a sentence
+    assert parse_letter("The PETS scan.", "ABCD", ["CT", "MRI", "Ultrasound", "PETS"]) == "D"
     assert parse_letter("Normal", "AB", ["Normal", "Abnormal"]) == "A"
     assert parse_letter("Normal optic disc but abnormal macula", "AB", ["Normal", "Abnormal"]) is None
 
