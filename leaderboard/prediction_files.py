@@ -394,7 +394,7 @@ def validate(path: Path, schema: PredictionSchema, expected_ids: Iterable[str],
 
     import pyarrow as pa
 
-    if schema.formats:  # the authors' own shapes (e.g. MedReaMM's pmid + pred_diagnoses) are read too
+    if schema.formats:  # the shapes a benchmark's authors' own scripts write are read too
         from .author_formats import recognise, validate_in_format
 
         if (fmt := recognise(Path(path), schema, max_bytes)) is not None:
