@@ -43,6 +43,21 @@ RULE_SUMMARY = ("letters-v3: explicit answer statement (final ones decide) > lon
                 "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
                 "beyond the options, or none = unparseable")
 
+
+
+def rule_of(protocol: dict) -> str | None:
+    """The letter rule a result was scored under: its `letter_rule_version`, else the id its `letter_rule`
+    summary opens with (results scored before letters-v3 carry only the summary, "letters-v2: ..."); None
+    for a benchmark without letters. A result under an older rule keeps it: it is never relabelled."""
+    version = protocol.get("letter_rule_version")
+    if isinstance(version, str) and version:
+        return version
+    summary = protocol.get("letter_rule")
+    if isinstance(summary, str) and summary.startswith("letters-"):
+        return summary.split(":", 1)[0]
+    return None
+
+
 # Digits never decide: every rule treats 0-9 as one class (a word character, as in "A 45-year-old") and
 # none reads a digit's value, so two texts that differ only in which ASCII digits they hold parse alike.
 # Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
