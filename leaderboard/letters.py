@@ -28,12 +28,13 @@ meant ("c", "answer: d"; never "a 45-year-old", "e.g."). Every pattern is bounde
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import NamedTuple, Sequence
 
 import re2
 
-from .option_text import named_option
+from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
 RULE_VERSION = "letters-v3"
@@ -515,6 +516,20 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ())
 
 
 # ------------------------------------------------------------------ the rule
+@functools.lru_cache(maxsize=4096)
+def _has_letter_word(options: tuple) -> bool:
+    """Does an option's text hold a one-letter word ("Hepatitis B", "Type A fracture")?"""
+    return any(len(word) == 1 and word.isalpha() for option in options for word in fold(option or "").text.split())
+
+
+def needs_options(found_without: str | None, options: Sequence[str] | None) -> bool:
+    """Can the option texts change what `parse_letter` found without them? Only when it found no letter (step 4
+    may name one) or when an option's text holds a one-letter word (a letter inside a mention of it is that
+    option's text, not an answer letter). Batch callers parse each distinct text once without options
+    (digits zeroed, see DIGITS) and again with its item's options only where this is true."""
+    return bool(options) and (found_without is None or _has_letter_word(tuple(options)))
+
+
 def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str] | None = None) -> str | None:
     """The chosen letter (upper case), or None when the response names no single option among `letters`.
     `options` are the item's option texts in letter order (step 4 and the letters-inside-an-option-text

@@ -125,3 +125,28 @@ def test_results_keep_the_rule_they_were_scored_under():
     assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v3"
     assert rule_of({"letter_rule_version": "letters-v3", "letter_rule": old_summary}) == "letters-v3"
     assert rule_of({}) is None and rule_of({"letter_rule": "something else"}) is None
+
+
+@pytest.mark.parametrize("text, options", [
+    ("Answer: B", ["Hepatitis A", "Hepatitis B", "Hepatitis C"]),
+    ("It's a B cell.", ["T cell", "B cell", "NK cell"]),
+    ("B", ["Melanoma", "Naevus"]),
+    ("Naevus.", ["Melanoma", "Naevus"]),
+    ("The answer is B. Melanoma is less likely.", ["Melanoma", "Naevus"]),
+    ("Stanford type A. The answer is B", ["Stanford type A dissection", "Stanford type B dissection"]),
+])
+def test_needs_options_is_false_only_where_the_options_cannot_change_the_letter(text, options):
+    from leaderboard.letters import needs_options
+
+    without = parse_letter(text, "ABC"[:len(options)])
+    if not needs_options(without, options):
+        assert parse_letter(text, "ABC"[:len(options)], options) == without
+
+
+def test_needs_options_cases():
+    from leaderboard.letters import needs_options
+
+    assert needs_options(None, ["Melanoma", "Naevus"])  # step 4 may name one
+    assert not needs_options("B", ["Melanoma", "Naevus"])  # a letter found, no one-letter word in the options
+    assert needs_options("B", ["Hepatitis A", "Hepatitis B"])  # "Hepatitis B" holds a letter
+    assert not needs_options(None, []) and not needs_options(None, None)
