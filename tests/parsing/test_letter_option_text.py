@@ -99,7 +99,13 @@ def test_short_and_generic_options_count_only_as_the_whole_response():
     assert parse_letter("MRI", "ABCD", modalities) == "B"
     assert parse_letter("mri.", "ABCD", modalities) == "B"
     assert parse_letter("An MRI was obtained; the answer is ultrasound.", "ABCD", modalities) == "C"
-    assert parse_letter("The MRI is normal.", "ABCD", modalities) is None  # three letters: not inside a sentence
+    assert parse_letter("The MRI is normal.", "ABCD", modalities) == "B"  # an acronym in capitals, inside a sentence
+    assert parse_letter("the mri is normal.", "ABCD", modalities) is None  # in lower case: only as the whole response
+    assert parse_letter("The Mri is normal.", "ABCD", modalities) is None  # not written as the acronym
+    assert parse_letter("An MRI and a CT were done.", "ABCD", modalities) is None  # two named, no conclusion
+    assert parse_letter("the cat sat", "AB", ["cat", "dog"]) is None  # three letters, not capitals: whole response only
+    assert parse_letter("cat", "AB", ["cat", "dog"]) == "A"
+    assert parse_letter("Blood group A.", "ABCD", ["A", "B", "AB", "O"]) is None  # one letter is never an acronym
     assert parse_letter("The PETS scan.", "ABCD", ["CT", "MRI", "Ultrasound", "PETS"]) == "D"
     assert parse_letter("Normal", "AB", ["Normal", "Abnormal"]) == "A"
     assert parse_letter("Normal optic disc but abnormal macula", "AB", ["Normal", "Abnormal"]) is None
