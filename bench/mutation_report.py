@@ -37,6 +37,7 @@ GOAL = 90.0
 CORE: dict[str, tuple[str, ...]] = {
     "leaderboard/metrics/*.py": ("*",),
     "leaderboard/letters.py": ("*",),
+    "leaderboard/option_text.py": ("*",),
     "leaderboard/tie_groups.py": ("*",),
     "benchmarks/*/parsing.py": ("*",),
     "benchmarks/clinmm/metrics.py": ("*",),
@@ -54,6 +55,7 @@ CORE: dict[str, tuple[str, ...]] = {
 # conservative. It edits mutants/mutmut-stats.json (the tests-per-function map of the last stats collection).
 NARROW: dict[str, tuple[str, ...]] = {
     "leaderboard.letters.": ("tests/test_letters.py", "tests/parsing/"),
+    "leaderboard.option_text.": ("tests/parsing/",),
     "leaderboard.metrics.rubric.": ("tests/test_metric_boundaries.py", "test_rubric_scores_pure_function_edges"),
     "leaderboard.metrics.calibration.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
                                          "tests/benchmarks/xpcr/test_xpcr_metrics.py",

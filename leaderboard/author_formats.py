@@ -74,9 +74,8 @@ def _convert(fmt: AuthorFormat, path: Path, native: Path, max_bytes: int, failur
     with native.open("w", encoding="utf-8") as out:
         written = 0
         for line, row in read_rows(path, max_bytes):
-            if line - 1 > written:  # blank lines keep the submitted file's line numbers
-                out.write("\n" * (line - 1 - written))
-                written = line - 1
+            out.write("\n" * (line - 1 - written))  # blank lines keep the submitted file's line numbers
+            written = max(written, line - 1)
             if isinstance(row, ParseFailure):
                 failures.append(Issue(line, None, row.message))
                 out.write("\n")

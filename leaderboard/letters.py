@@ -28,12 +28,13 @@ meant ("c", "answer: d"; never "a 45-year-old", "e.g."). Every pattern is bounde
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import NamedTuple, Sequence
 
 import re2
 
-from .option_text import named_option
+from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
 RULE_VERSION = "letters-v3"
@@ -42,6 +43,21 @@ RULE_SUMMARY = ("letters-v3: explicit answer statement (final ones decide) > lon
                 "rejected mentions dropped); letters inside terms (H&E, B cell, type A) never count; think "
                 "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
                 "beyond the options, or none = unparseable")
+
+
+
+def rule_of(protocol: dict) -> str | None:
+    """The letter rule a result was scored under: its `letter_rule_version`, else the id its `letter_rule`
+    summary opens with (results scored before letters-v3 carry only the summary, "letters-v2: ..."); None
+    for a benchmark without letters. A result under an older rule keeps it: it is never relabelled."""
+    version = protocol.get("letter_rule_version")
+    if isinstance(version, str) and version:
+        return version
+    summary = protocol.get("letter_rule")
+    if isinstance(summary, str) and summary.startswith("letters-"):
+        return summary.split(":", 1)[0]
+    return None
+
 
 # Digits never decide: every rule treats 0-9 as one class (a word character, as in "A 45-year-old") and
 # none reads a digit's value, so two texts that differ only in which ASCII digits they hold parse alike.
@@ -500,6 +516,20 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ())
 
 
 # ------------------------------------------------------------------ the rule
+@functools.lru_cache(maxsize=4096)
+def _has_letter_word(options: tuple) -> bool:
+    """Does an option's text hold a one-letter word ("Hepatitis B", "Type A fracture")?"""
+    return any(len(word) == 1 and word.isalpha() for option in options for word in fold(option or "").text.split())
+
+
+def needs_options(found_without: str | None, options: Sequence[str] | None) -> bool:
+    """Can the option texts change what `parse_letter` found without them? Only when it found no letter (step 4
+    may name one) or when an option's text holds a one-letter word (a letter inside a mention of it is that
+    option's text, not an answer letter). Batch callers parse each distinct text once without options
+    (digits zeroed, see DIGITS) and again with its item's options only where this is true."""
+    return bool(options) and (found_without is None or _has_letter_word(tuple(options)))
+
+
 def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str] | None = None) -> str | None:
     """The chosen letter (upper case), or None when the response names no single option among `letters`.
     `options` are the item's option texts in letter order (step 4 and the letters-inside-an-option-text

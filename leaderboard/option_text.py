@@ -8,7 +8,8 @@ inside "Hodgkin lymphoma") does not count alone. A mention that is rejected ("no
 "rather than glioblastoma", "non-Hodgkin lymphoma", "meningioma is excluded") does not count. When
 several options are named, the last clause naming any decides if it names exactly one and concludes
 ("... so this is most likely glioblastoma"); otherwise the response does not commit. Short or generic
-option texts ("CT", "Yes", "Normal") count only when they are the whole response.
+option texts ("ct", "Yes", "Normal") count only when they are the whole response; a short option written in
+capitals ("CT", "MRI") also where the response writes it in capitals ("an MRI of the brain").
 
 Everything here is a hand-written scan: no regular expression, linear in the response's length per option.
 """
@@ -36,6 +37,7 @@ _GENERIC = {"yes", "no", "none", "normal", "abnormal", "other", "unknown", "pres
 
 class Folded(NamedTuple):
     text: str  # " word word ... " (a space at both ends, single spaces between words)
+    source: str  # the text folded
     origin: list[int]  # origin[k] = index in the source text of text[k]
     clause: list[int]  # clause[k] = how many clause ends (. , ; : ! ? newline) precede text[k]
 
@@ -63,7 +65,7 @@ def fold(source: str) -> Folded:
         chars.append(" ")
         origin.append(len(source))
         clause.append(n_clause)
-    return Folded("".join(chars), origin, clause)
+    return Folded("".join(chars), source, origin, clause)
 
 
 class Mention(NamedTuple):
@@ -73,7 +75,7 @@ class Mention(NamedTuple):
 
 
 def _words_before(text: str, start: int, count: int) -> tuple[str, ...]:
-    return tuple(text[max(0, start - 60):start].split()[-count:]) if count else ()
+    return tuple(text[max(0, start - 60):start].split()[-count:])  # count >= 1
 
 
 def _words_after(text: str, end: int, count: int) -> tuple[str, ...]:
@@ -110,8 +112,11 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
         if not words:
             continue
         if (len(words) == 1 and len(words[0]) <= 3) or " ".join(words) in _GENERIC:
-            if whole == needle.strip():  # "CT", "Yes": only as the whole response
+            if whole == needle.strip():  # "ct", "Yes": only as the whole response
                 found.append(Mention(1, len(folded.text) - 1, index))
+            elif _acronym(option):  # "CT", "MRI": also written in capitals inside a sentence ("an MRI of ...")
+                found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle)
+                             if _capitals(folded, s, s + len(words[0])))
             continue
         found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle))
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
@@ -123,6 +128,17 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
         kept.append(m)
         reach = max(reach, m.end)
     return kept
+
+
+def _acronym(option: str) -> bool:
+    """A short option written in capitals ("CT", "MRI", "AMD"): two or more characters, at least one a letter."""
+    text = option.strip()
+    return len(text) >= 2 and text.isalnum() and text.upper() == text and any(c.isalpha() for c in text)
+
+
+def _capitals(folded: Folded, start: int, end: int) -> bool:
+    """Is the folded span [start, end) written in capitals in the source (the acronym, not the word "ct")?"""
+    return all(not c.isalpha() or c.isupper() for c in (folded.source[folded.origin[k]] for k in range(start, end)))
 
 
 def named_option(source: str, options: Sequence[str]) -> tuple[int | None, list[tuple[int, int]]]:

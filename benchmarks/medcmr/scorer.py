@@ -18,7 +18,7 @@ from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_S
 from leaderboard.aggregate import SCALE, overall
 from leaderboard.answer_key import AnswerKey
 from leaderboard.disclosure import Cells, cell_key, metric_key
-from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, parse_letter
+from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, needs_options, parse_letter
 from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
@@ -299,18 +299,25 @@ def aligned_predictions(ids: pa.ChunkedArray, report: ValidationReport) -> tuple
 def choose_letters(given: np.ndarray, response: np.ndarray, answered: np.ndarray,
                    options: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The chosen letter per MCQ (None if none) and which answered items failed to parse.
-    A given `answer` wins over `response`; each distinct (response, option texts) is parsed once."""
+    A given `answer` wins over `response`; each distinct response is parsed once, and again with its item's
+    option texts only where they can change the letter (letters.needs_options)."""
     letters = np.full(len(given), None, dtype=object)
-    parsed: dict[tuple, str | None] = {}
+    parsed: dict[str, str | None] = {}
+    with_options: dict[tuple, str | None] = {}
     for k in np.flatnonzero(answered):
         if given[k] is not None:
             letters[k] = given[k].upper()
         elif response[k] is not None:
+            text = response[k]
+            if text not in parsed:
+                parsed[text] = parse_letter(text)
+            letters[k] = parsed[text]
             item_options = tuple(options[k] or ()) if options is not None else ()
-            pair = (response[k], item_options)
-            if pair not in parsed:
-                parsed[pair] = parse_letter(response[k], options=item_options or None)
-            letters[k] = parsed[pair]
+            if needs_options(letters[k], item_options):  # option texts change it only here
+                pair = (text, item_options)
+                if pair not in with_options:
+                    with_options[pair] = parse_letter(text, options=item_options)
+                letters[k] = with_options[pair]
     parse_failed = answered & np.asarray([x is None for x in letters], dtype=bool)
     return letters, parse_failed
 

@@ -23,7 +23,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CAT
 
 from leaderboard.answer_key import AnswerKey
 from leaderboard.disclosure import Cells, cell_key, metric_key
-from leaderboard.letters import DIGITS, RULE_SUMMARY, RULE_VERSION, parse_letter
+from leaderboard.letters import DIGITS, RULE_SUMMARY, RULE_VERSION, needs_options, parse_letter
 from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
                                    uncertainty_codes)
@@ -340,8 +340,8 @@ def _codes(column, values: tuple) -> np.ndarray:
 
 def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarray, options=None) -> np.ndarray:
     """Letter codes of free-text responses (rows in `need`): a bare capital letter directly, anything else
-    through parse_letter once per distinct (text with its digits zeroed, option count), or, when the key
-    carries the items' option texts (which may hold digits: "T2-weighted"), per distinct (text, options)."""
+    through parse_letter once per distinct (text with its digits zeroed, option count); then, when the key
+    carries the items' option texts, again with them where they can change the letter (letters.needs_options)."""
     out = np.full(len(need), -1, dtype=np.int64)
     rows = np.flatnonzero(need)
     if len(rows) == 0:
@@ -350,15 +350,7 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
     bare = _codes(texts, tuple(LETTERS))  # exactly "B" etc.: parse_letter's answer when in range, None beyond
     out[rows] = np.where(bare < n_options[rows], bare, -1)
     rest = rows[bare < 0]
-    item_options = options.take(pa.array(rest)).to_pylist() if options is not None and len(rest) else None
-    if item_options is not None and any(item_options):
-        parsed: dict[tuple, int] = {}
-        for row, text, opts in zip(rest, responses.take(pa.array(rest)).to_pylist(), item_options):
-            pair = (text, tuple(opts or ()), int(n_options[row]))
-            if pair not in parsed:
-                parsed[pair] = _letter_code(parse_letter(text, LETTERS[:pair[2]], pair[1] or None))
-            out[row] = parsed[pair]
-    elif len(rest):
+    if len(rest):
         # one parse per distinct (text up to its digits, option count): digits never decide (letters.DIGITS)
         encoded = pc.replace_substring_regex(responses.take(pa.array(rest)), DIGITS, "0").dictionary_encode()
         text_index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -367,7 +359,39 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
         parsed = np.array([_letter_code(parse_letter(dictionary[p // 64], LETTERS[: p % 64])) for p in pairs],
                           dtype=np.int64)
         out[rest] = parsed[inverse.ravel()]
+        if options is not None:  # the option texts (digits kept: "T2-weighted") only where they can change it
+            _reparse_with_options(responses, n_options, options, rest, out)
     return out
+
+
+_LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture"
+
+
+def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.ndarray, out: np.ndarray) -> None:
+    """Parse again, with the item's option texts, the rows where they can change the letter (no letter found,
+    or an option holding a one-letter word): once per distinct (text, options, option count)."""
+    taken = options.take(pa.array(rows)).combine_chunks() if isinstance(options, pa.ChunkedArray) \
+        else options.take(pa.array(rows))
+    # vectorised first cut (rows with no letter, or an option with a lone letter: a superset of needs_options)
+    letter_word = pc.match_substring_regex(pc.list_flatten(taken), _LONE_LETTER)
+    parents = np.asarray(pc.list_parent_indices(taken), dtype=np.int64)
+    flags = np.asarray(pc.fill_null(letter_word, False).to_numpy(zero_copy_only=False), dtype=bool)
+    has_letter_word = np.bincount(parents[flags], minlength=len(rows)) > 0
+    has_options = _np_bool(pc.greater(pc.fill_null(pc.list_value_length(taken), 0), 0))
+    first_cut = np.flatnonzero(has_options & ((out[rows] < 0) | has_letter_word))
+    if not len(first_cut):
+        return
+    item_options = taken.take(pa.array(first_cut)).to_pylist()
+    texts = responses.take(pa.array(rows[first_cut])).to_pylist()
+    parsed: dict[tuple, int] = {}
+    for k, text, opts in zip(first_cut, texts, item_options):
+        row = rows[k]
+        if not needs_options(None if out[row] < 0 else LETTERS[out[row]], opts):
+            continue
+        pair = (text, tuple(opts), int(n_options[row]))
+        if pair not in parsed:
+            parsed[pair] = _letter_code(parse_letter(text, LETTERS[:pair[2]], pair[1]))
+        out[row] = parsed[pair]
 
 
 def _letter_code(letter: str | None) -> int:

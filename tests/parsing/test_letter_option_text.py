@@ -99,6 +99,14 @@ def test_short_and_generic_options_count_only_as_the_whole_response():
     assert parse_letter("MRI", "ABCD", modalities) == "B"
     assert parse_letter("mri.", "ABCD", modalities) == "B"
     assert parse_letter("An MRI was obtained; the answer is ultrasound.", "ABCD", modalities) == "C"
+    assert parse_letter("The MRI is normal.", "ABCD", modalities) == "B"  # an acronym in capitals, inside a sentence
+    assert parse_letter("the mri is normal.", "ABCD", modalities) is None  # in lower case: only as the whole response
+    assert parse_letter("The Mri is normal.", "ABCD", modalities) is None  # not written as the acronym
+    assert parse_letter("An MRI and a CT were done.", "ABCD", modalities) is None  # two named, no conclusion
+    assert parse_letter("the cat sat", "AB", ["cat", "dog"]) is None  # three letters, not capitals: whole response only
+    assert parse_letter("cat", "AB", ["cat", "dog"]) == "A"
+    assert parse_letter("Blood group A.", "ABCD", ["A", "B", "AB", "O"]) is None  # one letter is never an acronym
+    assert parse_letter("The PETS scan.", "ABCD", ["CT", "MRI", "Ultrasound", "PETS"]) == "D"
     assert parse_letter("Normal", "AB", ["Normal", "Abnormal"]) == "A"
     assert parse_letter("Normal optic disc but abnormal macula", "AB", ["Normal", "Abnormal"]) is None
 
@@ -112,3 +120,39 @@ def test_fold_and_mentions():
     assert [m.index for m in mentions(fold("Hodgkin lymphoma and lymphoma"), LYMPH)] == [0, 2]
     index, spans = named_option("It is a Hodgkin lymphoma.", LYMPH)
     assert index == 0 and spans == [(8, 24)]
+
+
+def test_results_keep_the_rule_they_were_scored_under():
+    from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, rule_of
+
+    old_summary = ("letters-v2: explicit answer statement (final ones decide) > lone leading letter > single "
+                   "standalone capital letter; ...")
+    assert rule_of({"letter_rule": old_summary}) == "letters-v2"
+    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v3"
+    assert rule_of({"letter_rule_version": "letters-v3", "letter_rule": old_summary}) == "letters-v3"
+    assert rule_of({}) is None and rule_of({"letter_rule": "something else"}) is None
+
+
+@pytest.mark.parametrize("text, options", [
+    ("Answer: B", ["Hepatitis A", "Hepatitis B", "Hepatitis C"]),
+    ("It's a B cell.", ["T cell", "B cell", "NK cell"]),
+    ("B", ["Melanoma", "Naevus"]),
+    ("Naevus.", ["Melanoma", "Naevus"]),
+    ("The answer is B. Melanoma is less likely.", ["Melanoma", "Naevus"]),
+    ("Stanford type A. The answer is B", ["Stanford type A dissection", "Stanford type B dissection"]),
+])
+def test_needs_options_is_false_only_where_the_options_cannot_change_the_letter(text, options):
+    from leaderboard.letters import needs_options
+
+    without = parse_letter(text, "ABC"[:len(options)])
+    if not needs_options(without, options):
+        assert parse_letter(text, "ABC"[:len(options)], options) == without
+
+
+def test_needs_options_cases():
+    from leaderboard.letters import needs_options
+
+    assert needs_options(None, ["Melanoma", "Naevus"])  # step 4 may name one
+    assert not needs_options("B", ["Melanoma", "Naevus"])  # a letter found, no one-letter word in the options
+    assert needs_options("B", ["Hepatitis A", "Hepatitis B"])  # "Hepatitis B" holds a letter
+    assert not needs_options(None, []) and not needs_options(None, None)

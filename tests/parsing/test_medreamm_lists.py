@@ -89,6 +89,7 @@ def test_template_items(item, template):
     ("Focal nodular hyperplasia (FNH)", "Focal nodular hyperplasia (FNH)"),
     ("Pneumonia (left lower lobe: CA40)", "Pneumonia (left lower lobe: CA40)"),
     ("Hemophilia A", "Hemophilia A"),
+    ("70%", "70%"),  # nothing but a likelihood: kept (it codes to nothing), never emptied
 ])
 def test_diagnosis_name_strips_what_models_append(item, name):
     assert diagnosis_name(item) == name
@@ -102,3 +103,5 @@ def test_ranked_lists_code_names_and_keep_the_raw_text():
 
     matrix = ranked_matrix(pa.array([["Pneumonia (CA40)", "Gout - 10%"]], pa.list_(pa.string())))
     assert matrix.terms == ["Pneumonia", "Gout"] and matrix.raw == ["Pneumonia (CA40)", "Gout - 10%"]
+    matrix = ranked_matrix(pa.array([["Pneumonia (CA40)"], ["Pneumonia"]], pa.list_(pa.string())))
+    assert matrix.terms == ["Pneumonia"] and matrix.raw == ["Pneumonia (CA40)"]  # the first text it was read from

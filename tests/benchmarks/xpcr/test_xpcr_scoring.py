@@ -342,3 +342,19 @@ def test_vectorised_parsing_with_options_keeps_digits():
     got = _parse_responses(pa.array(["T2-weighted", "T1-weighted", "T2-weighted"]), np.array([2, 2, 2]),
                            np.ones(3, dtype=bool), options)
     assert got.tolist() == [1, 0, -1]  # digits decide between option texts; no options, no text step
+
+
+def test_batch_parsing_with_options_equals_parse_letter_on_the_option_corpora():
+    """The batch path parses without options first and again with them only where they can change the letter
+    (letters.needs_options); on every option-text case it must give what parse_letter with options gives."""
+    rows = []
+    for name in ("tests/parsing/letter_options_corpus.jsonl", "tests/parsing/heldout/heldout_letters.jsonl"):
+        for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            options = case["options"] if isinstance(case["options"], list) else [case["options"][k] for k in case["letters"]]
+            rows.append((case["text"], case["letters"], options))
+    got = _parse_responses(pa.array([t for t, _, _ in rows]), np.array([len(l) for _, l, _ in rows]),
+                           np.ones(len(rows), dtype=bool), pa.chunked_array([[o for _, _, o in rows]]))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    expected = [-1 if (p := parse_letter(t, l, o)) is None else letters.index(p) for t, l, o in rows]
+    assert len(rows) > 200 and got.tolist() == expected
