@@ -14,11 +14,6 @@ CALLS = {"compile", "search", "match", "fullmatch", "findall", "finditer", "sub"
 
 # Being converted on other branches right now; the lead empties this list after merging them.
 PENDING_CONVERSION = {
-    "leaderboard/letters.py": "parsers: free-text answer letters (issue 27)",
-    "benchmarks/medreamm/parsing.py": "parsers: MedReaMM diagnosis parsing (issue 27)",
-    "benchmarks/clinmm/judging.py": "judge: judge-reply parsing (issue 33)",
-    "benchmarks/medrealmm/judging.py": "judge: judge-reply parsing and think-stripping (issue 33)",
-    "leaderboard/judge/client.py": "judge: the JSON-fence pattern on judge replies (issue 33)",
     "leaderboard/file_hints.py": "door: upload-content hints, moving into the sandboxed child (issue 25 part 1)",
 }
 

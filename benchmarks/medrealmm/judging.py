@@ -6,7 +6,7 @@ Kept apart from the benchmark module so the bench and tests can reuse the exact 
 from __future__ import annotations
 
 import bisect
-import re
+import re2
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -38,7 +38,7 @@ VERDICT_SCHEMA = {
     "additionalProperties": False,
 }
 
-_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
+_THINK_OPEN = re2.compile(r"(?i)<(think|thinking|reasoning)>")
 
 
 def clean_response(text: str | None) -> str:
@@ -53,7 +53,7 @@ def clean_response(text: str | None) -> str:
     while (opening := _THINK_OPEN.search(text, pos)) is not None:
         name = opening.group(1).lower()
         if name not in closes:
-            closes[name] = [m.start() for m in re.finditer(f"</{name}>", text, re.I)]
+            closes[name] = [m.start() for m in re2.finditer(f"(?i)</{name}>", text)]
         k = bisect.bisect_left(closes[name], opening.end())
         if k == len(closes[name]):
             pos = opening.start() + 1  # unclosed: the regex moves on by one character
