@@ -12,6 +12,7 @@ import numpy as np
 from benchmarks.clinmm.taxonomy import SPECIALTIES
 
 from leaderboard.answer_key import AnswerKey
+from leaderboard.disclosure import Cells
 from .metrics import categories, consensus, fact_scores, mean_and_ci
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
@@ -141,6 +142,7 @@ class ClinMM(Benchmark):
             context, metrics=metrics, ci=ci, n_items=len(cases), n_answered=int(cases.answered.sum()),
             parse_failures=int((cases.answered & ~cases.has_diagnosis).sum()), pending=pending,
             strata={"specialty": _strata(values, cases.specialty, context)} if values else {},
+            cells=[Cells.from_labels({"specialty": cases.specialty} if values else {}, list(values), n=len(cases))],
             protocol=protocol, notes=notes, per_item=per_item)
 
     def _diagnosis(self, cases, judges, values, pending, per_item, flagged, protocol, notes) -> list:

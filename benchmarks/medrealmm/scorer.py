@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from leaderboard.aggregate import by_stratum, overall
+from leaderboard.engine import mean_metrics
 from leaderboard.answer_key import AnswerKey
 from leaderboard.metrics.rubric import rubric_scores, score_histogram
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
@@ -136,10 +136,11 @@ class MedRealMM(Benchmark):
             "negatives_triggered_per_case": scores.negatives_triggered / 100.0,
             "pct_clipped_zero": (scores.score == 0).astype(np.float64),
         }
-        metrics, ci = overall(per_item, context.resamples, context.seed)
-        result.metrics = {m.name: metrics.get(m.name) for m in self.metrics}
-        result.ci = ci
-        result.strata = by_stratum(per_item, strata)
+        numbers = mean_metrics(per_item, strata, len(ids), context.resamples, context.seed)
+        result.metrics = {m.name: numbers.metrics.get(m.name) for m in self.metrics}
+        result.ci = numbers.ci
+        result.strata = numbers.strata
+        result.disclosure.cells = numbers.cells
         protocol["score_histogram_pct"] = score_histogram(scores.score)
         protocol["cases_without_positive_criteria"] = scores.no_positive
         if context.keep_per_item:
@@ -152,7 +153,8 @@ class MedRealMM(Benchmark):
 
     def _pending(self, result: Result, reason: str, strata: dict, not_comparable: list[str]) -> Result:
         result.pending = {m.name: reason for m in self.metrics}
-        result.strata = by_stratum({}, strata)  # n per cell, no values
+        numbers = mean_metrics({}, strata, result.n_items, resamples=0)  # n per cell, no values
+        result.strata, result.disclosure.cells = numbers.strata, numbers.cells
         result.protocol["comparable_to_paper"] = False
         result.protocol["not_comparable_because"] = list(dict.fromkeys(not_comparable))
         return result

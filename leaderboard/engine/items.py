@@ -1,0 +1,61 @@
+"""Per-item score columns and labels in, published numbers and their item sets out.
+
+`mean_metrics` is the engine's general kind: each metric is the mean (x100) of one per-item column
+over every item of the split; its stratum cells are the same mean over the items holding each label
+value. The item set of every number it returns is in `Numbers.cells`, built from the same labels that
+made the cells, so a number and its item set cannot disagree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..aggregate import by_stratum, overall
+from ..disclosure import Cells
+from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+CI_RESAMPLES = DEFAULT_RESAMPLES  # the one default count, everywhere
+CI_SEED = DEFAULT_SEED
+
+
+@dataclass
+class Numbers:
+    """What the engine computed: metric -> value, metric -> [low, high], stratum -> value -> cell, and
+    the item sets behind them (one `Cells` per universe of items)."""
+
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    ci: dict[str, list[float]] = field(default_factory=dict)
+    strata: dict[str, dict[str, dict]] = field(default_factory=dict)
+    cells: list[Cells] = field(default_factory=list)
+
+
+def mean_metrics(scores: dict[str, np.ndarray], labels: dict[str, Sequence[Any]], n_items: int,
+                 resamples: int = CI_RESAMPLES, seed: int = CI_SEED,
+                 whole_set: Sequence[str] = ()) -> Numbers:
+    """Means x100 of per-item columns (aligned with the key's rows; missing items already scored), their
+    percentile-bootstrap CIs over items, the same means per stratum cell, and the item sets: every
+    metric (and each name in `whole_set`, e.g. metrics pending here) over all `n_items` items, each
+    stratum cell over its items. A list label puts the item in each of its values."""
+    metrics, ci = overall(scores, resamples, seed)
+    names = list(dict.fromkeys([*scores, *whole_set]))
+    return Numbers(metrics, ci, by_stratum(scores, labels), [Cells.from_labels(labels, names, n=n_items)])
+
+
+def coded_cells(parts: Sequence[tuple[np.ndarray, Sequence[str], Any, str | None, bool]],
+                fixed: Sequence[tuple[np.ndarray, tuple[str, ...]]] = ()) -> Cells:
+    """Item sets of numbers over coded labels, for scorers that aggregate from codes (X-PCR): each part is
+    (codes, labels, key(label) -> disclosure key or None, source column, include '(missing)' for -1);
+    `fixed` adds (mask, key) pairs such as a metric over every item of the universe."""
+    masks, keys, sources = [m for m, _ in fixed], [k for _, k in fixed], {}
+    for codes, names, key, source, missing in parts:
+        for i, label in [*enumerate(names), *([(-1, "(missing)")] if missing else [])]:
+            mask = codes == i
+            if mask.any() and key(label) is not None:
+                masks.append(mask)
+                keys.append(key(label))
+                if source:
+                    sources[keys[-1]] = source
+    n = len(parts[0][0]) if parts else (len(fixed[0][0]) if fixed else 0)
+    return Cells(np.column_stack(masks) if masks else np.zeros((n, 0), dtype=bool), keys, sources)
