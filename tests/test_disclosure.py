@@ -299,3 +299,101 @@ def test_the_ranking_metric_is_the_last_complement_chosen():
     everything = {cell_key("s", c) for c in ("c1", "c2")} | {k for k in cells.keys if k[0] == "metric"}
     plan = derivable_suppression(cells, 5, protected=everything)
     assert cell_key("s", "c0") in plan and audit(cells, plan, 5) == []
+
+
+# ----------------------------------------------------------------------------- issue 26's surviving mutants
+def nested(parent: int, child: int, total: int) -> Cells:
+    """A total, a parent cell of `parent` items and a child cell of its first `child` items."""
+    columns = [np.ones(total, dtype=bool), np.arange(total) < parent, np.arange(total) < child]
+    return Cells(np.column_stack(columns), [metric_key("all"), cell_key("stage", "DD"), cell_key("stage_tier", "DD/A")])
+
+
+def test_a_parent_minus_its_public_child_never_reveals_fewer_than_k_items():
+    # DD (10) and DD/A (7) are both over k, but DD - DD/A is 3 items: one of the two must go
+    plan = derivable_suppression(nested(10, 7, 40), 5)
+    assert plan & {cell_key("stage", "DD"), cell_key("stage_tier", "DD/A")}
+    assert audit(nested(10, 7, 40), plan, 5) == []
+    # a difference of k items is allowed: nothing hidden
+    assert derivable_suppression(nested(12, 7, 40), 5) == set()
+
+
+def test_a_cell_and_the_metric_over_the_same_items_hide_together_with_the_true_reason():
+    from leaderboard.disclosure import suppression_plan
+
+    n = 30
+    sg = np.arange(n) < 10
+    masks = np.column_stack([np.ones(n, dtype=bool), sg, sg, np.arange(n) < 7])
+    keys = [metric_key("all"), metric_key("SG"), cell_key("stage", "SG"), cell_key("stage_tier", "SG/A")]
+    # SG/A (7) is inside SG (10): 3 items apart. The smaller SG/A goes...
+    assert suppression_plan(Cells(masks, keys), 5) == {cell_key("stage_tier", "SG/A"): "complementary"}
+    # ...unless it is protected: then the SG cell goes, and its metric twin with it, for the same reason
+    plan = suppression_plan(Cells(masks, keys), 5, protected={cell_key("stage_tier", "SG/A")})
+    assert plan == {metric_key("SG"): "complementary", cell_key("stage", "SG"): "complementary"}
+    # protecting the metric protects its twin cell too: SG/A goes
+    plan = suppression_plan(Cells(masks, keys), 5, protected={metric_key("SG")})
+    assert plan == {cell_key("stage_tier", "SG/A"): "complementary"}
+    small = Cells(np.column_stack([np.ones(n, dtype=bool), np.arange(n) < 3, np.arange(n) < 3]),
+                  [metric_key("all"), metric_key("X"), cell_key("s", "X")])
+    assert suppression_plan(small, 5) == {metric_key("X"): "k-rule", cell_key("s", "X"): "k-rule"}
+
+
+def test_publish_reasons_are_the_rule_that_applied():
+    from leaderboard.disclosure import Disclosure, publish, why_hidden
+
+    n = 30
+    labels = ["a"] * 3 + ["b"] * 6 + ["c"] * 21
+    cells = Cells.from_labels({"s": labels}, ["all"])
+    data = {"benchmark": "nope", "metrics": {"all": 50.0}, "n_items": n,
+            "strata": {"s": {v: {"n": labels.count(v), "metrics": {"acc": 1.0}} for v in "abc"}}}
+    public = publish(data, Disclosure(cells=[cells]), Policy())
+    assert public["strata"]["s"]["a"]["reason"] == why_hidden("k-rule", 5)
+    assert public["strata"]["s"]["b"]["reason"] == why_hidden("complementary", 5)  # all - c = a + b: b tops up
+    assert public["strata"]["s"]["c"] == {"n": 21, "metrics": {"acc": 1.0}}
+
+
+def test_a_subset_metric_under_k_items_is_pending_even_without_an_item_set():
+    from leaderboard.disclosure import Disclosure, publish
+
+    data = {"benchmark": "nope", "metrics": {"all": 50.0, "part": 25.0}, "n_items": 30,
+            "metric_n": {"all": 30, "part": 4}, "strata": {}}
+    public = publish(data, Disclosure(), Policy())
+    assert public["metrics"] == {"all": 50.0, "part": None}
+    assert public["pending"]["part"].startswith("suppressed: computed from fewer than 5 items")
+    data["metric_n"]["part"] = 5
+    assert publish(data, Disclosure(), Policy())["metrics"]["part"] == 25.0
+
+
+def _keyed_gauss(secret: bytes, salt: str, label: str) -> float:
+    import hashlib
+    import hmac
+    from statistics import NormalDist
+
+    digest = hmac.new(secret, f"{salt}\x00{label}".encode(), hashlib.sha256).digest()
+    return NormalDist().inv_cdf((int.from_bytes(digest[:8], "big") + 0.5) / 2 ** 64)
+
+
+def _held_out(value: float, n: int) -> dict:
+    return {"benchmark": "nope", "metrics": {"acc": value}, "n_items": n, "metric_n": {"acc": n}, "strata": {},
+            "protocol": {"answers_held_out": True, "held_out_columns": []}}
+
+
+def test_public_noise_has_exactly_the_declared_magnitude():
+    from leaderboard.disclosure import Disclosure, publish
+
+    policy = Policy(secret=b"k3y", noise_items=2.0)
+    public = publish(_held_out(40.0, 50), Disclosure(item_span={"acc": 100.0}, bounds={"acc": (0.0, 100.0)}),
+                     policy, salt="sub-1")
+    # 2 items of noise over 50 items of a x100 mean: sd 4 points, times the keyed standard normal draw
+    expected = 40.0 + _keyed_gauss(b"k3y", "sub-1", "m:acc") * 2.0 * 100.0 / 50
+    assert public["metrics"]["acc"] == round(expected, 4) and abs(expected - 40.0) > 0.05
+
+
+def test_noisy_values_stay_inside_the_metric_range():
+    from leaderboard.disclosure import Disclosure, publish
+
+    # a salt whose draw is negative: a value of 0 % would go below 0 without the clamp
+    salt = next(f"s{i}" for i in range(100) if _keyed_gauss(b"k", f"s{i}", "m:acc") < -0.5)
+    disclosure = Disclosure(item_span={"acc": 100.0}, bounds={"acc": (0.0, 100.0)})
+    assert publish(_held_out(0.0, 20), disclosure, Policy(secret=b"k"), salt=salt)["metrics"]["acc"] == 0.0
+    high = next(f"s{i}" for i in range(100) if _keyed_gauss(b"k", f"s{i}", "m:acc") > 0.5)
+    assert publish(_held_out(100.0, 20), disclosure, Policy(secret=b"k"), salt=high)["metrics"]["acc"] == 100.0
