@@ -23,6 +23,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CAT
 
 from leaderboard.answer_key import AnswerKey
 from leaderboard.disclosure import Cells, cell_key, metric_key
+from leaderboard.engine import coded_cells
 from leaderboard.letters import DIGITS, RULE_SUMMARY, parse_letter
 from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
@@ -515,19 +516,6 @@ DERIVED = {"SWA_Avg": list(STAGES), "ESA_Avg": [f"{t}_level" for t in TIERS],
            "modality_Avg": [f"modality_{m}" for m in MODALITIES]}
 
 
-def _coded_masks(codes: np.ndarray, labels, key, source: str | None = None, missing: bool = True):
-    """One mask per present code (and '(missing)' for -1) as disclosure cells: (masks, keys, sources)."""
-    masks, keys, sources = [], [], {}
-    for i, label in [*enumerate(labels), *([(-1, "(missing)")] if missing else [])]:
-        mask = codes == i
-        if mask.any() and key(label) is not None:
-            masks.append(mask)
-            keys.append(key(label))
-            if source:
-                sources[keys[-1]] = source
-    return masks, keys, sources
-
-
 def _disclosure_cells(s: _Scored) -> list[Cells]:
     """The item sets behind the chain-item numbers (stage/tier/modality/category metrics and their
     strata) and the cross-modal numbers (groups, task families), for complementary suppression."""
@@ -557,22 +545,13 @@ def _disclosure_cells(s: _Scored) -> list[Cells]:
     ):
         if not universe.any():
             continue
-        masks, keys, sources = [], [], {}
-        if universe is s.cross:
-            masks, keys = [np.ones(int(universe.sum()), dtype=bool)], [metric_key("XM_All")]
-        for codes, labels, key, source, missing in parts:
-            m, k, src = _coded_masks(codes[universe], labels, key, source, missing)
-            masks += m
-            keys += k
-            sources.update(src)
+        parts = [(codes[universe], labels, key, source, missing) for codes, labels, key, source, missing in parts]
         free = [("source_dataset", s.free_strata["source_dataset"]), ("disease", s.free_strata["disease"])] \
             if universe is s.chain else [("task_family", s.task_family)]
-        for column, (codes, labels) in free:  # already restricted to the universe's rows
-            m, k, src = _coded_masks(codes, labels, lambda v, c=column: cell_key(c, v), column)
-            masks += m
-            keys += k
-            sources.update(src)
-        out.append(Cells(np.column_stack(masks), keys, sources))
+        # free-text strata are already restricted to the universe's rows
+        parts += [(codes, labels, lambda v, c=column: cell_key(c, v), column, True) for column, (codes, labels) in free]
+        fixed = [(np.ones(int(universe.sum()), dtype=bool), metric_key("XM_All"))] if universe is s.cross else []
+        out.append(coded_cells(parts, fixed))
     return out
 
 

@@ -1,0 +1,55 @@
+"""The aggregation engine (leaderboard.engine): numbers and the item sets behind them from one source,
+and one resampling default for every front door."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from conftest import ROOT
+from leaderboard.benchmark import ScoringContext
+from leaderboard.cli import main as cli_main
+from leaderboard.disclosure import cell_key, metric_key
+from leaderboard.engine import CI_RESAMPLES, coded_cells, mean_metrics
+from leaderboard.scoring import score_file
+from leaderboard.scoring_services import context_factory
+from predict_helpers import build_sample
+
+
+def test_mean_metrics_values_cells_and_item_sets_agree():
+    correct = np.array([1, 0, 1, 1, 0, 0, 1], dtype=float)
+    labels = {"topic": ["a", "a", "b", "b", "b", None, ["a", "b"]]}
+    numbers = mean_metrics({"accuracy": correct}, labels, 7, resamples=0, whole_set=["judged"])
+    assert numbers.metrics == {"accuracy": round(400 / 7, 4)} and numbers.ci == {}
+    assert numbers.strata["topic"] == {"a": {"n": 3, "metrics": {"accuracy": round(200 / 3, 4)}},
+                                       "b": {"n": 4, "metrics": {"accuracy": 75.0}},
+                                       "(missing)": {"n": 1, "metrics": {"accuracy": 0.0}}}
+    [cells] = numbers.cells
+    column = {key: cells.masks[:, j].nonzero()[0].tolist() for j, key in enumerate(cells.keys)}
+    assert column[metric_key("accuracy")] == list(range(7)) and column[metric_key("judged")] == list(range(7))
+    assert column[cell_key("topic", "a")] == [0, 1, 6] and column[cell_key("topic", "b")] == [2, 3, 4, 6]
+    assert column[cell_key("topic", "(missing)")] == [5]
+    assert cells.sources[cell_key("topic", "a")] == "topic"
+
+
+def test_coded_cells_skip_absent_values_and_keys_without_a_number():
+    codes = np.array([0, 0, 2, -1, 2])
+    cells = coded_cells([(codes, ["x", "y", "z"], lambda v: metric_key(v) if v != "z" else None, "col", False),
+                         (codes, ["x", "y", "z"], lambda v: cell_key("s", v), "col", True)],
+                        fixed=[(np.ones(5, dtype=bool), metric_key("all"))])
+    assert cells.keys == [metric_key("all"), metric_key("x"), cell_key("s", "x"), cell_key("s", "z"),
+                          cell_key("s", "(missing)")]
+    assert cells.masks[:, 3].tolist() == [False, False, True, False, True]
+    assert cells.masks[:, 4].tolist() == [False, False, False, True, False]
+
+
+def test_the_space_and_the_cli_give_the_same_cis_for_the_same_file(tmp_path):
+    assert context_factory()("medcmr").resamples == ScoringContext().resamples == CI_RESAMPLES
+    data = build_sample("medcmr", tmp_path / "hub")
+    pred = ROOT / "submissions" / "medcmr" / "example_predictions.jsonl"
+    assert cli_main(["score", "medcmr", str(pred), "--data", str(data), "--json", str(tmp_path / "r.json"),
+                     "--quiet"]) == 0
+    cli = json.loads((tmp_path / "r.json").read_text())
+    _, space = score_file("medcmr", pred, data, context_factory()("medcmr"))
+    assert cli["ci"] and cli["ci"] == space.to_public_dict()["ci"]
+    assert cli["protocol"]["bootstrap"]["resamples"] == CI_RESAMPLES
