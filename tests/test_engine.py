@@ -53,3 +53,20 @@ def test_the_space_and_the_cli_give_the_same_cis_for_the_same_file(tmp_path):
     _, space = score_file("medcmr", pred, data, context_factory()("medcmr"))
     assert cli["ci"] and cli["ci"] == space.to_public_dict()["ci"]
     assert cli["protocol"]["bootstrap"]["resamples"] == CI_RESAMPLES
+
+
+def test_one_range_per_metric_serves_noise_and_chart_axes():
+    from leaderboard import registry
+
+    mcs = registry.scorer("xpcr").metric_spec("MCS_CFP_G1")
+    assert mcs.value_range == mcs.bounds == mcs.scale == (-100.0, 100.0)  # the two had drifted: (0, 100) axes
+    ece = registry.scorer("xpcr").metric_spec("ECE")
+    assert ece.bounds == ece.scale == (0.0, 1.0)
+    per_case = registry.scorer("medrealmm").metric_spec("positives_met_per_case")
+    assert per_case.bounds == (0.0, None) and per_case.scale is None  # open end: axes from the data
+    for name in registry.names():
+        bench = registry.scorer(name)
+        for spec in (*bench.metrics, *bench.cell_metrics):
+            low, high = spec.value_range
+            assert spec.bounds == spec.value_range and (spec.scale is None or spec.scale == spec.value_range)
+            assert low is None or high is None or low < high, (name, spec.name)

@@ -43,7 +43,7 @@ class ClinMM(Benchmark):
     )
     metrics = (
         MetricSpec("diagnostic_accuracy_score", "Diagnostic accuracy score (0-2, mean dual-judge consensus)",
-                   group="diagnosis", item_span=2.0, bounds=(0.0, 2.0), decimals=2, scale=(0.0, 2.0)),
+                   group="diagnosis", item_span=2.0, value_range=(0.0, 2.0), decimals=2),
         MetricSpec("pct_completely_correct", "% completely correct (both judges 2)", group="diagnosis",
                    proportion=True),
         MetricSpec("pct_partially_correct", "% partially correct (0 < consensus < 2)", group="diagnosis"),

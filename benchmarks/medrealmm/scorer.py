@@ -46,10 +46,10 @@ class MedRealMM(Benchmark):
     metrics = (
         MetricSpec("score_pct", "Score (%)"),
         # one case moves n x these by at most its criteria count; 20 is a generous typical bound
-        MetricSpec("positives_met_per_case", "Positive criteria met per case", item_span=20.0, bounds=(0.0, None),
-                   decimals=2, scale=None),
+        MetricSpec("positives_met_per_case", "Positive criteria met per case", item_span=20.0, value_range=(0.0, None),
+                   decimals=2),
         MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False,
-                   item_span=20.0, bounds=(0.0, None), decimals=2, scale=None),
+                   item_span=20.0, value_range=(0.0, None), decimals=2),
         MetricSpec("pct_clipped_zero", "Cases scored 0 (%)", higher_is_better=False, proportion=True),
     )
     primary_metric = "score_pct"  # a mean of per-case rubric ratios, not a proportion: paper rows get no CI

@@ -46,7 +46,7 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     specs.append(MetricSpec("ESA_Avg", "Expertise-stratified accuracy, mean of R/A/S", group="tier"))
     specs.append(MetricSpec("CCR", "Chain completion rate", group="chain"))
     specs.append(MetricSpec("ECE", "Expected calibration error (fraction, 10 bins)", higher_is_better=False,
-                            group="calibration", item_span=1.0, bounds=(0.0, 1.0), decimals=3, scale=(0.0, 1.0)))
+                            group="calibration", item_span=1.0, value_range=(0.0, 1.0), decimals=3))
     specs.append(MetricSpec("UAS", "Uncertainty-aware score", group="calibration"))
     specs.append(MetricSpec("conf_coverage", "Chain items with a confidence (%)", group="calibration"))
     specs += [MetricSpec(f"modality_{m}", f"{m} accuracy", group="modality") for m in MODALITIES]
@@ -56,7 +56,7 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     for g, mods in CASE_GROUPS.items():
         specs.append(MetricSpec(f"All_G{g}", f"Group {g} ({'/'.join(mods)}) accuracy, all modalities", group="cross_modal"))
         specs += [MetricSpec(f"MCS_{m}_G{g}", f"Group {g} MCS, {m} removed (pp)", group="cross_modal",
-                             bounds=(-100.0, 100.0)) for m in mods]
+                             value_range=(-100.0, 100.0)) for m in mods]
     return tuple(s if s.decimals != 1 else replace(s, decimals=2) for s in specs)  # the paper prints two decimals
 
 
