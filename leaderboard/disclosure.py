@@ -167,16 +167,22 @@ def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozen
 
 
 def suppression_plan(cells: Cells, k: int, hidden: set | frozenset = frozenset(),
-                     protected: set | frozenset = frozenset()) -> dict[tuple[str, ...], str]:
+                     protected: set | frozenset = frozenset(), whole: int | None = None) -> dict[tuple[str, ...], str]:
     """Key -> why it is hidden (K_RULE, HELD_OUT or COMPLEMENTARY), so that no cell with fewer than k
     items, and no group of fewer than k items, is public or derivable as a linear combination of
     public cells. Keys over the same items (a stratum cell and the metric column over it) are one
     number: hidden together. `protected` keys (the ranking metric and its inputs) are chosen as
-    complements only when no other public cell takes part in the derivation."""
+    complements only when no other public cell takes part in the derivation. A universe of fewer than k
+    items that is the whole split (`whole` items) keeps its totals: a split under k items is a toy, and
+    hiding its total would hide everything; every other number over it is hidden."""
     masks, keys = cells.masks, cells.keys
     if not keys:
         return {}
     n = masks.sum(axis=0)
+    if len(masks) < k:
+        total = len(masks) == whole
+        return {key: HELD_OUT if key in hidden else K_RULE for j, key in enumerate(keys)
+                if key in hidden or not (total and n[j] == len(masks))}
     _, twin_of = np.unique(masks.T, axis=0, return_inverse=True)
     twin_of = np.asarray(twin_of).reshape(-1)
     reasons: dict[int, str] = {}
@@ -372,7 +378,7 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
     for cells in disclosure.cells:
         hidden = {key for key, column in cells.sources.items() if column in held_out}
         hidden |= {metric_key(m) for m in hidden_metrics}
-        for key, reason in suppression_plan(cells, k, hidden, protected).items():
+        for key, reason in suppression_plan(cells, k, hidden, protected, data.get("n_items")).items():
             if key[0] == "metric":
                 suppressed_metrics.setdefault(key[1], reason)
             elif key[0] == "stratum" and key[1] in suppressed_cells:
