@@ -137,7 +137,8 @@ def submit_probe(tmp_path, data, letter_of, policy=Policy(secret=b"test-secret")
 def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_out_medcmr, probe):
     """All-A is at chance, so it gets no breakdowns at all; a good model's file gets them, and then
     the k-rule and complementary suppression are what keep small cells hidden."""
-    from benchmarks.medcmr.scorer import disclosure_cells, subset_masks
+    from benchmarks.medcmr.scorer import _metric_name, subset_masks
+    from leaderboard.engine import subset_numbers
     from leaderboard.answer_key import read_columns
 
     answers = read_columns(held_out_medcmr.with_name("medcmr-answers"), "mcq", ["id", "answer"]).to_pylist()
@@ -164,7 +165,7 @@ def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_o
     table = read_columns(held_out_medcmr, "mcq", ["id", "task", "medical_intelligence", "complexity_group",
                                                   "modality", "organ_system"])
     columns, names = subset_masks(table)
-    cells = disclosure_cells(columns, names)
+    cells = subset_numbers(np.zeros(len(columns)), columns, names, 0, 0).cells(_metric_name)
     hidden = set()
     for key in cells.keys:
         if key[0] == "metric" and record["metrics"].get(key[1]) is None:

@@ -70,3 +70,27 @@ def test_one_range_per_metric_serves_noise_and_chart_axes():
             low, high = spec.value_range
             assert spec.bounds == spec.value_range and (spec.scale is None or spec.scale == spec.value_range)
             assert low is None or high is None or low < high, (name, spec.name)
+
+
+def test_subsets_share_resamples_and_key_each_subset_once_as_cell_and_column():
+    from leaderboard.engine import subset_numbers
+
+    correct = np.array([1, 1, 0, 1, 0, 0], dtype=float)
+    t1, t2 = np.array([1, 1, 1, 0, 0, 0], bool), np.array([0, 0, 0, 1, 1, 0], bool)
+    columns = np.column_stack([np.ones(6, bool), t1, t2, np.zeros(6, bool)])
+    names = [("all", "all"), ("task", "T1"), ("task", "T2"), ("task", "T3")]
+    subsets = subset_numbers(correct, columns, names, 0, 0)
+    assert [subsets.value(j) for j in range(4)] == [50.0, round(200 / 3, 4), 50.0, None]
+    assert subsets.macro([1, 2, 3]) == (round((2 / 3 + 0.5) / 2 * 100, 4), None)  # the empty T3 left out
+    assert subsets.macro([3]) == (None, None)
+    assert subsets.strata("acc") == {"task": {"T1": {"n": 3, "metrics": {"acc": round(200 / 3, 4)}},
+                                              "T2": {"n": 2, "metrics": {"acc": 50.0}}}}
+    cells = subsets.cells(lambda s, v: "all" if s == "all" else (f"t_{v}" if v != "T2" else None))
+    assert cells.keys == [metric_key("all"), metric_key("t_T1"), cell_key("task", "T1"), cell_key("task", "T2"),
+                          metric_key("t_T3"), cell_key("task", "T3")]
+    assert cells.masks[:, 1].tolist() == cells.masks[:, 2].tolist() == t1.tolist()
+    with_ci = subset_numbers(correct, columns, names, 400, 7)
+    low, high = with_ci.interval(0)
+    assert low <= 50.0 <= high and with_ci.interval(3) is None
+    value, interval = with_ci.macro([1, 2])
+    assert interval[0] <= value <= interval[1]

@@ -7,5 +7,6 @@ percentile-bootstrap resamples over items with seed `CI_SEED`; the count and see
 recorded in its `protocol.bootstrap`.
 """
 from .items import CI_RESAMPLES, CI_SEED, Numbers, coded_cells, mean_metrics
+from .subsets import Subsets, subset_numbers
 
-__all__ = ["CI_RESAMPLES", "CI_SEED", "Numbers", "coded_cells", "mean_metrics"]
+__all__ = ["CI_RESAMPLES", "CI_SEED", "Numbers", "Subsets", "coded_cells", "mean_metrics", "subset_numbers"]
