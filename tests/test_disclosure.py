@@ -398,3 +398,72 @@ def test_noisy_values_stay_inside_the_metric_range():
     assert publish(_held_out(0.0, 20), disclosure, Policy(secret=b"k"), salt=salt)["metrics"]["acc"] == 0.0
     high = next(f"s{i}" for i in range(100) if _keyed_gauss(b"k", f"s{i}", "m:acc") > 0.5)
     assert publish(_held_out(100.0, 20), disclosure, Policy(secret=b"k"), salt=high)["metrics"]["acc"] == 100.0
+
+
+def test_a_held_out_cell_takes_its_metric_twin_with_it():
+    from leaderboard.disclosure import suppression_plan
+
+    n = 30
+    x = np.arange(n) < 10
+    cells = Cells(np.column_stack([np.ones(n, dtype=bool), x, x]), [metric_key("all"), metric_key("X"), cell_key("s", "X")])
+    # 10 items is above k, but the cell is built from a held-out column: the metric over the same items goes too
+    assert suppression_plan(cells, 5, hidden={cell_key("s", "X")}) == {cell_key("s", "X"): "held-out",
+                                                                       metric_key("X"): "held-out"}
+
+
+def test_parent_minus_child_is_caught_even_past_the_exhaustive_search_budget(monkeypatch):
+    from leaderboard import disclosure
+
+    # DD (items 0-9) minus DD/A (0-6) is items 7, 8, 9; an "eye" stratum splits them (7 left, 8-9 right), so no
+    # single membership group of them is derivable and no cell is small: only "a parent minus its children" sees it
+    n = 40
+    items = np.arange(n)
+    left = (items <= 7) | ((items >= 10) & (items <= 25))
+    cells = Cells(np.column_stack([np.ones(n, dtype=bool), items <= 9, items <= 6, left, ~left]),
+                  [metric_key("all"), cell_key("stage", "DD"), cell_key("stage_tier", "DD/A"),
+                   cell_key("eye", "L"), cell_key("eye", "R")])
+    for budget in (0, disclosure.MAX_SUBSETS):  # with and without the exhaustive search
+        monkeypatch.setattr(disclosure, "MAX_SUBSETS", budget)
+        plan = derivable_suppression(cells, 5)
+        assert plan and audit(cells, plan, 5) == []
+        assert plan & {cell_key("stage", "DD"), cell_key("stage_tier", "DD/A")}
+
+
+def test_a_derivable_combination_outside_the_usual_shapes_is_found_by_the_exhaustive_search(monkeypatch):
+    from leaderboard import disclosure
+
+    # five overlapping cells (7-14 items each, found by a random search): a +-1/2 combination of four
+    # single items is derivable, though no pair, parent/child or membership group shows it
+    columns = ["000011101010101111010010", "100100000110100001010000", "000001101010110000011101",
+               "111001101001011001110011", "100000000110100001000110"]
+    masks = np.column_stack([np.ones(24, dtype=bool)] + [np.array([c == "1" for c in col]) for col in columns])
+    cells = Cells(masks, [metric_key("all")] + [cell_key(f"s{j}", "v") for j in range(5)])
+    plan = derivable_suppression(cells, 5)
+    assert plan and audit(cells, plan, 5) == []
+    assert small_groups_derivable(cells, plan, 5) == []
+    monkeypatch.setattr(disclosure, "MAX_SUBSETS", 0)  # structured shapes only: this one slips through
+    assert derivable_suppression(cells, 5) == set()
+
+
+def small_groups_derivable(cells: Cells, hidden: set, k: int) -> list:
+    """Every union of membership groups under k items on which a combination of public cells is supported
+    (item level: v = Q y supported on S iff rank(Q[~S]) < rank(Q))."""
+    import itertools
+
+    masks = cells.masks
+    public = [j for j, key in enumerate(cells.keys) if key not in hidden]
+    q, s, _ = np.linalg.svd(masks[:, public].astype(float), full_matrices=False)
+    q = q[:, : int((s > 1e-9).sum())]
+    _, group = np.unique(masks, axis=0, return_inverse=True)
+    group = np.asarray(group).reshape(-1)
+    members = [np.flatnonzero(group == g) for g in range(group.max() + 1)]
+    small = [g for g, m in enumerate(members) if len(m) < k]
+    found = []
+    for size in range(1, k):
+        for subset in itertools.combinations(small, size):
+            items = np.concatenate([members[g] for g in subset])
+            rest = np.ones(len(masks), dtype=bool)
+            rest[items] = False
+            if len(items) < k and np.linalg.matrix_rank(q[rest], tol=1e-8) < q.shape[1]:
+                found.append(items.tolist())
+    return found
