@@ -100,3 +100,24 @@ def test_a_record_without_the_comparability_flag_is_not_comparable(board):
     text, why = protocol_badge(make("x", 1.0, comparable=None))
     assert (text, why) == ("differs", "Not comparable with the paper: protocol differs.")
     assert protocol_badge(make("x", 1.0, comparable=True), gap="scored on 10 items")[0] == "sample data"
+
+
+def test_size_buckets_at_their_edges():
+    from leaderboard.board import size_bucket
+
+    assert [size_bucket(p) for p in (None, 9.9, 10.0, 70.0, 70.1)] == ["unknown", "<10B", "10-70B", "10-70B", ">70B"]
+
+
+def test_a_paper_interval_uses_the_metrics_own_n_and_only_for_a_proportion():
+    paper = make("P", 60.0, "paper")
+    paper.protocol["n_by_metric"] = {PRIMARY: 100}  # the metric's published n, not the row's 625
+    board = Board.build(BENCH, [Entry(paper, "p")])
+    arrays = board.parts[MAIN].arrays
+    assert (arrays[f"{PRIMARY}_ci_low"][0], arrays[f"{PRIMARY}_ci_high"][0]) == pytest.approx(wilson(60.0, 100))
+    assert arrays["ci_method"][0] == "Wilson, n=100"
+    # X-PCR's SWA_Avg is a mean of six stage accuracies, not a proportion: a paper row gets no interval
+    xpcr = registry.scorer("xpcr")
+    row = Result(benchmark="xpcr", model=ModelInfo("Q"), metrics={"SWA_Avg": 55.0}, source="paper", n_items=900,
+                 n_answered=None, protocol={"items": 177_868})
+    arrays = Board.build(xpcr, [Entry(row, "q")]).parts[MAIN].arrays
+    assert np.isnan(arrays["SWA_Avg_ci_low"][0]) and arrays["ci_method"][0] == "none (not a proportion)"
