@@ -94,3 +94,17 @@ def test_subsets_share_resamples_and_key_each_subset_once_as_cell_and_column():
     assert low <= 50.0 <= high and with_ci.interval(3) is None
     value, interval = with_ci.macro([1, 2])
     assert interval[0] <= value <= interval[1]
+
+
+def test_scored_means_leave_unscored_items_out_of_values_and_item_sets():
+    from leaderboard.engine import scored_means
+
+    score = np.array([1.0, np.nan, 0.5, 0.0, 1.0])  # case 1 was not scored (no verdict)
+    numbers = scored_means({"s": score}, {"s": 2.0}, "specialty", ["B", "A", "A", None, "B"], order=["B", "Z"],
+                           resamples=0)
+    assert numbers.metrics == {"s": round(2.5 / 4 * 2.0, 4)} and numbers.counts == {"s": 4}
+    assert list(numbers.strata["specialty"]) == ["B", "(missing)", "A"]  # listed order first, then sorted
+    assert numbers.strata["specialty"]["A"] == {"n": 2, "metrics": {"s": 1.0}, "ci": {}, "n_by_metric": {"s": 1}}
+    [cells] = numbers.cells
+    assert cells.keys[0] == metric_key("s") and cells.masks[:, 0].tolist() == [True, False, True, True, True]
+    assert cells.masks[:, cells.keys.index(cell_key("specialty", "A"))].tolist() == [False, True, True, False, False]

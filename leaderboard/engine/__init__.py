@@ -6,7 +6,7 @@ One resampling default for every front door (CLI, Space, workers, benches): `CI_
 percentile-bootstrap resamples over items with seed `CI_SEED`; the count and seed a result used are
 recorded in its `protocol.bootstrap`.
 """
-from .items import CI_RESAMPLES, CI_SEED, Numbers, coded_cells, mean_metrics
+from .items import CI_RESAMPLES, CI_SEED, Numbers, coded_cells, mean_metrics, scored_means
 from .subsets import Subsets, subset_numbers
 
-__all__ = ["CI_RESAMPLES", "CI_SEED", "Numbers", "Subsets", "coded_cells", "mean_metrics", "subset_numbers"]
+__all__ = ["CI_RESAMPLES", "CI_SEED", "Numbers", "Subsets", "coded_cells", "mean_metrics", "scored_means", "subset_numbers"]

@@ -13,8 +13,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..aggregate import by_stratum, overall
-from ..disclosure import Cells
-from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..disclosure import Cells, cell_key, metric_key
+from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, mean_and_ci
 
 CI_RESAMPLES = DEFAULT_RESAMPLES  # the one default count, everywhere
 CI_SEED = DEFAULT_SEED
@@ -29,6 +29,7 @@ class Numbers:
     ci: dict[str, list[float]] = field(default_factory=dict)
     strata: dict[str, dict[str, dict]] = field(default_factory=dict)
     cells: list[Cells] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # metric -> items it is computed from
 
 
 def mean_metrics(scores: dict[str, np.ndarray], labels: dict[str, Sequence[Any]], n_items: int,
@@ -59,3 +60,42 @@ def coded_cells(parts: Sequence[tuple[np.ndarray, Sequence[str], Any, str | None
                     sources[keys[-1]] = source
     n = len(parts[0][0]) if parts else (len(fixed[0][0]) if fixed else 0)
     return Cells(np.column_stack(masks) if masks else np.zeros((n, 0), dtype=bool), keys, sources)
+
+
+def scored_means(columns: dict[str, np.ndarray], scales: dict[str, float], stratum: str, labels: Sequence[Any],
+                 order: Sequence[str] = (), resamples: int = CI_RESAMPLES, seed: int = CI_SEED) -> Numbers:
+    """The judged kind: each metric is the mean x scale of one column over the items that have a value
+    (NaN = not scored, e.g. a judge gave no verdict), with a percentile-bootstrap CI resampling those
+    items; the same per cell of one stratum (cells listed in `order`, then the other values sorted; None
+    is '(missing)'), each cell with its own CIs and n per metric. Item sets: a metric's scored items, a
+    cell's items."""
+    numbers = Numbers()
+    for name, column in columns.items():
+        mean, bounds, n = mean_and_ci(column, scales[name], resamples, seed)
+        numbers.metrics[name], numbers.counts[name] = mean, n
+        if bounds is not None:
+            numbers.ci[name] = bounds
+    values = np.array(["(missing)" if v is None else v for v in labels], dtype=object)
+    present = set(values.tolist())
+    masks, keys = [], []
+    for name, column in columns.items():
+        masks.append(~np.isnan(np.asarray(column, dtype=np.float64)))
+        keys.append(metric_key(name))
+    if columns:
+        cells = {}
+        for value in [v for v in order if v in present] + sorted(present - set(order)):
+            mask = values == value
+            cell = {"n": int(mask.sum()), "metrics": {}, "ci": {}, "n_by_metric": {}}
+            for name, column in columns.items():
+                mean, bounds, n = mean_and_ci(column[mask], scales[name], resamples, seed)
+                cell["metrics"][name], cell["n_by_metric"][name] = mean, n
+                if bounds is not None:
+                    cell["ci"][name] = bounds
+            cells[value] = cell
+            masks.append(mask)
+            keys.append(cell_key(stratum, value))
+        numbers.strata = {stratum: cells}
+    n = len(values)
+    numbers.cells = [Cells(np.column_stack(masks) if masks else np.zeros((n, 0), dtype=bool), keys,
+                           {key: stratum for key in keys if key[0] == "stratum"})]
+    return numbers
