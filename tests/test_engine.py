@@ -89,6 +89,9 @@ def test_subsets_share_resamples_and_key_each_subset_once_as_cell_and_column():
     assert cells.keys == [metric_key("all"), metric_key("t_T1"), cell_key("task", "T1"), cell_key("task", "T2"),
                           metric_key("t_T3"), cell_key("task", "T3")]
     assert cells.masks[:, 1].tolist() == cells.masks[:, 2].tolist() == t1.tolist()
+    # a column and a cell are built from their stratum's labels (a held-out label column hides both)
+    assert cells.sources == {metric_key("t_T1"): "task", cell_key("task", "T1"): "task", cell_key("task", "T2"): "task",
+                             metric_key("t_T3"): "task", cell_key("task", "T3"): "task"}
     with_ci = subset_numbers(correct, columns, names, 400, 7)
     low, high = with_ci.interval(0)
     assert low <= 50.0 <= high and with_ci.interval(3) is None
@@ -108,3 +111,10 @@ def test_scored_means_leave_unscored_items_out_of_values_and_item_sets():
     [cells] = numbers.cells
     assert cells.keys[0] == metric_key("s") and cells.masks[:, 0].tolist() == [True, False, True, True, True]
     assert cells.masks[:, cells.keys.index(cell_key("specialty", "A"))].tolist() == [False, True, True, False, False]
+
+
+def test_macro_replicates_skip_empty_subsets_and_keep_an_all_empty_draw_empty():
+    from leaderboard.engine.subsets import _row_nanmean
+
+    out = _row_nanmean(np.array([[np.nan, np.nan], [1.0, np.nan], [0.25, 0.75]]))
+    assert np.isnan(out[0]) and out[1:].tolist() == [1.0, 0.5]
