@@ -87,7 +87,7 @@ def run_judge_load(work: Path, cases: int, concurrency: int, latency: float, log
         def context(benchmark=None):
             config = JudgeConfig(base_url=server.base_url, model="fake-judge", concurrency=concurrency, timeout=60,
                                  cache_path=work / "store" / "private" / "cache" / "judge_cache.sqlite")
-            return ScoringContext(judge=Judge(config), resamples=1000)
+            return ScoringContext(judge=Judge(config))
 
         service = Service(store=store, data_dirs={"medrealmm": work / "hub" / "medrealmm"}, context_factory=context,
                           quota_per_day=10)

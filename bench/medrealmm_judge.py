@@ -104,7 +104,7 @@ def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, 
     config = JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency, timeout=30.0)
     judge = Judge(config)  # its transport keeps up to `concurrency` connections alive (--tuned is a no-op now)
     start, cpu = time.perf_counter(), time.process_time()
-    _, result = score_file("medrealmm", pred, data, ScoringContext(judge=judge, resamples=1000))
+    _, result = score_file("medrealmm", pred, data, ScoringContext(judge=judge))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     judge.close()
     return {"seconds": seconds, "cpu": cpu, "score_pct": result.metrics["score_pct"], "stats": result.protocol.get("judge_stats"),

@@ -1,7 +1,7 @@
 """Load: N concurrent submissions through gradio_client against the real Space (default 50).
 
 Builds the MedReaMM sample into a temporary hub, starts `python -m space` (internal worker, offline
-ICD coder, 1,000 resamples), creates one gradio_client per submission, then fires all N uploads at once
+ICD coder, the default 5,000 resamples), creates one gradio_client per submission, then fires all N uploads at once
 (a barrier), each file distinct (tests/reliability_helpers.variant_files). Clients wait up to 120 s
 (gradio_client's default 20 s is exceeded with 100 uploads at once). With `--duplicates` every
 file is also uploaded a second time at the same moment: exactly one of the two may be queued.

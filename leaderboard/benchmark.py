@@ -26,12 +26,24 @@ class MetricSpec:
     higher_is_better: bool = True
     group: str = ""  # e.g. the matching mode; the Space groups columns by it
     item_span: float = 100.0  # the most one item can move n x value (x100 item means: 100); scales public noise
-    bounds: tuple[float | None, float | None] = (0.0, 100.0)  # the value's range; noisy public values stay in it
+    # the ONE range of the metric's values (None = open end): noisy public values are clamped to it and
+    # charts draw their axes over it (an open end: axes from the data)
+    value_range: tuple[float | None, float | None] = (0.0, 100.0)
     decimals: int = 1  # shown with this many decimals (downloads keep full precision)
     # a percentage of items scored 0/1 (accuracy, hit rate): a paper row's CI then follows from its n (Wilson)
     proportion: bool = False
     published_n: int | None = None  # items behind this metric in the paper, when not the row's n_items
-    scale: tuple[float, float] | None = (0.0, 100.0)  # possible range (chart axes); None: from the data
+
+    @property
+    def bounds(self) -> tuple[float | None, float | None]:
+        """The range public noise is clamped to."""
+        return self.value_range
+
+    @property
+    def scale(self) -> tuple[float, float] | None:
+        """Chart axes: the range when both ends are known, else None (from the data)."""
+        low, high = self.value_range
+        return None if low is None or high is None else (low, high)
 
 
 # The scoring services a benchmark may declare in `needs`, and why each is missing when not configured.

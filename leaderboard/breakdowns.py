@@ -104,8 +104,8 @@ def _cell(raw: dict | None, metric: str) -> Cell:
     if raw is None:
         return Cell(None, gap=NOT_REPORTED)
     n = raw.get("n")
-    if raw.get("suppressed"):
-        return Cell(None, n, gap=HIDDEN)
+    if raw.get("suppressed"):  # the reason disclosure control recorded (k-rule or complementary suppression)
+        return Cell(None, n, gap=f"hidden: {raw['reason']}" if raw.get("reason") else HIDDEN)
     value = (raw.get("metrics") or {}).get(metric)
     ci = (raw.get("ci") or {}).get(metric)
     if value is None:

@@ -7,13 +7,15 @@ every submitted result when it is made public (`Result.to_public_dict`):
 1. k-rule: a number computed from fewer than k items (`LEADERBOARD_MIN_CELL`, default 5) is not
    shown; a stratum cell keeps its `n` only, a metric column becomes pending with the reason.
 2. Complementary suppression: no suppressed number (nor any group of fewer than k items) may be
-   derivable from the public ones by adding and subtracting (e.g. total minus the other cells of a
-   partition). When a benchmark hands over the item sets behind its numbers (`Cells`), this is
-   checked exactly with linear algebra over the "atoms" (items with the same memberships): while a
-   small group is a linear combination of public cells, the smallest cell taking part in that
-   combination is suppressed too. Without `Cells`, each stratum is treated as a partition of all items and its
-   suppressed cells are topped up, smallest first, until together they hold at least k items.
-   A metric computed from others (a macro mean) is suppressed when any of its inputs is.
+   derivable from the public ones by adding and subtracting (total minus the other cells of a
+   partition, a parent minus its public children, ...). Every scorer hands over the item sets behind
+   its numbers (`Cells`, built by `leaderboard.engine`); this is checked exactly with linear algebra
+   over the "atoms" (items with the same memberships): while some combination of public cells is
+   supported on fewer than k items, the smallest cell taking part in it is suppressed too. Numbers
+   over the same items (a stratum cell and the metric column over it) are one number: hidden in
+   every view at once. A stratum cell without an item set is not shown. A metric computed from
+   others (a macro mean) is suppressed when any of its inputs is. Each hidden number says which
+   rule hid it (`why_hidden`).
 3. Held-out keys (`protocol.answers_held_out`): no stratum or metric built from a held-out column;
    the dataset fingerprint is an HMAC with the server secret (or, without a secret, a fingerprint of
    the public ids only); and, with a secret, each public value gets keyed Gaussian noise worth
@@ -31,6 +33,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import functools
+import itertools
+import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any, Sequence
@@ -44,6 +49,21 @@ DEFAULT_NOISE_ITEMS = 2.0
 SUPPRESSED = "suppressed"
 WITHHELD = "withheld"
 DEFAULT_BREAKDOWNS = 5
+DERIVED = "derived"
+NO_ITEM_SETS = "no-item-sets"
+_REASONS = {
+    "k-rule": "computed from fewer than {k} items; kept private so individual answers cannot be read back",
+    "complementary": ("complementary suppression: together with the public numbers it would reveal a group of "
+                      "fewer than {k} items"),
+    "held-out": "built from held-out labels; not public",
+    DERIVED: "a mean over a suppressed number",
+    NO_ITEM_SETS: "the scorer gave no item set for it, so its disclosure cannot be checked",
+}
+
+
+def why_hidden(reason: str, k: int) -> str:
+    """The public text of a suppression reason (the one that actually applied)."""
+    return _REASONS[reason].format(k=k)
 
 
 def subset_metrics(disclosure: "Disclosure", metrics: dict) -> set[str]:
@@ -134,35 +154,68 @@ class Policy:
 
 
 # ---------------------------------------------------------------------------------------- planning
+K_RULE = "k-rule"
+COMPLEMENTARY = "complementary"
+HELD_OUT = "held-out"
+MAX_SUBSETS = 400_000  # small-group search budget; past it the plan suppresses conservatively
+
+
 def derivable_suppression(cells: Cells, k: int, hidden: set | frozenset = frozenset(),
                           protected: set | frozenset = frozenset()) -> set[tuple[str, ...]]:
-    """Keys to suppress so that no cell with fewer than k items, and no group of fewer than k items
-    with identical memberships, is public or derivable as a linear combination of public cells.
-    `protected` keys (the ranking metric and its inputs) are chosen as complements only when no other
-    public cell takes part in the derivation: hiding them would leave the result unranked."""
+    """The keys `suppression_plan` hides."""
+    return set(suppression_plan(cells, k, hidden, protected))
+
+
+def suppression_plan(cells: Cells, k: int, hidden: set | frozenset = frozenset(),
+                     protected: set | frozenset = frozenset(), whole: int | None = None) -> dict[tuple[str, ...], str]:
+    """Key -> why it is hidden (K_RULE, HELD_OUT or COMPLEMENTARY), so that no cell with fewer than k
+    items, and no group of fewer than k items, is public or derivable as a linear combination of
+    public cells. Keys over the same items (a stratum cell and the metric column over it) are one
+    number: hidden together. `protected` keys (the ranking metric and its inputs) are chosen as
+    complements only when no other public cell takes part in the derivation. A universe of fewer than k
+    items that is the whole split (`whole` items) keeps its totals: a split under k items is a toy, and
+    hiding its total would hide everything; every other number over it is hidden."""
     masks, keys = cells.masks, cells.keys
     if not keys:
-        return set()
+        return {}
     n = masks.sum(axis=0)
-    suppressed = {j for j, key in enumerate(keys) if n[j] < k or key in hidden}
+    if len(masks) < k:
+        total = len(masks) == whole
+        return {key: HELD_OUT if key in hidden else K_RULE for j, key in enumerate(keys)
+                if key in hidden or not (total and n[j] == len(masks))}
+    _, twin_of = np.unique(masks.T, axis=0, return_inverse=True)
+    twin_of = np.asarray(twin_of).reshape(-1)
+    reasons: dict[int, str] = {}
+
+    def hide(j: int, reason: str) -> None:
+        for t in np.flatnonzero(twin_of == twin_of[j]):
+            reasons.setdefault(int(t), reason)
+
+    for j, key in enumerate(keys):
+        if key in hidden:
+            hide(j, HELD_OUT)
+    for j in range(len(keys)):
+        if n[j] < k:
+            hide(j, K_RULE)
     patterns, atom_of = np.unique(masks, axis=0, return_inverse=True)
     atom_of = np.asarray(atom_of).reshape(-1)
     sizes = np.bincount(atom_of, minlength=len(patterns))
     incidence = patterns.astype(np.float64)  # (atoms, cells): cell j's sum = sum of atom sums with incidence 1
     covered = patterns.any(axis=1)  # atoms in no cell at all are never shown
     while True:
-        public = [j for j in range(len(keys)) if j not in suppressed and n[j] > 0]
+        public = [j for j in range(len(keys)) if j not in reasons and n[j] > 0]
         basis = _row_space(incidence[:, public]) if public else np.zeros((len(patterns), 0))
-        leak = _first_leak(incidence, basis, sizes, covered, sorted(suppressed), k, n, keys)
+        leak = _first_leak(incidence, basis, sizes, covered, sorted(reasons), k, n, keys, public)
         if leak is None:
-            return {keys[j] for j in suppressed}
+            return {keys[j]: reason for j, reason in reasons.items()}
         # the public cells that take part in deriving it; hiding the smallest breaks the derivation
         coefficients = np.linalg.lstsq(incidence[:, public], leak, rcond=None)[0]
         involved = [j for j, c in zip(public, coefficients) if abs(c) > 1e-7]
         if not involved:  # cannot happen: a derivable vector is a combination of public cells
-            return {keys[j] for j in range(len(keys))}
-        candidates = [j for j in involved if keys[j] not in protected] or involved
-        suppressed.add(min(candidates, key=lambda j: (n[j], -j)))
+            return {key: reasons.get(j, COMPLEMENTARY) for j, key in enumerate(keys)}
+        guarded = {int(twin_of[j]) for j, key in enumerate(keys) if key in protected}  # twins share protection
+        candidates = [j for j in involved if int(twin_of[j]) not in guarded] or involved
+        hide(min(candidates, key=lambda j: (n[j], -j)), COMPLEMENTARY)
 
 
 def _row_space(matrix: np.ndarray) -> np.ndarray:
@@ -174,10 +227,10 @@ def _row_space(matrix: np.ndarray) -> np.ndarray:
     return u[:, :rank]
 
 
-def _first_leak(incidence, basis, sizes, covered, suppressed, k, n, keys) -> np.ndarray | None:
-    """The support (over atoms) of the first derivable small group: a suppressed cell with fewer than
-    k items, the suppressed cells of one stratum (or all suppressed metrics) together holding fewer
-    than k items, or a small atom."""
+def _first_leak(incidence, basis, sizes, covered, suppressed, k, n, keys, public=None) -> np.ndarray | None:
+    """A derivable vector (over atoms) supported on fewer than k items: first the cheap shapes (a
+    suppressed small cell, the suppressed cells of one stratum together, a small atom), then any
+    combination of small atoms (`_small_support_leak`)."""
     def in_span(vector):
         residual = vector - basis @ (basis.T @ vector)
         return float(np.abs(residual).max()) < 1e-7
@@ -193,14 +246,101 @@ def _first_leak(incidence, basis, sizes, covered, suppressed, k, n, keys) -> np.
         union = incidence[:, members].any(axis=1).astype(np.float64)
         if len(members) > 1 and 0 < union @ sizes < k and in_span(union):
             return union
-    if basis.shape[1]:
-        # an atom is derivable exactly when its unit vector lies in the span: |projection|^2 == 1
-        weight = (basis ** 2).sum(axis=1)
-        for a in np.flatnonzero((weight > 1 - 1e-7) & (sizes < k) & covered):
+    if not basis.shape[1]:
+        return None
+    # an atom is derivable exactly when its unit vector lies in the span: |projection|^2 == 1
+    weight = (basis ** 2).sum(axis=1)
+    for a in np.flatnonzero((weight > 1 - 1e-7) & (sizes < k) & covered):
+        vector = np.zeros(len(sizes))
+        vector[a] = 1.0
+        return vector
+    leak = _structured_leak(incidence, basis, sizes, covered, k, keys, public or [])
+    return leak if leak is not None else _small_support_leak(basis, sizes, covered, k)
+
+
+def _structured_leak(incidence, basis, sizes, covered, k, keys, public) -> np.ndarray | None:
+    """The usual shapes of a small derivable group, checked together: the intersection or difference
+    of two cells, and a cell minus the public cells inside it (all of them, or those of one stratum:
+    a parent minus its public children)."""
+    inside = incidence.astype(bool) & covered[:, None]
+    weight = sizes.astype(np.float64)
+    shared = inside.T.astype(np.float64) @ (inside * weight[:, None])  # items two cells share
+    n = np.diag(shared)
+    candidates = []
+    for a, b in zip(*np.nonzero((shared > 0) & (shared < k))):
+        if a < b:
+            candidates.append(inside[:, a] & inside[:, b])
+    for a, b in zip(*np.nonzero((n[:, None] - shared > 0) & (n[:, None] - shared < k))):
+        candidates.append(inside[:, a] & ~inside[:, b])
+    public_set = np.zeros(len(keys), dtype=bool)
+    public_set[public] = True
+    contained = (shared >= n[None, :] - 1e-9) & (n[None, :] < n[:, None]) & public_set[None, :]  # [c, j]: j inside c
+    for c in range(len(keys)):
+        children = np.flatnonzero(contained[c])
+        if not len(children):
+            continue
+        groups = {None: children}
+        for j in children:
+            groups.setdefault(keys[j][:2], []).append(j)
+        for members in groups.values():
+            candidates.append(inside[:, c] & ~inside[:, list(members)].any(axis=1))
+    if not candidates:
+        return None
+    vectors = np.column_stack(candidates).astype(np.float64)
+    small = (vectors.T @ weight > 0) & (vectors.T @ weight < k)
+    vectors = vectors[:, small]
+    for start in range(0, vectors.shape[1], 2000):
+        chunk = vectors[:, start:start + 2000]
+        residual = np.abs(chunk - basis @ (basis.T @ chunk)).max(axis=0)
+        hits = np.flatnonzero(residual < 1e-7)
+        if len(hits):
+            return chunk[:, hits[0]]
+    return None
+
+
+def _small_support_leak(basis: np.ndarray, sizes: np.ndarray, covered: np.ndarray, k: int) -> np.ndarray | None:
+    """Any derivable vector supported on atoms holding fewer than k items together, searched exhaustively
+    while that takes at most MAX_SUBSETS sets (else None: the structured shapes were checked). A vector
+    on atom set S is derivable iff P[S, S] is singular, P the projector off the public span. Only small
+    atoms that take part in some derivable combination of small atoms are searched, smallest sets first."""
+    small = np.flatnonzero(covered & (sizes < k))
+    if not len(small):
+        return None
+    # a derivable vector on small atoms only is basis @ y with y killing the basis rows of the other atoms
+    others = np.ones(len(sizes), dtype=bool)
+    others[small] = False
+    if others.any():
+        _, s, vt = np.linalg.svd(basis[others], full_matrices=True)
+        y = vt[int((s > 1e-9).sum()):].T
+    else:
+        y = np.eye(basis.shape[1])
+    null = basis[small] @ y  # (small, d)
+    if not null.shape[1]:
+        return None
+    active = small[np.abs(null).max(axis=1) > 1e-9]
+    if sum(math.comb(len(active), size) for size in range(1, min(k - 1, len(active)) + 1)) > MAX_SUBSETS:
+        return None
+    gram = np.eye(len(active)) - basis[active] @ basis[active].T
+    for size in range(1, min(k - 1, len(active)) + 1):
+        subsets = _combinations(len(active), size)
+        subsets = subsets[sizes[active[subsets]].sum(axis=1) < k]
+        if not len(subsets):
+            continue
+        lowest = np.linalg.eigvalsh(gram[subsets[:, :, None], subsets[:, None, :]])[:, 0]
+        hits = np.flatnonzero(lowest < 1e-9)
+        if len(hits):
+            subset = subsets[hits[0]]
+            _, vectors = np.linalg.eigh(gram[np.ix_(subset, subset)])
             vector = np.zeros(len(sizes))
-            vector[a] = 1.0
+            vector[active[subset]] = vectors[:, 0]
             return vector
     return None
+
+
+@functools.lru_cache(maxsize=32)
+def _combinations(m: int, size: int) -> np.ndarray:
+    return np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(m), size)),
+                       dtype=np.int64).reshape(-1, size)
 
 
 def _ranking_keys(benchmark: str | None, disclosure: Disclosure) -> set[tuple[str, ...]]:
@@ -213,20 +353,6 @@ def _ranking_keys(benchmark: str | None, disclosure: Disclosure) -> set[tuple[st
     except Exception:  # an unknown benchmark (a foreign record): nothing to prefer
         return set()
     return {metric_key(primary), *(metric_key(m) for m in disclosure.derived.get(primary, ()))}
-
-
-def partition_suppression(cells: dict[str, dict], k: int) -> dict[str, set[str]]:
-    """Fallback without item sets: per stratum, cells below k, topped up smallest first until the
-    suppressed cells hold at least k items together (so total minus the public cells covers >= k)."""
-    out = {}
-    for stratum, values in cells.items():
-        sizes = {v: int(c.get("n", 0)) for v, c in values.items()}
-        hidden = {v for v, size in sizes.items() if size < k}
-        rest = sorted((size, v) for v, size in sizes.items() if v not in hidden)
-        while hidden and sum(sizes[v] for v in hidden) < k and rest:
-            hidden.add(rest.pop(0)[1])
-        out[stratum] = hidden
-    return out
 
 
 # ---------------------------------------------------------------------------------------- publishing
@@ -245,36 +371,40 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
     strata = {s: cells for s, cells in (data.get("strata") or {}).items() if s not in held_out}
     hidden_metrics = {m for m, column in disclosure.sources.items() if column in held_out}
 
-    suppressed_metrics, suppressed_cells = set(), {s: set() for s in strata}
+    # metric -> why hidden; stratum -> value -> why hidden (K_RULE, COMPLEMENTARY, HELD_OUT, DERIVED)
+    suppressed_metrics: dict[str, str] = {}
+    suppressed_cells: dict[str, dict[str, str]] = {s: {} for s in strata}
     protected = _ranking_keys(data.get("benchmark"), disclosure)
-    if disclosure.cells:
-        for cells in disclosure.cells:
-            hidden = {key for key, column in cells.sources.items() if column in held_out}
-            hidden |= {metric_key(m) for m in hidden_metrics}
-            for key in derivable_suppression(cells, k, hidden, protected):
-                if key[0] == "metric":
-                    suppressed_metrics.add(key[1])
-                elif key[0] == "stratum" and key[1] in suppressed_cells:
-                    suppressed_cells[key[1]].add(key[2])
-        for cells in disclosure.cells:  # metric n from the sets, where known
-            for j, key in enumerate(cells.keys):
-                if key[0] == "metric":
-                    metric_n.setdefault(key[1], int(cells.masks[:, j].sum()))
-    else:
-        for stratum, values in partition_suppression(strata, k).items():
-            suppressed_cells[stratum] |= values
+    for cells in disclosure.cells:
+        hidden = {key for key, column in cells.sources.items() if column in held_out}
+        hidden |= {metric_key(m) for m in hidden_metrics}
+        for key, reason in suppression_plan(cells, k, hidden, protected, data.get("n_items")).items():
+            if key[0] == "metric":
+                suppressed_metrics.setdefault(key[1], reason)
+            elif key[0] == "stratum" and key[1] in suppressed_cells:
+                suppressed_cells[key[1]][key[2]] = reason
+    for cells in disclosure.cells:  # metric n from the sets, where known
+        for j, key in enumerate(cells.keys):
+            if key[0] == "metric":
+                metric_n.setdefault(key[1], int(cells.masks[:, j].sum()))
+    in_sets = {key for cells in disclosure.cells for key in cells.keys}
+    for stratum, values in strata.items():  # a cell no item set stands behind cannot be checked: not shown
+        for value in values:
+            if cell_key(stratum, value) not in in_sets:
+                small = values[value].get("n", 0) < k
+                suppressed_cells[stratum].setdefault(str(value), K_RULE if small else NO_ITEM_SETS)
     for name, value in metrics.items():
         n = metric_n.get(name, data.get("n_items", 0))
         # a metric over the whole split is exempt: a split smaller than k is a toy, and hiding its
         # total would hide everything
         if value is not None and n < k and n != data.get("n_items"):
-            suppressed_metrics.add(name)
+            suppressed_metrics.setdefault(name, K_RULE)
     changed = True
     while changed:  # a mean of metrics is suppressed with any of its inputs
         changed = False
         for name, inputs in disclosure.derived.items():
-            if name not in suppressed_metrics and suppressed_metrics & set(inputs):
-                suppressed_metrics.add(name)
+            if name not in suppressed_metrics and set(suppressed_metrics) & set(inputs):
+                suppressed_metrics[name] = DERIVED
                 changed = True
 
     why_withheld = (f"{WITHHELD}: breakdowns are published for {policy.breakdowns_per_month} results per account "
@@ -285,12 +415,12 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
         why_withheld = (f"{WITHHELD}: breakdowns are published for results clearly above what a constant answer "
                         "scores; this one shows whole-set metrics only")
     withheld = set() if breakdowns else subset_metrics(disclosure, metrics)
-    for name in withheld - suppressed_metrics - hidden_metrics:
+    for name in withheld - set(suppressed_metrics) - hidden_metrics:
         if metrics.get(name) is not None:
             metrics[name] = None
             ci.pop(name, None)
             pending[name] = why_withheld
-    for name in suppressed_metrics | hidden_metrics:
+    for name in set(suppressed_metrics) | hidden_metrics:
         if name not in metrics:
             continue
         had_value = metrics[name] is not None
@@ -299,15 +429,16 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
         if name in hidden_metrics:
             pending[name] = "built from held-out labels; not public"
         elif had_value:
-            pending[name] = (f"{SUPPRESSED}: computed from fewer than {k} items, or derivable from other public "
-                             "numbers; kept private so hidden answers cannot be read back")
+            pending[name] = f"{SUPPRESSED}: {why_hidden(suppressed_metrics[name], k)}"
     for name in hidden_metrics:
         metric_n.pop(name, None)
 
     public_strata = {}
     for stratum, values in strata.items():
         public_strata[stratum] = {
-            value: ({"n": cell.get("n", 0), "metrics": {}, SUPPRESSED: True} if value in suppressed_cells[stratum]
+            value: ({"n": cell.get("n", 0), "metrics": {}, SUPPRESSED: True,
+                     "reason": why_hidden(suppressed_cells[stratum][str(value)], k)}
+                    if str(value) in suppressed_cells[stratum]
                     else {"n": cell.get("n", 0), "metrics": {}, WITHHELD: True} if not breakdowns else cell)
             for value, cell in values.items()}
 

@@ -88,15 +88,6 @@ class Result:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-def suppress_small_cells(strata: dict) -> dict:
-    """Cells with n < MIN_PUBLIC_CELL keep their n but not their metrics: with n=1 a cell is one item's
-    score, which can reveal a held-out answer. Per-item scores stay private."""
-    return {stratum: {value: (cell if cell.get("n", 0) >= MIN_PUBLIC_CELL
-                              else {"n": cell.get("n", 0), "metrics": {}, "suppressed": True})
-                      for value, cell in cells.items()}
-            for stratum, cells in (strata or {}).items()}
-
-
 def _finite(value: Any) -> Any:
     """NaN/inf are not JSON: store them as null."""
     if isinstance(value, float) and not math.isfinite(value):

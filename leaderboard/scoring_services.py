@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from .metrics.bootstrap import DEFAULT_RESAMPLES
 from .benchmark import ScoringContext
 from .settings import Settings
 
@@ -58,7 +59,7 @@ class ContextFactory:
     Service can hand it to the child process that scores (leaderboard/isolation.py)."""
 
     options: ServiceOptions | None = None
-    resamples: int = 1000
+    resamples: int = DEFAULT_RESAMPLES  # the one default (leaderboard.engine.CI_RESAMPLES): the CLI's too
     needs_of: Callable[[str], tuple[str, ...]] | None = None  # None: what the benchmark declares in `needs`
 
     def __call__(self, benchmark: str) -> ScoringContext:
@@ -72,7 +73,7 @@ class ContextFactory:
 
 
 def context_factory(needs_of: Callable[[str], tuple[str, ...]] | None = None, options: ServiceOptions | None = None,
-                    resamples: int = 1000) -> ContextFactory:
+                    resamples: int = DEFAULT_RESAMPLES) -> ContextFactory:
     """benchmark name -> a fresh context with that benchmark's services (for the Space and the worker);
     leave `needs_of` out to use each benchmark's declared `needs` (and keep the factory picklable)."""
     return ContextFactory(options, resamples, needs_of)

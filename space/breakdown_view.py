@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import gradio as gr
 
-from leaderboard.breakdowns import HIDDEN, Breakdown, breakdown, metrics_available, radar_data, strata_available
+from leaderboard.breakdowns import Breakdown, breakdown, metrics_available, radar_data, strata_available
 from leaderboard.board import BOARDS
 from space.served import served_exports
 from space.charts import heatmap, message_figure, radar
@@ -39,10 +39,11 @@ def _note(bench, bd: Breakdown | None) -> str:
                  "paper's models and describes the benchmark, not one model).")
     gaps = {c.gap for r in bd.rows for c in r.cells.values() if c.gap}
     legend = []
-    if HIDDEN in gaps:
-        legend.append("grey **hidden** = " + HIDDEN.removeprefix("hidden: "))
-    if gaps - {HIDDEN}:
-        legend.append("light **–** = " + "; ".join(sorted(gaps - {HIDDEN})))
+    hidden = {g for g in gaps if g.startswith("hidden")}  # one reason per rule that applied
+    if hidden:
+        legend.append("grey **hidden** = " + "; or ".join(sorted(g.removeprefix("hidden: ") for g in hidden)))
+    if gaps - hidden:
+        legend.append("light **–** = " + "; ".join(sorted(gaps - hidden)))
     if legend:
         parts.append("Empty cells are gaps, never 0: " + "; ".join(legend) + ".")
     flagged = sum(c.flag is not None for r in bd.rows for c in r.cells.values())

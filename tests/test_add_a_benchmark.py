@@ -57,7 +57,9 @@ def test_a_new_folder_is_built_scored_and_shown(project, tmp_path):
     record = json.loads((root / "r.json").read_text())
     assert record["metrics"] == {"accuracy": 50.0} and record["n_items"] == 4 and record["n_answered"] == 3
     # cells of 2 items are below the public minimum: n only (in what the Space would publish: --public)
-    assert record["strata"]["topic"]["cardiology"] == {"n": 2, "metrics": {}, "suppressed": True}
+    assert record["strata"]["topic"]["cardiology"] == {
+        "n": 2, "metrics": {}, "suppressed": True,
+        "reason": "computed from fewer than 5 items; kept private so individual answers cannot be read back"}
 
     server = SpaceServer(root / "hub", tmp_path / "store", tmp_path / "space.log", root=root)
     try:

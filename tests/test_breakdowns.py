@@ -8,6 +8,7 @@ import pytest
 from conftest import ROOT
 from leaderboard import registry
 from leaderboard.benchmark import Benchmark, MetricSpec
+from leaderboard.disclosure import why_hidden
 from leaderboard.breakdowns import (HIDDEN, NOT_REPORTED, PENDING, breakdown, metrics_available, radar_data,
                                     strata_available)
 from leaderboard.result import ModelInfo, Result
@@ -162,7 +163,7 @@ def test_submissions_hide_small_cells_but_published_numbers_stay(tmp_path):
     submitted.write(tmp_path / "s.json")
     published.write(tmp_path / "p.json")
     assert json.loads((tmp_path / "s.json").read_text())["strata"]["organ"]["skin"] == {
-        "n": 3, "metrics": {}, "suppressed": True}
+        "n": 3, "metrics": {}, "suppressed": True, "reason": why_hidden("k-rule", 5)}
     assert json.loads((tmp_path / "p.json").read_text())["strata"]["organ"]["skin"]["metrics"] == {"acc": 100.0}
 
 

@@ -137,7 +137,8 @@ def submit_probe(tmp_path, data, letter_of, policy=Policy(secret=b"test-secret")
 def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_out_medcmr, probe):
     """All-A is at chance, so it gets no breakdowns at all; a good model's file gets them, and then
     the k-rule and complementary suppression are what keep small cells hidden."""
-    from benchmarks.medcmr.scorer import disclosure_cells, subset_masks
+    from benchmarks.medcmr.scorer import _metric_name, subset_masks
+    from leaderboard.engine import subset_numbers
     from leaderboard.answer_key import read_columns
 
     answers = read_columns(held_out_medcmr.with_name("medcmr-answers"), "mcq", ["id", "answer"]).to_pylist()
@@ -164,7 +165,7 @@ def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_o
     table = read_columns(held_out_medcmr, "mcq", ["id", "task", "medical_intelligence", "complexity_group",
                                                   "modality", "organ_system"])
     columns, names = subset_masks(table)
-    cells = disclosure_cells(columns, names)
+    cells = subset_numbers(np.zeros(len(columns)), columns, names, 0, 0).cells(_metric_name)
     hidden = set()
     for key in cells.keys:
         if key[0] == "metric" and record["metrics"].get(key[1]) is None:
@@ -299,3 +300,170 @@ def test_the_ranking_metric_is_the_last_complement_chosen():
     everything = {cell_key("s", c) for c in ("c1", "c2")} | {k for k in cells.keys if k[0] == "metric"}
     plan = derivable_suppression(cells, 5, protected=everything)
     assert cell_key("s", "c0") in plan and audit(cells, plan, 5) == []
+
+
+# ----------------------------------------------------------------------------- issue 26's surviving mutants
+def nested(parent: int, child: int, total: int) -> Cells:
+    """A total, a parent cell of `parent` items and a child cell of its first `child` items."""
+    columns = [np.ones(total, dtype=bool), np.arange(total) < parent, np.arange(total) < child]
+    return Cells(np.column_stack(columns), [metric_key("all"), cell_key("stage", "DD"), cell_key("stage_tier", "DD/A")])
+
+
+def test_a_parent_minus_its_public_child_never_reveals_fewer_than_k_items():
+    # DD (10) and DD/A (7) are both over k, but DD - DD/A is 3 items: one of the two must go
+    plan = derivable_suppression(nested(10, 7, 40), 5)
+    assert plan & {cell_key("stage", "DD"), cell_key("stage_tier", "DD/A")}
+    assert audit(nested(10, 7, 40), plan, 5) == []
+    # a difference of k items is allowed: nothing hidden
+    assert derivable_suppression(nested(12, 7, 40), 5) == set()
+
+
+def test_a_cell_and_the_metric_over_the_same_items_hide_together_with_the_true_reason():
+    from leaderboard.disclosure import suppression_plan
+
+    n = 30
+    sg = np.arange(n) < 10
+    masks = np.column_stack([np.ones(n, dtype=bool), sg, sg, np.arange(n) < 7])
+    keys = [metric_key("all"), metric_key("SG"), cell_key("stage", "SG"), cell_key("stage_tier", "SG/A")]
+    # SG/A (7) is inside SG (10): 3 items apart. The smaller SG/A goes...
+    assert suppression_plan(Cells(masks, keys), 5) == {cell_key("stage_tier", "SG/A"): "complementary"}
+    # ...unless it is protected: then the SG cell goes, and its metric twin with it, for the same reason
+    plan = suppression_plan(Cells(masks, keys), 5, protected={cell_key("stage_tier", "SG/A")})
+    assert plan == {metric_key("SG"): "complementary", cell_key("stage", "SG"): "complementary"}
+    # protecting the metric protects its twin cell too: SG/A goes
+    plan = suppression_plan(Cells(masks, keys), 5, protected={metric_key("SG")})
+    assert plan == {cell_key("stage_tier", "SG/A"): "complementary"}
+    small = Cells(np.column_stack([np.ones(n, dtype=bool), np.arange(n) < 3, np.arange(n) < 3]),
+                  [metric_key("all"), metric_key("X"), cell_key("s", "X")])
+    assert suppression_plan(small, 5) == {metric_key("X"): "k-rule", cell_key("s", "X"): "k-rule"}
+
+
+def test_publish_reasons_are_the_rule_that_applied():
+    from leaderboard.disclosure import Disclosure, publish, why_hidden
+
+    n = 30
+    labels = ["a"] * 3 + ["b"] * 6 + ["c"] * 21
+    cells = Cells.from_labels({"s": labels}, ["all"])
+    data = {"benchmark": "nope", "metrics": {"all": 50.0}, "n_items": n,
+            "strata": {"s": {v: {"n": labels.count(v), "metrics": {"acc": 1.0}} for v in "abc"}}}
+    public = publish(data, Disclosure(cells=[cells]), Policy())
+    assert public["strata"]["s"]["a"]["reason"] == why_hidden("k-rule", 5)
+    assert public["strata"]["s"]["b"]["reason"] == why_hidden("complementary", 5)  # all - c = a + b: b tops up
+    assert public["strata"]["s"]["c"] == {"n": 21, "metrics": {"acc": 1.0}}
+
+
+def test_a_subset_metric_under_k_items_is_pending_even_without_an_item_set():
+    from leaderboard.disclosure import Disclosure, publish
+
+    data = {"benchmark": "nope", "metrics": {"all": 50.0, "part": 25.0}, "n_items": 30,
+            "metric_n": {"all": 30, "part": 4}, "strata": {}}
+    public = publish(data, Disclosure(), Policy())
+    assert public["metrics"] == {"all": 50.0, "part": None}
+    assert public["pending"]["part"].startswith("suppressed: computed from fewer than 5 items")
+    data["metric_n"]["part"] = 5
+    assert publish(data, Disclosure(), Policy())["metrics"]["part"] == 25.0
+
+
+def _keyed_gauss(secret: bytes, salt: str, label: str) -> float:
+    import hashlib
+    import hmac
+    from statistics import NormalDist
+
+    digest = hmac.new(secret, f"{salt}\x00{label}".encode(), hashlib.sha256).digest()
+    return NormalDist().inv_cdf((int.from_bytes(digest[:8], "big") + 0.5) / 2 ** 64)
+
+
+def _held_out(value: float, n: int) -> dict:
+    return {"benchmark": "nope", "metrics": {"acc": value}, "n_items": n, "metric_n": {"acc": n}, "strata": {},
+            "protocol": {"answers_held_out": True, "held_out_columns": []}}
+
+
+def test_public_noise_has_exactly_the_declared_magnitude():
+    from leaderboard.disclosure import Disclosure, publish
+
+    policy = Policy(secret=b"k3y", noise_items=2.0)
+    public = publish(_held_out(40.0, 50), Disclosure(item_span={"acc": 100.0}, bounds={"acc": (0.0, 100.0)}),
+                     policy, salt="sub-1")
+    # 2 items of noise over 50 items of a x100 mean: sd 4 points, times the keyed standard normal draw
+    expected = 40.0 + _keyed_gauss(b"k3y", "sub-1", "m:acc") * 2.0 * 100.0 / 50
+    assert public["metrics"]["acc"] == round(expected, 4) and abs(expected - 40.0) > 0.05
+
+
+def test_noisy_values_stay_inside_the_metric_range():
+    from leaderboard.disclosure import Disclosure, publish
+
+    # a salt whose draw is negative: a value of 0 % would go below 0 without the clamp
+    salt = next(f"s{i}" for i in range(100) if _keyed_gauss(b"k", f"s{i}", "m:acc") < -0.5)
+    disclosure = Disclosure(item_span={"acc": 100.0}, bounds={"acc": (0.0, 100.0)})
+    assert publish(_held_out(0.0, 20), disclosure, Policy(secret=b"k"), salt=salt)["metrics"]["acc"] == 0.0
+    high = next(f"s{i}" for i in range(100) if _keyed_gauss(b"k", f"s{i}", "m:acc") > 0.5)
+    assert publish(_held_out(100.0, 20), disclosure, Policy(secret=b"k"), salt=high)["metrics"]["acc"] == 100.0
+
+
+def test_a_held_out_cell_takes_its_metric_twin_with_it():
+    from leaderboard.disclosure import suppression_plan
+
+    n = 30
+    x = np.arange(n) < 10
+    cells = Cells(np.column_stack([np.ones(n, dtype=bool), x, x]), [metric_key("all"), metric_key("X"), cell_key("s", "X")])
+    # 10 items is above k, but the cell is built from a held-out column: the metric over the same items goes too
+    assert suppression_plan(cells, 5, hidden={cell_key("s", "X")}) == {cell_key("s", "X"): "held-out",
+                                                                       metric_key("X"): "held-out"}
+
+
+def test_parent_minus_child_is_caught_even_past_the_exhaustive_search_budget(monkeypatch):
+    from leaderboard import disclosure
+
+    # DD (items 0-9) minus DD/A (0-6) is items 7, 8, 9; an "eye" stratum splits them (7 left, 8-9 right), so no
+    # single membership group of them is derivable and no cell is small: only "a parent minus its children" sees it
+    n = 40
+    items = np.arange(n)
+    left = (items <= 7) | ((items >= 10) & (items <= 25))
+    cells = Cells(np.column_stack([np.ones(n, dtype=bool), items <= 9, items <= 6, left, ~left]),
+                  [metric_key("all"), cell_key("stage", "DD"), cell_key("stage_tier", "DD/A"),
+                   cell_key("eye", "L"), cell_key("eye", "R")])
+    for budget in (0, disclosure.MAX_SUBSETS):  # with and without the exhaustive search
+        monkeypatch.setattr(disclosure, "MAX_SUBSETS", budget)
+        plan = derivable_suppression(cells, 5)
+        assert plan and audit(cells, plan, 5) == []
+        assert plan & {cell_key("stage", "DD"), cell_key("stage_tier", "DD/A")}
+
+
+def test_a_derivable_combination_outside_the_usual_shapes_is_found_by_the_exhaustive_search(monkeypatch):
+    from leaderboard import disclosure
+
+    # five overlapping cells (7-14 items each, found by a random search): a +-1/2 combination of four
+    # single items is derivable, though no pair, parent/child or membership group shows it
+    columns = ["000011101010101111010010", "100100000110100001010000", "000001101010110000011101",
+               "111001101001011001110011", "100000000110100001000110"]
+    masks = np.column_stack([np.ones(24, dtype=bool)] + [np.array([c == "1" for c in col]) for col in columns])
+    cells = Cells(masks, [metric_key("all")] + [cell_key(f"s{j}", "v") for j in range(5)])
+    plan = derivable_suppression(cells, 5)
+    assert plan and audit(cells, plan, 5) == []
+    assert small_groups_derivable(cells, plan, 5) == []
+    monkeypatch.setattr(disclosure, "MAX_SUBSETS", 0)  # structured shapes only: this one slips through
+    assert derivable_suppression(cells, 5) == set()
+
+
+def small_groups_derivable(cells: Cells, hidden: set, k: int) -> list:
+    """Every union of membership groups under k items on which a combination of public cells is supported
+    (item level: v = Q y supported on S iff rank(Q[~S]) < rank(Q))."""
+    import itertools
+
+    masks = cells.masks
+    public = [j for j, key in enumerate(cells.keys) if key not in hidden]
+    q, s, _ = np.linalg.svd(masks[:, public].astype(float), full_matrices=False)
+    q = q[:, : int((s > 1e-9).sum())]
+    _, group = np.unique(masks, axis=0, return_inverse=True)
+    group = np.asarray(group).reshape(-1)
+    members = [np.flatnonzero(group == g) for g in range(group.max() + 1)]
+    small = [g for g, m in enumerate(members) if len(m) < k]
+    found = []
+    for size in range(1, k):
+        for subset in itertools.combinations(small, size):
+            items = np.concatenate([members[g] for g in subset])
+            rest = np.ones(len(masks), dtype=bool)
+            rest[items] = False
+            if len(items) < k and np.linalg.matrix_rank(q[rest], tol=1e-8) < q.shape[1]:
+                found.append(items.tolist())
+    return found

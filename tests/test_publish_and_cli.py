@@ -101,7 +101,9 @@ def test_cli_score_through_a_who_icd_api_server_and_a_stand_in_embedder(tmp_path
     # 'Asthma' at rank 1 of case 300); 'Lobar pneumonia' vs 'Pneumonia' is 0.806 with this model: no match
     assert m["top1_sem"] == round(100 / 3, 4) and m["mrr_sem"] == round(100 * (0.5 + 1) / 3, 4)
     # strata cells under 5 items are suppressed in public records (they would reveal single items)
-    assert record["strata"]["diagnosis_count"]["3"] == {"n": 1, "metrics": {}, "suppressed": True}
+    assert record["strata"]["diagnosis_count"]["3"] == {
+        "n": 1, "metrics": {}, "suppressed": True,
+        "reason": "computed from fewer than 5 items; kept private so individual answers cannot be read back"}
 
 
 def test_cli_score_reads_the_predict_sidecar(tmp_path, tiny_built):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leaderboard.metrics.bootstrap import percentile_ci
+from leaderboard.metrics.bootstrap import mean_and_ci  # noqa: F401 (moved to the engine's bootstrap; re-exported)
 
 
 def consensus(scores: np.ndarray, answered: np.ndarray) -> np.ndarray:
@@ -45,17 +45,3 @@ def fact_scores(n_predicted: int, n_reference: int, matched_predicted: int, matc
     if n_predicted <= 0:
         return recall, float("nan"), 0.0
     return recall, hallucinated / n_predicted, matched_predicted / n_predicted
-
-
-def mean_and_ci(values: np.ndarray, scale: float, resamples: int, seed: int) -> tuple[float | None, list | None, int]:
-    """Mean x scale over the non-NaN items, its 95% percentile bootstrap CI (resampling those items)
-    and how many items it covers; (None, None, 0) when no item has a value."""
-    values = np.asarray(values, dtype=np.float64)
-    kept = values[~np.isnan(values)]
-    if kept.size == 0:
-        return None, None, 0
-    mean = round(float(kept.mean()) * scale, 4)
-    if resamples <= 0:
-        return mean, None, int(kept.size)
-    lo, hi = percentile_ci(kept, resamples=resamples, seed=seed)
-    return mean, [round(float(lo[0]) * scale, 4), round(float(hi[0]) * scale, 4)], int(kept.size)

@@ -14,7 +14,8 @@ import numpy as np
 from benchmarks.clinmm.taxonomy import SPECIALTIES
 
 from leaderboard.answer_key import AnswerKey
-from .metrics import categories, consensus, fact_scores, mean_and_ci
+from leaderboard.engine import scored_means
+from .metrics import categories, consensus, fact_scores
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
@@ -45,7 +46,7 @@ class ClinMM(Benchmark):
     )
     metrics = (
         MetricSpec("diagnostic_accuracy_score", "Diagnostic accuracy score (0-2, mean dual-judge consensus)",
-                   group="diagnosis", item_span=2.0, bounds=(0.0, 2.0), decimals=2, scale=(0.0, 2.0)),
+                   group="diagnosis", item_span=2.0, value_range=(0.0, 2.0), decimals=2),
         MetricSpec("pct_completely_correct", "% completely correct (both judges 2)", group="diagnosis",
                    proportion=True),
         MetricSpec("pct_partially_correct", "% partially correct (0 < consensus < 2)", group="diagnosis"),
@@ -141,13 +142,13 @@ class ClinMM(Benchmark):
         if n_flagged:
             notes.append(f"{n_flagged} case(s) had text addressed to the grader in their diagnosis or reasoning; "
                          "it was redacted before judging and cannot raise the score")
-        metrics, ci, counts = _overall(values, context)
-        protocol["n_by_metric"] = counts
+        numbers = scored_means(values, SCALES, "specialty", cases.specialty, SPECIALTIES, context.resamples,
+                               context.seed)  # the paper's eight specialties in its order, then any other
+        protocol["n_by_metric"] = numbers.counts
         return self.result(
-            context, metrics=metrics, ci=ci, n_items=len(cases), n_answered=int(cases.answered.sum()),
+            context, metrics=numbers.metrics, ci=numbers.ci, n_items=len(cases), n_answered=int(cases.answered.sum()),
             parse_failures=int((cases.answered & ~cases.has_diagnosis).sum()), pending=pending,
-            strata={"specialty": _strata(values, cases.specialty, context)} if values else {},
-            protocol=protocol, notes=notes, per_item=per_item)
+            strata=numbers.strata, cells=numbers.cells, protocol=protocol, notes=notes, per_item=per_item)
 
     def _diagnosis(self, cases, judges, values, pending, per_item, flagged, protocol, notes) -> list:
         """Scores every answered case with each judge; returns the (XML-mode judge, made) pairs used."""
@@ -312,34 +313,4 @@ def _stats(judges, xml_judges) -> list[dict]:
                 stats[name] = stats.get(name, 0) + value
             asker.close()
         out.append({"model": judge.config.model, "stats": stats})
-    return out
-
-
-def _overall(values: dict[str, np.ndarray], context: ScoringContext) -> tuple[dict, dict, dict]:
-    metrics, ci, counts = {}, {}, {}
-    for name, column in values.items():
-        mean, bounds, n = mean_and_ci(column, SCALES[name], context.resamples, context.seed)
-        metrics[name] = mean
-        if bounds is not None:
-            ci[name] = bounds
-        counts[name] = n
-    return metrics, ci, counts
-
-
-def _strata(values: dict[str, np.ndarray], specialty: list, context: ScoringContext) -> dict[str, dict]:
-    """specialty -> {n, metrics, ci, n_by_metric}: the paper's eight in its order, then any other value;
-    CIs resample the cases of that specialty."""
-    labels = np.array(["(missing)" if s is None else s for s in specialty], dtype=object)
-    order = [s for s in SPECIALTIES if s in set(labels)] + sorted(set(labels) - set(SPECIALTIES))
-    out = {}
-    for value in order:
-        mask = labels == value
-        cell = {"n": int(mask.sum()), "metrics": {}, "ci": {}, "n_by_metric": {}}
-        for name, column in values.items():
-            mean, bounds, n = mean_and_ci(column[mask], SCALES[name], context.resamples, context.seed)
-            cell["metrics"][name] = mean
-            cell["n_by_metric"][name] = n
-            if bounds is not None:
-                cell["ci"][name] = bounds
-        out[value] = cell
     return out

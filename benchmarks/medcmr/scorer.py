@@ -15,11 +15,10 @@ import pyarrow.compute as pc
 
 from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_SYSTEMS, TASKS
 
-from leaderboard.aggregate import SCALE, overall
+from leaderboard.aggregate import overall
 from leaderboard.answer_key import AnswerKey
-from leaderboard.disclosure import Cells, cell_key, metric_key
 from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, needs_options, parse_letter
-from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
+from leaderboard.engine import Subsets, subset_numbers
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
@@ -117,10 +116,8 @@ class MedCMR(Benchmark):
         open_table = table.filter(pa.array(~is_mcq))
         open_answered, letter_only = open_items_answered(open_table.column(self.id_column), report)
 
-        columns, names = subset_masks(mcq)
-        means = subset_means(correct, columns)
-        replicates = subset_replicates(correct, columns, context.resamples, context.seed) if context.resamples > 0 else None
-        metrics, ci, pending = self._headline(means, replicates, names)
+        subsets = subset_numbers(correct, *subset_masks(mcq), context.resamples, context.seed)
+        metrics, ci, pending = self._headline(subsets)
         open_outcome = self._open_scores(open_table, report, context)
         if open_outcome is None:
             pending.update(self._open_pending(context, len(open_table)))
@@ -132,7 +129,7 @@ class MedCMR(Benchmark):
             open_metrics, open_ci = overall(open_outcome["values"], context.resamples, context.seed)
             metrics.update(open_metrics)
             ci.update(open_ci)
-        strata = strata_cells(means, replicates, names, columns)
+        strata = subsets.strata("mcq_all")
 
         protocol = self.base_protocol(key, context)
         protocol.update({
@@ -167,38 +164,36 @@ class MedCMR(Benchmark):
         return self.result(
             context, metrics=metrics, ci=ci, n_items=len(table), n_answered=int(answered.sum()) + open_answered,
             parse_failures=int(parse_failed.sum()), pending=pending, strata=strata, protocol=protocol, notes=notes,
-            metric_n=open_n, cells=[disclosure_cells(columns, names)],
+            metric_n=open_n, cells=[subsets.cells(_metric_name)],
             derived={"mcq_macro": [f"mcq_{t}" for t in TASKS]}, chance={"mcq_all": constant_answer_accuracy(gold)},
             per_item=({i: {"mcq_all": float(c), "parse_failure": float(p)}
                        for i, c, p in zip(mcq_ids.to_pylist(), correct, parse_failed)}
                       if context.keep_per_item else None))
 
-    def _headline(self, means, replicates, names) -> tuple[dict, dict, dict]:
+    def _headline(self, subsets: Subsets) -> tuple[dict, dict, dict]:
         """Metric values, CIs and pending reasons for mcq_all, the 7 tasks, the macro mean and the 6 categories."""
         metrics, ci, pending = {}, {}, {}
-        lo, hi = percentile_bounds(replicates) if replicates is not None else (None, None)
-        mi_labelled = any(stratum == "medical_intelligence" and value != "(missing)" and not np.isnan(means[j])
+        names = subsets.names
+        mi_labelled = any(stratum == "medical_intelligence" and value != "(missing)" and subsets.value(j) is not None
                           for j, (stratum, value) in enumerate(names))
         for j, (stratum, value) in enumerate(names):
             metric = _metric_name(stratum, value)
             if metric is None:
                 continue
-            if np.isnan(means[j]):
+            if subsets.value(j) is None:
                 pending[metric] = ("the dataset has no medical-intelligence labels" if stratum == "medical_intelligence"
                                    and not mi_labelled else f"no MCQ in the dataset has {stratum} {value}")
                 continue
-            metrics[metric] = round(float(means[j]) * SCALE, 4)
-            if lo is not None:
-                ci[metric] = [round(float(lo[j]) * SCALE, 4), round(float(hi[j]) * SCALE, 4)]
-        task_cols = [j for j, (s, _) in enumerate(names) if s == "task"]
-        task_means = means[task_cols]
-        if np.any(~np.isnan(task_means)):
-            metrics["mcq_macro"] = round(float(np.nanmean(task_means)) * SCALE, 4)
-            if replicates is not None:
-                mlo, mhi = percentile_bounds(_row_nanmean(replicates[:, task_cols])[:, None])
-                ci["mcq_macro"] = [round(float(mlo[0]) * SCALE, 4), round(float(mhi[0]) * SCALE, 4)]
-        else:
+            metrics[metric] = subsets.value(j)
+            if subsets.interval(j) is not None:
+                ci[metric] = subsets.interval(j)
+        macro, interval = subsets.macro([j for j, (s, _) in enumerate(names) if s == "task"])
+        if macro is None:
             pending["mcq_macro"] = "no MCQ in the dataset has a task label"
+        else:
+            metrics["mcq_macro"] = macro
+            if interval is not None:
+                ci["mcq_macro"] = interval
         return metrics, ci, pending
 
     def _open_scores(self, open_table: pa.Table, report: ValidationReport, context: ScoringContext) -> dict | None:
@@ -223,14 +218,6 @@ class MedCMR(Benchmark):
         return {f"open_{abbr}": reason for abbr in (*OPEN_CRITERIA, "all")}
 
 
-def _row_nanmean(matrix: np.ndarray) -> np.ndarray:
-    """Mean of each row over its non-NaN cells (NaN for an all-NaN row), without numpy's warning."""
-    present = ~np.isnan(matrix)
-    counts = present.sum(axis=1)
-    totals = np.where(present, matrix, 0.0).sum(axis=1)
-    return np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
-
-
 def _metric_name(stratum: str, value: str) -> str | None:
     if stratum == "all":
         return "mcq_all"
@@ -244,24 +231,6 @@ def constant_answer_accuracy(gold: np.ndarray) -> float:
     withhold breakdowns of results near it (a constant-letter probe's breakdowns are letter shares)."""
     letters = [g for g in gold if g is not None]
     return 100.0 * max(np.unique(np.asarray(letters, dtype=str), return_counts=True)[1]) / len(gold) if letters else 0.0
-
-
-def disclosure_cells(columns: np.ndarray, names: list[tuple[str, str]]) -> Cells:
-    """The MCQ item sets behind every public MCQ number: metric columns (all, tasks, categories) and
-    stratum cells (a task is both a metric column and a stratum cell, over the same items)."""
-    masks, keys, sources = [], [], {}
-    for j, (stratum, value) in enumerate(names):
-        metric = _metric_name(stratum, value)
-        if metric is not None:
-            masks.append(columns[:, j])
-            keys.append(metric_key(metric))
-            if stratum != "all":
-                sources[keys[-1]] = stratum
-        if stratum != "all":
-            masks.append(columns[:, j])
-            keys.append(cell_key(stratum, value))
-            sources[keys[-1]] = stratum
-    return Cells(np.column_stack(masks) if masks else np.zeros((len(columns), 0), dtype=bool), keys, sources)
 
 
 def _is_mcq(table: pa.Table) -> np.ndarray:
@@ -391,18 +360,3 @@ def label_masks(column: pa.ChunkedArray) -> dict[str, np.ndarray]:
         return out
     labels = np.asarray(pc.fill_null(pc.cast(column, pa.string()), "(missing)").to_numpy(zero_copy_only=False), dtype=object)
     return {str(v): labels == v for v in np.unique(labels)}
-
-
-def strata_cells(means, replicates, names, columns) -> dict[str, dict[str, dict]]:
-    """stratum -> value -> {n, metrics: {mcq_all}, ci: {mcq_all}} for every non-empty subset."""
-    lo, hi = percentile_bounds(replicates) if replicates is not None else (None, None)
-    counts = columns.sum(axis=0)
-    out: dict[str, dict[str, dict]] = {}
-    for j, (stratum, value) in enumerate(names):
-        if stratum == "all" or counts[j] == 0:
-            continue
-        cell = {"n": int(counts[j]), "metrics": {"mcq_all": round(float(means[j]) * SCALE, 4)}}
-        if lo is not None and not np.isnan(lo[j]):
-            cell["ci"] = {"mcq_all": [round(float(lo[j]) * SCALE, 4), round(float(hi[j]) * SCALE, 4)]}
-        out.setdefault(stratum, {})[value] = cell
-    return out

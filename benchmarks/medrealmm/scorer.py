@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from leaderboard.aggregate import by_stratum, overall
+from leaderboard.engine import mean_metrics
 from leaderboard.answer_key import AnswerKey
 from leaderboard.metrics.rubric import rubric_scores, score_histogram
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
@@ -46,10 +46,10 @@ class MedRealMM(Benchmark):
     metrics = (
         MetricSpec("score_pct", "Score (%)"),
         # one case moves n x these by at most its criteria count; 20 is a generous typical bound
-        MetricSpec("positives_met_per_case", "Positive criteria met per case", item_span=20.0, bounds=(0.0, None),
-                   decimals=2, scale=None),
+        MetricSpec("positives_met_per_case", "Positive criteria met per case", item_span=20.0, value_range=(0.0, None),
+                   decimals=2),
         MetricSpec("negatives_triggered_per_case", "Negative criteria triggered per case", higher_is_better=False,
-                   item_span=20.0, bounds=(0.0, None), decimals=2, scale=None),
+                   item_span=20.0, value_range=(0.0, None), decimals=2),
         MetricSpec("pct_clipped_zero", "Cases scored 0 (%)", higher_is_better=False, proportion=True),
     )
     primary_metric = "score_pct"  # a mean of per-case rubric ratios, not a proportion: paper rows get no CI
@@ -137,10 +137,11 @@ class MedRealMM(Benchmark):
             "negatives_triggered_per_case": scores.negatives_triggered / 100.0,
             "pct_clipped_zero": (scores.score == 0).astype(np.float64),
         }
-        metrics, ci = overall(per_item, context.resamples, context.seed)
-        result.metrics = {m.name: metrics.get(m.name) for m in self.metrics}
-        result.ci = ci
-        result.strata = by_stratum(per_item, strata)
+        numbers = mean_metrics(per_item, strata, len(ids), context.resamples, context.seed)
+        result.metrics = {m.name: numbers.metrics.get(m.name) for m in self.metrics}
+        result.ci = numbers.ci
+        result.strata = numbers.strata
+        result.disclosure.cells = numbers.cells
         protocol["score_histogram_pct"] = score_histogram(scores.score)
         protocol["cases_without_positive_criteria"] = scores.no_positive
         if context.keep_per_item:
@@ -153,7 +154,8 @@ class MedRealMM(Benchmark):
 
     def _pending(self, result: Result, reason: str, strata: dict, not_comparable: list[str]) -> Result:
         result.pending = {m.name: reason for m in self.metrics}
-        result.strata = by_stratum({}, strata)  # n per cell, no values
+        numbers = mean_metrics({}, strata, result.n_items, resamples=0)  # n per cell, no values
+        result.strata, result.disclosure.cells = numbers.strata, numbers.cells
         result.protocol["comparable_to_paper"] = False
         result.protocol["not_comparable_because"] = list(dict.fromkeys(not_comparable))
         return result

@@ -5,7 +5,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from leaderboard.aggregate import by_stratum, overall
+from leaderboard.engine import mean_metrics
 from leaderboard.answer_key import AnswerKey
 from leaderboard.metrics.ranked_lists import ranked_metrics
 from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
@@ -132,14 +132,14 @@ class MedReaMM(Benchmark):
             else:
                 pending[f"{stem}_avg"] = "needs both ICD and semantic matching"
 
-        metrics, ci = overall(per_item, context.resamples, context.seed)
-        metrics.update({name: None for name in pending})
-        strata_labels = self._strata_labels(key)
+        numbers = mean_metrics(per_item, self._strata_labels(key), len(ids), context.resamples, context.seed)
+        metrics = dict(numbers.metrics, **{name: None for name in pending})
         protocol["comparable_to_paper"] = comparable
         protocol["not_comparable_because"] = reasons
         return self.result(
-            context, metrics=metrics, ci=ci, n_items=len(ids), n_answered=answered, parse_failures=parse_failures,
-            pending=pending, strata=by_stratum(per_item, strata_labels), protocol=protocol,
+            context, metrics=metrics, ci=numbers.ci, n_items=len(ids), n_answered=answered,
+            parse_failures=parse_failures, pending=pending, strata=numbers.strata, cells=numbers.cells,
+            protocol=protocol,
             per_item=_per_item_rows(ids, per_item) if context.keep_per_item else None)
 
     @staticmethod

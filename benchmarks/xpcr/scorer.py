@@ -23,6 +23,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CAT
 
 from leaderboard.answer_key import AnswerKey
 from leaderboard.disclosure import Cells, cell_key, metric_key
+from leaderboard.engine import coded_cells
 from leaderboard.letters import DIGITS, RULE_SUMMARY, RULE_VERSION, needs_options, parse_letter
 from leaderboard.metrics.calibration import (BASE_SCORES, CONFIDENT_AT, ECE_BINS,
                                    base_score_vector, expected_calibration_error, uncertainty_aware_score,
@@ -45,7 +46,7 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     specs.append(MetricSpec("ESA_Avg", "Expertise-stratified accuracy, mean of R/A/S", group="tier"))
     specs.append(MetricSpec("CCR", "Chain completion rate", group="chain"))
     specs.append(MetricSpec("ECE", "Expected calibration error (fraction, 10 bins)", higher_is_better=False,
-                            group="calibration", item_span=1.0, bounds=(0.0, 1.0), decimals=3, scale=(0.0, 1.0)))
+                            group="calibration", item_span=1.0, value_range=(0.0, 1.0), decimals=3))
     specs.append(MetricSpec("UAS", "Uncertainty-aware score", group="calibration"))
     specs.append(MetricSpec("conf_coverage", "Chain items with a confidence (%)", group="calibration"))
     specs += [MetricSpec(f"modality_{m}", f"{m} accuracy", group="modality") for m in MODALITIES]
@@ -55,7 +56,7 @@ def _metric_specs() -> tuple[MetricSpec, ...]:
     for g, mods in CASE_GROUPS.items():
         specs.append(MetricSpec(f"All_G{g}", f"Group {g} ({'/'.join(mods)}) accuracy, all modalities", group="cross_modal"))
         specs += [MetricSpec(f"MCS_{m}_G{g}", f"Group {g} MCS, {m} removed (pp)", group="cross_modal",
-                             bounds=(-100.0, 100.0)) for m in mods]
+                             value_range=(-100.0, 100.0)) for m in mods]
     return tuple(s if s.decimals != 1 else replace(s, decimals=2) for s in specs)  # the paper prints two decimals
 
 
@@ -550,19 +551,6 @@ DERIVED = {"SWA_Avg": list(STAGES), "ESA_Avg": [f"{t}_level" for t in TIERS],
            "modality_Avg": [f"modality_{m}" for m in MODALITIES]}
 
 
-def _coded_masks(codes: np.ndarray, labels, key, source: str | None = None, missing: bool = True):
-    """One mask per present code (and '(missing)' for -1) as disclosure cells: (masks, keys, sources)."""
-    masks, keys, sources = [], [], {}
-    for i, label in [*enumerate(labels), *([(-1, "(missing)")] if missing else [])]:
-        mask = codes == i
-        if mask.any() and key(label) is not None:
-            masks.append(mask)
-            keys.append(key(label))
-            if source:
-                sources[keys[-1]] = source
-    return masks, keys, sources
-
-
 def _disclosure_cells(s: _Scored) -> list[Cells]:
     """The item sets behind the chain-item numbers (stage/tier/modality/category metrics and their
     strata) and the cross-modal numbers (groups, task families), for complementary suppression."""
@@ -592,22 +580,13 @@ def _disclosure_cells(s: _Scored) -> list[Cells]:
     ):
         if not universe.any():
             continue
-        masks, keys, sources = [], [], {}
-        if universe is s.cross:
-            masks, keys = [np.ones(int(universe.sum()), dtype=bool)], [metric_key("XM_All")]
-        for codes, labels, key, source, missing in parts:
-            m, k, src = _coded_masks(codes[universe], labels, key, source, missing)
-            masks += m
-            keys += k
-            sources.update(src)
+        parts = [(codes[universe], labels, key, source, missing) for codes, labels, key, source, missing in parts]
         free = [("source_dataset", s.free_strata["source_dataset"]), ("disease", s.free_strata["disease"])] \
             if universe is s.chain else [("task_family", s.task_family)]
-        for column, (codes, labels) in free:  # already restricted to the universe's rows
-            m, k, src = _coded_masks(codes, labels, lambda v, c=column: cell_key(c, v), column)
-            masks += m
-            keys += k
-            sources.update(src)
-        out.append(Cells(np.column_stack(masks), keys, sources))
+        # free-text strata are already restricted to the universe's rows
+        parts += [(codes, labels, lambda v, c=column: cell_key(c, v), column, True) for column, (codes, labels) in free]
+        fixed = [(np.ones(int(universe.sum()), dtype=bool), metric_key("XM_All"))] if universe is s.cross else []
+        out.append(coded_cells(parts, fixed))
     return out
 
 

@@ -112,3 +112,17 @@ def percentile_ci(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: 
     means = bootstrap_means(values, resamples, seed)
     alpha = (1.0 - level) / 2.0
     return np.quantile(means, alpha, axis=0), np.quantile(means, 1.0 - alpha, axis=0)
+
+
+def mean_and_ci(values: np.ndarray, scale: float, resamples: int, seed: int) -> tuple[float | None, list | None, int]:
+    """Mean x scale over the non-NaN items, its 95% percentile bootstrap CI (resampling those items)
+    and how many items it covers; (None, None, 0) when no item has a value."""
+    values = np.asarray(values, dtype=np.float64)
+    kept = values[~np.isnan(values)]
+    if kept.size == 0:
+        return None, None, 0
+    mean = round(float(kept.mean()) * scale, 4)
+    if resamples <= 0:
+        return mean, None, int(kept.size)
+    lo, hi = percentile_ci(kept, resamples=resamples, seed=seed)
+    return mean, [round(float(lo[0]) * scale, 4), round(float(hi[0]) * scale, 4)], int(kept.size)

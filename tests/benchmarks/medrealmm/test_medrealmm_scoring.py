@@ -22,6 +22,7 @@ from benchmarks.medrealmm.scorer import image_gain
 from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
 from leaderboard.judge.safety import REDACTED
 from leaderboard.metrics.rubric import rubric_scores, score_histogram
+from leaderboard.disclosure import Cells, Disclosure
 from leaderboard.result import ModelInfo, Result
 from leaderboard.scoring import score_file
 from medrealmm_release import VERDICTS, build_release
@@ -217,10 +218,13 @@ def test_text_only_run_is_recorded_and_mixed_files_are_refused(built, tmp_path):
 
 
 def _result(modality, score, strata, model="m", judge="j"):
+    # the item sets behind the cells (as the engine hands them over): a cell without one is not published
+    labels = [value for value, cell in strata.items() for _ in range(cell["n"])]
     return Result(benchmark="medrealmm", model=ModelInfo(model), metrics={"score_pct": score},
-                  strata={"department": strata},
+                  strata={"department": strata}, n_items=len(labels),
                   protocol={"input_modality": modality, "dataset_fingerprint": "sha256:x",
-                            "judge_prompts": ["medrealmm_criterion.v2"], "judge": {"model": judge}})
+                            "judge_prompts": ["medrealmm_criterion.v2"], "judge": {"model": judge}},
+                  disclosure=Disclosure(cells=[Cells.from_labels({"department": labels}, ["score_pct"])]))
 
 
 def test_image_gain_overall_and_per_stratum():
@@ -231,12 +235,23 @@ def test_image_gain_overall_and_per_stratum():
                                       "儿科": {"n": 6, "metrics": {"score_pct": 28.0}}})
     gain = image_gain(mm, to)
     assert gain["score_pct"] == {"multimodal": 52.5, "text_only": 33.25, "gain": 19.25}
+    assert set(gain["strata"]["department"]) == {"皮肤科", "儿科"}
     assert gain["strata"]["department"]["皮肤科"] == {"n": 5, "multimodal": 60.0, "text_only": 40.5, "gain": 19.5}
     assert gain["strata"]["department"]["儿科"]["gain"] == 19.5 and gain["comparable"] and gain["issues"] == []
     swapped = image_gain(to, _result("text-only", None, {}, judge="other"))
     assert swapped["score_pct"]["gain"] is None and not swapped["comparable"]
     assert swapped["issues"] == ["the first result is not a multimodal run", "different grader model"]
     assert image_gain(mm.to_public_dict(), to.to_public_dict())["score_pct"]["gain"] == 19.25
+
+
+def test_image_gain_pairs_only_cells_of_equal_size():
+    # the same department over 7 cases in one run and 8 in the other are different item sets: no gain
+    mm = _result("multimodal", 50.0, {"眼科": {"n": 7, "metrics": {"score_pct": 70.0}},
+                                      "儿科": {"n": 6, "metrics": {"score_pct": 30.0}}})
+    to = _result("text-only", 40.0, {"眼科": {"n": 8, "metrics": {"score_pct": 20.0}},
+                                     "儿科": {"n": 6, "metrics": {"score_pct": 10.0}}})
+    gain = image_gain(mm, to)
+    assert gain["strata"] == {"department": {"儿科": {"n": 6, "multimodal": 30.0, "text_only": 10.0, "gain": 20.0}}}
 
 
 def test_rubric_scores_pure_function_edges():

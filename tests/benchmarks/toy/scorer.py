@@ -1,11 +1,13 @@
-"""Toy: accuracy of the chosen letter, per item, with a percentile bootstrap CI and a per-topic breakdown."""
+"""Toy: accuracy of the chosen letter, per item, with a percentile bootstrap CI and a per-topic breakdown.
+The scorer parses and scores each item; `leaderboard.engine` computes every published number and the item
+set behind it (see docs/engine.md)."""
 from __future__ import annotations
 
 import numpy as np
 
-from leaderboard.aggregate import by_stratum, overall
 from leaderboard.answer_key import AnswerKey
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from leaderboard.engine import mean_metrics
 from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
 from leaderboard.result import Result
 
@@ -26,8 +28,8 @@ class Toy(Benchmark):
         gold = key.table.column("answer").to_pylist()
         chosen = [(report.valid.get(i) or {}).get("answer") for i in ids]
         correct = np.array([c is not None and c.upper() == g for c, g in zip(chosen, gold)], dtype=float)
-        metrics, ci = overall({"accuracy": correct}, context.resamples, context.seed)
-        return Result(benchmark=self.name, model=context.model, metrics=metrics, ci=ci, n_items=len(ids),
-                      n_answered=sum(c is not None for c in chosen), parse_failures=0,
-                      strata=by_stratum({"accuracy": correct}, {"topic": key.table.column("topic").to_pylist()}),
-                      protocol=self.base_protocol(key, context))
+        numbers = mean_metrics({"accuracy": correct}, {"topic": key.table.column("topic").to_pylist()}, len(ids),
+                               context.resamples, context.seed)
+        return self.result(context, metrics=numbers.metrics, ci=numbers.ci, strata=numbers.strata,
+                           cells=numbers.cells, n_items=len(ids), n_answered=sum(c is not None for c in chosen),
+                           protocol=self.base_protocol(key, context))

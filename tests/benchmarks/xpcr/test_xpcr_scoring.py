@@ -358,3 +358,22 @@ def test_batch_parsing_with_options_equals_parse_letter_on_the_option_corpora():
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     expected = [-1 if (p := parse_letter(t, l, o)) is None else letters.index(p) for t, l, o in rows]
     assert len(rows) > 200 and got.tolist() == expected
+
+
+def test_ccr_interval_is_centred_on_the_chain_completion_rate(built, tmp_path):
+    # every chain item right: CCR 100 and every resample of chains complete; all wrong: 0 and [0, 0]
+    right = [{"id": i, "answer": "B"} for i, _, _ in CHAIN_PREDICTIONS] + [{"id": "img3-3", "answer": "B"}]
+    _, result = score_file("xpcr", write(tmp_path / "r.jsonl", right), built, ScoringContext(resamples=500))
+    assert result.metrics["CCR"] == 100.0 and result.ci["CCR"] == [100.0, 100.0]
+    wrong = [{"id": i, "answer": "C"} for i, _, _ in CHAIN_PREDICTIONS]
+    _, result = score_file("xpcr", write(tmp_path / "w.jsonl", wrong), built, ScoringContext(resamples=500))
+    assert result.metrics["CCR"] == 0.0 and result.ci["CCR"] == [0.0, 0.0]
+
+
+def test_parse_failures_count_every_row_kind(built, tmp_path):
+    # one unusable response on a chain item, a cross-modal item and an ablated run: all three are counted
+    lines = [{"id": "img1-1", "response": "A or B"}, {"id": "C1-1", "response": "no idea"},
+             {"id": "C1-1/without-CFP", "response": "B and C"}, {"id": "img1-2", "answer": "B"}]
+    _, result = score_file("xpcr", write(tmp_path / "p.jsonl", lines), built, ScoringContext(resamples=0))
+    assert result.parse_failures == 3
+    assert any("2 answered item(s) gave no usable letter" in note for note in result.notes)  # the ablation row apart
