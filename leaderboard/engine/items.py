@@ -46,7 +46,7 @@ def mean_metrics(scores: dict[str, np.ndarray], labels: dict[str, Sequence[Any]]
 
 def coded_cells(parts: Sequence[tuple[np.ndarray, Sequence[str], Any, str | None, bool]],
                 fixed: Sequence[tuple[np.ndarray, tuple[str, ...]]] = ()) -> Cells:
-    """Item sets of numbers over coded labels, for scorers that aggregate from codes (X-PCR): each part is
+    """Item sets of numbers over coded labels, for scorers that aggregate from integer codes: each part is
     (codes, labels, key(label) -> disclosure key or None, source column, include '(missing)' for -1);
     `fixed` adds (mask, key) pairs such as a metric over every item of the universe."""
     masks, keys, sources = [m for m, _ in fixed], [k for _, k in fixed], {}
