@@ -43,7 +43,22 @@ _CONFUSABLE_PAIRS = {
     "ı": "i", "ℓ": "l", "ǀ": "l",
 }
 _CONFUSABLE = str.maketrans(_CONFUSABLE_PAIRS)
-_CONFUSABLE_CHARS = frozenset(_CONFUSABLE_PAIRS)
+
+
+def _char_class(code_points) -> re2._Regexp:
+    """An RE2 class matching any of `code_points` (surrogates left out: UTF-8 text cannot hold them), so
+    a text can be checked for them in one fast scan before a slower str.translate."""
+    points = sorted(cp for cp in code_points if not 0xD800 <= cp < 0xE000)
+    ranges, start = [], points[0]
+    for prev, cp in zip(points, points[1:] + [-1]):
+        if cp != prev + 1:  # a run ends
+            ranges.append(f"\\x{{{start:X}}}-\\x{{{prev:X}}}" if prev > start else f"\\x{{{start:X}}}")
+            start = cp
+    return re2.compile("[" + "".join(ranges) + "]")
+
+
+_HAS_INVISIBLE = _char_class(_INVISIBLE)
+_HAS_CONFUSABLE = _char_class(ord(ch) for ch in _CONFUSABLE_PAIRS)
 
 _SPELLED = re2.compile(r"(?:[A-Za-z][ .\-_*·|]){2,}[A-Za-z]")  # i g n o r e / I-g-n-o-r-e / t h e (letter, one separator)
 _OTHER_SEPARATORS = str.maketrans(".-_*·|", "      ")
@@ -57,7 +72,18 @@ _REVERSED_HINTS = (" eht ", " dna ", " siht ", "erongi", "skram", "snoitcurtsni"
 
 def plain(text: str) -> str:
     """Invisible characters removed, then NFKC (fullwidth and compatibility forms folded)."""
-    return unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: translate turns it into U+FFFD
+        data = None
+    if data is None or _HAS_INVISIBLE.search(data):
+        text = text.translate(_INVISIBLE)
+    return unicodedata.normalize("NFKC", text)
+
+
+def fold_lookalikes(text: str) -> str:
+    """Cyrillic and Greek look-alikes read as the Latin letters they imitate (`text` itself when it has none)."""
+    return text.translate(_CONFUSABLE) if _HAS_CONFUSABLE.search(text.encode()) else text
 
 
 def extra_views(text: str) -> list[str]:
@@ -69,7 +95,7 @@ def aligned_views(text: str) -> list[str]:
     """Readings that keep the text's parts in order (a sentence boundary stays between the same sentences):
     look-alikes folded, spelled-out letters joined, rot13, %XX decoded, digits read as letters."""
     views = []
-    folded = text.translate(_CONFUSABLE) if not _CONFUSABLE_CHARS.isdisjoint(text) else text
+    folded = fold_lookalikes(text)
     if folded is not text:
         views.append(folded)
     joined = _SPELLED.sub(_join_spelled, folded)
@@ -87,7 +113,7 @@ def aligned_views(text: str) -> list[str]:
 def detached_views(text: str) -> list[str]:
     """Readings whose positions say nothing about where in the text they came from: the base64 spans
     decoded (one view for all: thousands of short spans are scanned in one call), the text reversed."""
-    folded = text.translate(_CONFUSABLE) if not _CONFUSABLE_CHARS.isdisjoint(text) else text
+    folded = fold_lookalikes(text)
     views = []
     decoded = _decoded_base64(folded)
     if decoded:
