@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from leaderboard.judge import classifier  # noqa: E402
-from leaderboard.judge.safety import _INJECTION, _views, find_injection, split_sentences  # noqa: E402
+from leaderboard.judge.safety import _INJECTION, _classified, _views, find_injection, split_sentences  # noqa: E402
 from leaderboard.judge.normalize import plain  # noqa: E402
 
 # tune: what the patterns were grown from. held-out: written before tuning by the same author, never tuned
@@ -43,7 +43,7 @@ def by_patterns(text: str) -> bool:
 
 
 def by_classifier(text: str) -> bool:
-    return bool(classifier.flagged(split_sentences(text)))
+    return bool(_classified(split_sentences(text)))
 
 
 def measure(rows: list[dict]) -> dict:

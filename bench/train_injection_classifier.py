@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from injection_detection import sample_texts  # noqa: E402
-from injection_synthetic import attacks, benign, hard_negatives  # noqa: E402
+from injection_synthetic import attacks, benign, hard_negatives, zh_attacks, zh_hard_negatives  # noqa: E402
 
 from leaderboard.judge import classifier  # noqa: E402
 from leaderboard.judge.safety import REDACTED, _flagged_sentences, split_sentences  # noqa: E402
@@ -77,7 +77,8 @@ def datasets() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     train = corpus * CORPUS_WEIGHT  # hand-written rows count more than the templated ones
     validation = [row for name in VALIDATION_FILES for row in _rows(name)]
     sentences = sorted({s.strip() for text in sample_texts() for s in split_sentences(text) if len(s.strip()) > 3})
-    synthetic = [(t, 1) for t in attacks(6000, rng)] + [(t, 0) for t in benign(5000, rng) + hard_negatives(2500, rng)]
+    synthetic = ([(t, 1) for t in attacks(6000, rng) + zh_attacks(1000, rng)]
+                 + [(t, 0) for t in benign(5000, rng) + hard_negatives(2500, rng) + zh_hard_negatives(1000, rng)])
     for text, label in [(s, 0) for s in sentences] + synthetic:
         (validation if _validation_share(text) else train).append((text, label))
     return train, validation

@@ -22,7 +22,7 @@ import re2
 
 from . import classifier
 from .injection_patterns import PATTERNS
-from .normalize import aligned_views, detached_views, extra_views, plain
+from .normalize import aligned_views, decoded_views, detached_views, extra_views, fold_lookalikes, plain, rot13_view
 
 OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
 REDACTED = "[removed by the leaderboard's filter]"  # must not itself match a pattern (a test checks)
@@ -111,10 +111,19 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _classified(sentences: list[str]) -> set[int]:
-    """Indices of the sentences the classifier flags, as written or, for a sentence holding base64 or
-    reversed text, as decoded (read sentence by sentence)."""
+    """Indices of the sentences the classifier flags: as written, as decoded in place (spelled-out
+    letters, %XX, digits for letters, rot13; the sentence boundary keeps each reading aligned), and, for a
+    sentence holding base64 or reversed text, as decoded (read sentence by sentence)."""
     hit = set(classifier.flagged(sentences))
-    if detached_views(plain("".join(sentences))):
+    n = len(sentences)
+    joined = plain(_BOUNDARY.join(s.replace(_BOUNDARY, " ") for s in sentences))
+    folded = fold_lookalikes(joined)
+    rot13 = rot13_view(folded)
+    for view in decoded_views(folded) + ([rot13] if rot13 else []):
+        pieces = view.split(_BOUNDARY)
+        if len(pieces) == n:  # (a decoded "%0C" would shift the pieces: that reading is left to the patterns)
+            hit.update(classifier.flagged(pieces))
+    if detached_views(joined):
         for k, sentence in enumerate(sentences):
             decoded = [part for view in detached_views(plain(sentence)) for part in split_sentences(view)]
             if k not in hit and decoded and classifier.flagged(decoded):
