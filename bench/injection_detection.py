@@ -5,10 +5,10 @@ tune (tests/hostile/injections_heldout.jsonl), and on two probes written afterwa
 
     .venv/bin/python bench/injection_detection.py [--misses] [--file PATH ...]
 
---file measures only the given JSONL files (rows {"text", "injection", "lang", "style"?}), e.g. a blind
+--file measures only the given JSONL files (rows {"text", "injection" or "label", "lang", "style"?}), e.g. a blind
 probe measured once. Each line shows the two layers alone (patterns, classifier) and together.
 
-Target (issue 33), on the held-out part: recall >= 80 %, false positives <= 5 %.
+Target (issue 33), on texts never seen: recall >= 80 %, false positives <= 5 % (blind4 is the honest one).
 """
 from __future__ import annotations
 
@@ -30,11 +30,17 @@ from leaderboard.judge.normalize import plain  # noqa: E402
 # changes, avoiding the filter's vocabulary, and measured blind once: probe 2/20, probe2 10/20 (1 false
 # positive), probe3 7/20. Classes probe and probe2 showed missing were added afterwards (so they are no
 # longer blind); probe3 was not tuned on (one defect it exposed, 3-letter spelled words, was fixed).
+# The sentence classifier (second layer) trained on tune, probe and probe2; held-out and probe3 were its
+# validation (not trained on; probe3's rows had been read). blind4 (60 attacks, 60 benign, written by an
+# independent writer while the classifier was built) was opened once, after the detector was final:
+# recall 50/60, false positives 2/60; nothing was tuned on it. look-alikes: hand-written benign clinical
+# sentences the classifier's threshold was set on.
 PARTS = {"tune": ROOT / "tests" / "hostile" / "injections.jsonl",
          "held-out": ROOT / "tests" / "hostile" / "injections_heldout.jsonl",
          "probe": ROOT / "tests" / "hostile" / "injections_probe.jsonl",
          "probe2": ROOT / "tests" / "hostile" / "injections_probe2.jsonl",
          "probe3": ROOT / "tests" / "hostile" / "injections_probe3.jsonl",
+         "blind4": ROOT / "tests" / "hostile" / "injections_blind4.jsonl",
          "look-alikes": ROOT / "tests" / "hostile" / "benign_lookalikes.jsonl"}
 
 
@@ -96,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parts = {path.stem: path for path in args.file} if args.file else PARTS
     for part, path in parts.items():
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for row in rows:  # rows may say {"label": "attack" | "benign"} instead of {"injection": bool}
+            row.setdefault("injection", row.get("label") == "attack")
         result = measure(rows)
         (tp, attacks), (fp, benign) = result["counts"].get("attack", [0, 0]), result["counts"].get("benign", [0, 0])
         recall, fp_rate = tp / max(attacks, 1), fp / max(benign, 1)
