@@ -157,17 +157,28 @@ def test_every_phrase_the_old_chinese_regex_caught_is_still_caught():
 def _flags(name: str) -> tuple[int, int, int, int]:
     rows = [json.loads(line) for line in (HOSTILE / name).read_text(encoding="utf-8").splitlines()]
     flagged = [bool(find_injection(r["text"])) for r in rows]
-    attacks = [f for f, r in zip(flagged, rows) if r["injection"]]
-    benign = [f for f, r in zip(flagged, rows) if not r["injection"]]
+    attack = [r.get("injection", r.get("label") == "attack") for r in rows]
+    attacks = [f for f, a in zip(flagged, attack) if a]
+    benign = [f for f, a in zip(flagged, attack) if not a]
     return sum(attacks), len(attacks), sum(benign), len(benign)
 
 
 def test_held_out_and_probe_scores_are_pinned():
     """Pinned so a change that loses ground shows (bench/injection_detection.py). Each probe was measured
-    blind once (2/20, 10/20, 7/20); the first two were then used to add missing classes, probe3 was not
-    (one defect it exposed was fixed: 8/20). Its number is the honest one for phrasings the patterns do
-    not know."""
-    assert _flags("injections_heldout.jsonl") == (46, 46, 0, 48)
+    blind once against the patterns alone (2/20, 10/20, 7/20); the first two were then used to add missing
+    classes, probe3 was not (one defect it exposed was fixed: 8/20). With the sentence classifier (trained
+    on tune, probe, probe2; held-out and probe3 were its validation) the numbers below hold."""
+    assert _flags("injections_heldout.jsonl") == (46, 46, 1, 48)
     assert _flags("injections_probe.jsonl") == (20, 20, 0, 20)
-    assert _flags("injections_probe2.jsonl") == (15, 20, 1, 20)
-    assert _flags("injections_probe3.jsonl") == (8, 20, 0, 20)
+    assert _flags("injections_probe2.jsonl") == (20, 20, 1, 20)
+    assert _flags("injections_probe3.jsonl") == (19, 20, 0, 20)
+    assert _flags("benign_lookalikes.jsonl") == (0, 0, 2, 78)
+
+
+def test_blind4_floor():
+    """blind4: 60 attacks and 60 benign look-alikes written by an independent writer while the classifier
+    was built, opened once after the detector was final and never tuned on: 50/60 flagged (83 %), 2/60
+    benign held (3 %). A floor, not a target: improving on it by tuning to these rows would not count."""
+    flagged, attacks, held, benign = _flags("injections_blind4.jsonl")
+    assert (attacks, benign) == (60, 60)
+    assert flagged >= 50 and held <= 2

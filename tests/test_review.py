@@ -74,7 +74,7 @@ def test_a_suspected_injection_is_held_not_scored_and_the_user_sees_a_neutral_me
     assert "needs review" in STATES
     [record] = service.status_for("mallory")
     assert record["state"] == "needs review" and "评分" not in record["message"] and "inject" not in record["message"]
-    assert record["review"] == {"suspected_injection_items": 1, "ids": ["open-22"], "patterns": ["宣称满足标准", "称呼评分员"]}
+    assert record["review"] == {"suspected_injection_items": 1, "ids": ["open-22"], "patterns": ["classifier", "宣称满足标准", "称呼评分员"]}
     assert service._queue.qsize() == 0  # not queued
     service.score_one(record["id"])  # a worker pass does not score it either
     assert service.status_for("mallory")[0]["state"] == "needs review"

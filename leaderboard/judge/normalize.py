@@ -18,6 +18,7 @@ import base64
 import binascii
 import codecs
 import unicodedata
+from functools import lru_cache
 from urllib.parse import unquote
 
 import re2
@@ -43,7 +44,22 @@ _CONFUSABLE_PAIRS = {
     "ı": "i", "ℓ": "l", "ǀ": "l",
 }
 _CONFUSABLE = str.maketrans(_CONFUSABLE_PAIRS)
-_CONFUSABLE_CHARS = frozenset(_CONFUSABLE_PAIRS)
+
+
+def _char_class(code_points) -> re2._Regexp:
+    """An RE2 class matching any of `code_points` (surrogates left out: UTF-8 text cannot hold them), so
+    a text can be checked for them in one fast scan before a slower str.translate."""
+    points = sorted(cp for cp in code_points if not 0xD800 <= cp < 0xE000)
+    ranges, start = [], points[0]
+    for prev, cp in zip(points, points[1:] + [-1]):
+        if cp != prev + 1:  # a run ends
+            ranges.append(f"\\x{{{start:X}}}-\\x{{{prev:X}}}" if prev > start else f"\\x{{{start:X}}}")
+            start = cp
+    return re2.compile("[" + "".join(ranges) + "]")
+
+
+_HAS_INVISIBLE = _char_class(_INVISIBLE)
+_HAS_CONFUSABLE = _char_class(ord(ch) for ch in _CONFUSABLE_PAIRS)
 
 _SPELLED = re2.compile(r"(?:[A-Za-z][ .\-_*·|]){2,}[A-Za-z]")  # i g n o r e / I-g-n-o-r-e / t h e (letter, one separator)
 _OTHER_SEPARATORS = str.maketrans(".-_*·|", "      ")
@@ -52,31 +68,51 @@ _ASCII_LETTER = re2.compile(r"[A-Za-z]")
 _PERCENT = re2.compile(r"%[0-9A-Fa-f]{2}")
 _LEET_WORD = re2.compile(r"[A-Za-z][013457@$]+[A-Za-z]|\b[013457][A-Za-z]{2}")  # "1gn0r3", "m4rks"
 _LEET = str.maketrans("013457@$", "oieastas")
+_ROT13_HINTS = (" gur ", " naq ", "guvf", "nafjre", "tenqr", "fpber", "znexf", "vafgehpgvba", "pevgrevn", "ehoevp")
 _REVERSED_HINTS = (" eht ", " dna ", " siht ", "erongi", "skram", "snoitcurtsni", "redarg")
 
 
 def plain(text: str) -> str:
     """Invisible characters removed, then NFKC (fullwidth and compatibility forms folded)."""
-    return unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: translate turns it into U+FFFD
+        data = None
+    if data is None or _HAS_INVISIBLE.search(data):
+        text = text.translate(_INVISIBLE)
+    return unicodedata.normalize("NFKC", text)
+
+
+@lru_cache(maxsize=8)  # asked for by several readings of the same text
+def fold_lookalikes(text: str) -> str:
+    """Cyrillic and Greek look-alikes read as the Latin letters they imitate (`text` itself when it has none)."""
+    return text.translate(_CONFUSABLE) if _HAS_CONFUSABLE.search(text.encode()) else text
 
 
 def extra_views(text: str) -> list[str]:
     """Decoded readings of `text` (already `plain`) that differ from it. Each is read by the same patterns."""
-    return aligned_views(text) + detached_views(text)
+    return aligned_views(text) + list(detached_views(text))
 
 
 def aligned_views(text: str) -> list[str]:
     """Readings that keep the text's parts in order (a sentence boundary stays between the same sentences):
-    look-alikes folded, spelled-out letters joined, rot13, %XX decoded, digits read as letters."""
+    look-alikes folded, spelled-out letters joined, %XX decoded, digits read as letters, rot13."""
+    folded = fold_lookalikes(text)
+    views = [folded] if folded is not text else []
+    views += decoded_views(folded)
+    if _ASCII_LETTER.search(folded):
+        views.append(codecs.encode(folded, "rot13"))
+    return views
+
+
+def decoded_views(folded: str) -> list[str]:
+    """The aligned readings of already folded text that undo a disguise and read as language (the
+    classifier reads these too): spelled-out letters joined, %XX decoded, digits read as letters; and rot13
+    when the text holds rot13 of common English words."""
     views = []
-    folded = text.translate(_CONFUSABLE) if not _CONFUSABLE_CHARS.isdisjoint(text) else text
-    if folded is not text:
-        views.append(folded)
     joined = _SPELLED.sub(_join_spelled, folded)
     if joined != folded:
         views.append(joined)
-    if _ASCII_LETTER.search(folded):
-        views.append(codecs.encode(folded, "rot13"))
     if _PERCENT.search(folded):
         views.append(unquote(folded))
     if _LEET_WORD.search(folded):
@@ -84,17 +120,25 @@ def aligned_views(text: str) -> list[str]:
     return views
 
 
-def detached_views(text: str) -> list[str]:
+def rot13_view(folded: str) -> str | None:
+    """The rot13 of `folded` when it reads like rot13 of English (the classifier would read noise
+    otherwise); None when it does not."""
+    lower = folded.lower()
+    return codecs.encode(folded, "rot13") if any(hint in lower for hint in _ROT13_HINTS) else None
+
+
+@lru_cache(maxsize=8)  # the filter asks for the same text's readings from several places in one call
+def detached_views(text: str) -> tuple[str, ...]:
     """Readings whose positions say nothing about where in the text they came from: the base64 spans
     decoded (one view for all: thousands of short spans are scanned in one call), the text reversed."""
-    folded = text.translate(_CONFUSABLE) if not _CONFUSABLE_CHARS.isdisjoint(text) else text
+    folded = fold_lookalikes(text)
     views = []
     decoded = _decoded_base64(folded)
     if decoded:
         views.append("\n".join(decoded))
     if any(hint in folded.lower() for hint in _REVERSED_HINTS):
         views.append(folded[::-1])
-    return views
+    return tuple(views)
 
 
 def _join_spelled(match) -> str:

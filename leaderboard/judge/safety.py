@@ -4,7 +4,9 @@ them are put in review (`leaderboard.review`).
 
 Detection is a measured layer, not a guarantee: it reads the text after `normalize` has taken off the
 common disguises (invisible characters, look-alike letters, fullwidth forms, spelled-out letters, base64,
-rot13) and matches the intent patterns of `injection_patterns`. bench/injection_detection.py reports its
+rot13) and matches the intent patterns of `injection_patterns`; a sentence classifier (`classifier`,
+hashed n-grams, trained by bench/train_injection_classifier.py) flags the sentences whose wording the
+patterns do not list. bench/injection_detection.py reports its
 recall and false-positive rate on the tuning corpus and on a held-out one; what it misses is left to the
 prompt's data boundary and the judge's grounding checks.
 
@@ -18,8 +20,9 @@ from functools import lru_cache
 
 import re2
 
+from . import classifier
 from .injection_patterns import PATTERNS
-from .normalize import aligned_views, detached_views, extra_views, plain
+from .normalize import aligned_views, decoded_views, detached_views, extra_views, fold_lookalikes, plain, rot13_view
 
 OPEN, CLOSE = "<candidate_response>", "</candidate_response>"
 REDACTED = "[removed by the leaderboard's filter]"  # must not itself match a pattern (a test checks)
@@ -47,27 +50,32 @@ def find_injection(text: str) -> list[str]:
     for view in _views(plain(text or "")):
         matches = itertools.islice(_INJECTION.finditer(view.encode()), MAX_REPORTED)
         found.extend(m.group(0).decode("utf-8", "replace") for m in matches)
+    sentences = split_sentences(text or "")
+    found.extend(sentences[k].strip(_SPACE) for k in sorted(_classified(sentences))[:MAX_REPORTED])
     return found
 
 
 def injection_kinds(text: str) -> list[str]:
     """Names of the pattern entries that match (for a maintainer's review; never shown to users)."""
     views = [view.encode() for view in _views(plain(text or ""))]
+    kinds = ["classifier"] if _classified(split_sentences(text or "")) else []
     if not any(_INJECTION.search(view) for view in views):  # the common case: one combined scan per view
-        return []
-    return [name for name, pattern in _KINDS if any(pattern.search(view) for view in views)]
+        return kinds
+    return [name for name, pattern in _KINDS if any(pattern.search(view) for view in views)] + kinds
 
 
 def redact(text: str) -> tuple[str, bool]:
     """(text with every sentence that addresses the grader replaced, whether anything was flagged)."""
     text = text or ""
     views = [view.encode() for view in _views(plain(text))]
-    if not any(_INJECTION.search(view) for view in views):  # the common case, checked once
-        return text, False
     sentences = split_sentences(text)
-    hit = _flagged_sentences(sentences)
-    if not hit:  # only the whole text reads as an instruction (a match across sentences): withhold all of it
-        hit = set(range(len(sentences)))
+    hit = _classified(sentences)
+    if any(_INJECTION.search(view) for view in views):
+        matched = _flagged_sentences(sentences)
+        # only the whole text reads as an instruction (a match across sentences): withhold all of it
+        hit |= matched or set(range(len(sentences)))
+    if not hit:  # the common case
+        return text, False
     parts = []
     for k, sentence in enumerate(sentences):
         if k in hit:
@@ -100,6 +108,27 @@ def split_sentences(text: str) -> list[str]:
         cuts.append(at)
     cuts.append(len(text))
     return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def _classified(sentences: list[str]) -> set[int]:
+    """Indices of the sentences the classifier flags: as written, as decoded in place (spelled-out
+    letters, %XX, digits for letters, rot13; the sentence boundary keeps each reading aligned), and, for a
+    sentence holding base64 or reversed text, as decoded (read sentence by sentence)."""
+    hit = set(classifier.flagged(sentences))
+    n = len(sentences)
+    joined = plain(_BOUNDARY.join(s.replace(_BOUNDARY, " ") for s in sentences))
+    folded = fold_lookalikes(joined)
+    rot13 = rot13_view(folded)
+    for view in decoded_views(folded) + ([rot13] if rot13 else []):
+        pieces = view.split(_BOUNDARY)
+        if len(pieces) == n:  # (a decoded "%0C" would shift the pieces: that reading is left to the patterns)
+            hit.update(classifier.flagged(pieces))
+    if detached_views(joined):
+        for k, sentence in enumerate(sentences):
+            decoded = [part for view in detached_views(plain(sentence)) for part in split_sentences(view)]
+            if k not in hit and decoded and classifier.flagged(decoded):
+                hit.add(k)
+    return hit
 
 
 def _views(text: str) -> list[str]:
