@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT
 from leaderboard import registry
 from leaderboard.benchmark import Benchmark, MetricSpec
-from leaderboard.breakdowns import (HIDDEN, NOT_REPORTED, PENDING, breakdown, metrics_available, radar_data,
+from leaderboard.breakdowns import (ALL_CASES, HIDDEN, NOT_REPORTED, PENDING, breakdown, metrics_available, radar_data,
                                     strata_available)
 from leaderboard.result import ModelInfo, Result
 from leaderboard.store import load_records
@@ -111,7 +111,8 @@ def test_choices_strata_by_label_order_and_metrics_by_filled_cells(entries):
                          "h")]
     assert metrics_available(bench, hidden_only, "organ") == ["acc"]  # a view of gaps, not no view
     bd = breakdown(bench, hidden_only, "organ", "acc")
-    assert bd.matrix() == [[None]] and bd.rows[0].cells["skin"].gap == HIDDEN
+    # one stratum value: the row's overall value stands beside it (a lone subset says little), n = its items
+    assert bd.values == [ALL_CASES, "skin"] and bd.matrix() == [[1.0, None]] and bd.rows[0].cells["skin"].gap == HIDDEN
 
 
 def test_paper_rows_carry_the_published_per_stratum_numbers():

@@ -54,7 +54,7 @@ def test_paper_rows_use_the_registry_on_every_board():
     for _, r in _records():
         if getattr(models.resolve(r.model.name, paper=True), "id", None) == "medgemma-27b":
             names.add(models.canonical_info(r.model, r.source).name)
-    assert names == {"MedGemma 27B"}
+    assert names == {"MedGemma-27B"}
 
 
 def test_unknown_name_is_listed_and_kept_apart():
@@ -70,13 +70,13 @@ def test_judge_study_rows_are_the_judged_model_but_only_for_paper_rows():
     assert models.resolve("Claude-Opus-4.7 (judged by GPT-5)", paper=True).id == "claude-opus-4-7"
     assert models.resolve("Claude-Opus-4.7 (judged by GPT-5)") is None  # a submission's name is taken as written
     info = models.canonical_info(ModelInfo("Claude-Opus-4.7 (judged by GPT-5)"), "paper")
-    assert info.name == "Claude Opus 4.7 (judged by GPT-5)"
+    assert info.name == "Claude-Opus-4.7 (judged by GPT-5)"
 
 
 def test_registry_facts_fill_the_row():
     info = models.canonical_info(ModelInfo("Qwen3-VL-8B"), "paper")
     assert (info.name, info.organisation, info.params_b, info.link) == (
-        "Qwen3-VL-8B-Instruct", "Alibaba (Qwen)", 8, "https://huggingface.co/Qwen/Qwen3-VL-8B-Instruct")
+        "Qwen3-VL-8B", "Alibaba (Qwen)", 8, "https://huggingface.co/Qwen/Qwen3-VL-8B-Instruct")
 
 
 def test_a_spelling_naming_two_models_is_refused(tmp_path, monkeypatch):
