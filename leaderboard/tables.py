@@ -132,9 +132,10 @@ def reported_baselines(entries: list[Entry], primary: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def subset_boards(benchmark: Benchmark, entries: list[Entry]) -> list[tuple[str, pd.DataFrame]]:
+def subset_boards(benchmark: Benchmark, entries: list[Entry]) -> list[tuple[str, str, pd.DataFrame]]:
     """The reported baselines grouped by the case set they were measured on (`protocol.task`), each a board of its
-    own: best first on its one metric, labelled (not its id), never mixed with the main ranking."""
+    own: (task, the note all its rows share, rows best first on its first metric, labelled), never mixed with the
+    main ranking."""
     primary = benchmark.metric(benchmark.primary_metric)
     table = reported_baselines(entries, benchmark.primary_metric)
     boards = []
@@ -147,10 +148,26 @@ def subset_boards(benchmark: Benchmark, entries: list[Entry]) -> list[tuple[str,
         rows = rows.sort_values(first, ascending=not benchmark.metric_spec(first).higher_is_better)
         labels = {m: (f"{primary.label} on this case set" if m.startswith(primary.name + "_")
                       else benchmark.metric_spec(m).label) for m in metrics}
-        shown = rows[["model", "source", *metrics, "notes"]].rename(columns={"model": "Model", "source": "Source",
-                                                                            "notes": "Notes", **labels})
-        boards.append((str(task) or "rows without the ranking metric", shown.reset_index(drop=True)))
+        shared = _shared_opening(rows["notes"].tolist())  # said once above the board, not on every row
+        notes = rows["notes"].map(lambda text: text[len(shared):].strip())
+        shown = rows[["model", "source", *metrics]].assign(notes=notes)
+        shown = shown.rename(columns={"model": "Model", "source": "Source", "notes": "Notes", **labels})
+        boards.append((str(task) or "rows without the ranking metric", shared, shown.reset_index(drop=True)))
     return boards
+
+
+def _shared_opening(texts: list[str]) -> str:
+    """The sentences every text opens with (whole sentences only)."""
+    if len(texts) < 2:
+        return ""
+    opening = texts[0]
+    for text in texts[1:]:
+        k = 0
+        while k < min(len(opening), len(text)) and opening[k] == text[k]:
+            k += 1
+        opening = opening[:k]
+    cut = opening.rfind(". ")
+    return opening[:cut + 1] if cut >= 0 else ("" if opening != texts[0] else opening)
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

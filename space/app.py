@@ -54,7 +54,7 @@ LIVE_SECONDS = 5.0  # how often an open page checks for new results
 CSS = """
 .leaderboard-table th, .leaderboard-table th * { word-break: normal !important; overflow-wrap: normal !important; }
 .leaderboard-table th { min-width: 6.5em; font-size: 0.85em; line-height: 1.2; }
-.leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; white-space: nowrap; }
+.leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; }
 #sample-banner { background: #fff4e5; border-left: 4px solid #f59e0b; padding: 0.5em 1em; }
 .held-out-note { background: #eef6ff; border-left: 4px solid #3b82f6; padding: 0.4em 1em; }
 /* Chinese text (MedRealMM) with the fonts a visitor's system has; the Space downloads none at run time */
@@ -236,9 +236,11 @@ def _subset_boards(bench) -> None:
                     "The paper's other published scores are on smaller case sets; they are shown below, each as a "
                     "board of its own, best first, and never ranked with the full benchmark.",
                     elem_id=f"subset-why-{bench.name}")
-    for k, (task, frame) in enumerate(boards):
+    for k, (task, shared, frame) in enumerate(boards):
         with gr.Accordion(f"Reported on another case set — {task} (a board of its own, not ranked with the table)",
                           open=short):
+            if shared:
+                gr.Markdown(md(shared))
             gr.Dataframe(value=frame, interactive=False, wrap=True, datatype="str", pinned_columns=1,
                          elem_classes=["leaderboard-table"], elem_id=f"subset-{bench.name}-{k}")
 

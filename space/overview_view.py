@@ -79,7 +79,7 @@ def overview_tab(app: gr.Blocks, service) -> None:
         sort = gr.Dropdown(profiles.sort_choices(benches), value=profiles.SORTS[0], label="Sort by",
                            elem_id="overview-sort", min_width=240)
         show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (instead of the paper boards)",
-                                  elem_id="overview-show-sample")
+                                  elem_id="overview-show-sample", min_width=280)
     note = gr.Markdown("", elem_id="overview-note")
     table = gr.Dataframe(interactive=False, pinned_columns=1, wrap=True, elem_id="overview", max_height=640,
                          elem_classes=["leaderboard-table", "overview-table"], label="Models × benchmarks")

@@ -105,6 +105,8 @@ def test_heatmap_shows_each_papers_published_breakdown_on_first_load(page):
 def test_a_suppressed_cell_is_a_gap_not_zero_in_heatmap_and_radar(page):
     bench = registry.scorer("medreamm")
     open_sub_tab(page, bench, "Breakdown")
+    page.locator("#show-sample-medreamm input").check()  # the sample run is on its own board, shown when asked
+    page.locator("#bd-note-medreamm").get_by_text("1 row").wait_for()
     choose(page, "bd-stratum-medreamm", "Disease category")
     page.locator("#bd-note-medreamm").get_by_text("hidden").first.wait_for()
     traces = plot_data(page, "heatmap-medreamm")

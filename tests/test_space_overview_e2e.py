@@ -1,0 +1,129 @@
+"""The landing tab and the sample split in headless Chromium against the real Space: every sample built, one
+X-PCR run scored on sample data (issue 28: it once sat 4th among the paper rows of the breakdown). The Overview
+is the first tab; the run stays off the Overview, the breakdown heatmap, the radar picker, Compare and the model
+profile until the visitor asks for sample data, and then appears alone. Full-page screenshots of the Overview at
+1440x900 and 390x844 go to artifacts/screenshots/."""
+import time
+
+import pytest
+from gradio_client import Client, handle_file
+
+from conftest import ROOT
+from dataset_builders.stage import build
+from leaderboard import registry
+from space_server import SpaceServer
+from test_space_breakdown_e2e import CHROMIUM_ARGS, plot_data
+
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
+EXAMPLE = ROOT / "submissions" / "xpcr" / "example_predictions.jsonl"
+RUN = "Sample-Run-XPCR"
+
+
+@pytest.fixture(scope="module")
+def space(tmp_path_factory):
+    root = tmp_path_factory.mktemp("space")
+    for name in registry.names():
+        build(registry.adapter(name), registry.get(name).sample_dir, root / "hub", sample=True, progress=False)
+    server = SpaceServer(root / "hub", root / "store", root / "space.log")
+    client = Client(server.url, verbose=False)
+    message, *_ = client.predict("xpcr", RUN, "https://example.org/m", "Lab", "open", "medical", "no", "multimodal",
+                                 7, "none", "x@example.org", handle_file(str(EXAMPLE)), None, api_name="/submit")
+    assert message.startswith("**Accepted.**"), message
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        status, _ = client.predict(api_name="/status")
+        if {row[2]: row[3] for row in status["data"]}.get(RUN) == "finished":
+            break
+        time.sleep(0.5)
+    else:
+        pytest.fail("the sample submission was not scored in time")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def new_page(browser, url, width=1440, height=900):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(60_000)
+    page.goto(url, wait_until="load")
+    return page
+
+
+def rows(page, element):
+    return page.locator(f"#{element} tbody [role=row], #{element} tbody tr")
+
+
+def test_overview_is_the_landing_tab_and_keeps_sample_runs_apart(space, browser):
+    page = new_page(browser, space.url)
+    try:
+        assert page.locator("button[role=tab][aria-selected=true]").first.inner_text().strip() == "Overview"
+        rows(page, "overview").filter(has_text="Gemini-2.5-Pro").first.wait_for()
+        # one row per model: the three papers' spellings of MedGemma 27B are one row
+        assert rows(page, "overview").filter(has_text="Medgemma-27B").count() == 0
+        assert rows(page, "overview").filter(has_text="MedGemma-27B").count() == 1
+        assert rows(page, "overview").filter(has_text=RUN).count() == 0
+        page.locator("#profile-header").get_by_text("MedGemma-27B").first.wait_for()  # the default profile
+        page.screenshot(path=str(ARTIFACTS / "overview-1440.png"), full_page=True)
+        # a click on a row opens that model's profile
+        rows(page, "overview").filter(has_text="Lingshu-7B").first.locator("td").first.click()
+        page.locator("#profile-header").get_by_text("Lingshu-7B").first.wait_for()
+        assert "27.26" in page.locator("#profile-benchmarks").inner_text()  # its Med-CMR MCQ accuracy
+        page.locator("#overview-show-sample input").check()
+        rows(page, "overview").filter(has_text=RUN).first.wait_for()
+        assert rows(page, "overview").filter(has_text="Gemini-2.5-Pro").count() == 0  # alone, never beside
+        page.locator("#overview-note").get_by_text("sample data only").wait_for()
+    finally:
+        page.close()
+
+
+def test_breakdown_radar_and_compare_follow_the_sample_toggle(space, browser):
+    page = new_page(browser, space.url)
+    try:
+        page.get_by_role("tab", name="X-PCR", exact=True).click()
+        page.locator("button[role=tab]:visible", has_text="Breakdown").click()
+        page.locator("#heatmap-xpcr .main-svg").first.wait_for()
+        time.sleep(0.5)  # the select event may redraw once
+        labels = plot_data(page, "heatmap-xpcr")[-1]["y"]
+        assert "GPT-5 · paper" in labels and not any(RUN in label for label in labels)
+        picker = page.locator("#bd-models-xpcr").inner_text() + page.locator("#bd-models-xpcr input").input_value()
+        assert RUN not in picker
+        page.locator("#show-sample-xpcr input").check()
+        page.locator("#bd-note-xpcr").get_by_text("1 row").first.wait_for()
+        labels = plot_data(page, "heatmap-xpcr")[-1]["y"]
+        assert labels == [f"{RUN} · submitted"]  # the sample board alone
+        page.get_by_role("tab", name="Compare").click()
+        page.locator("#compare-benchmark input").click()
+        page.locator("#compare-benchmark input").fill("X-PCR")
+        page.get_by_role("option", name="X-PCR", exact=True).click()
+        page.locator("#compare-verdict").get_by_text("0 submission(s)").wait_for()
+        page.locator("#compare-show-sample input").check()
+        page.locator("#compare-verdict").get_by_text("1 submission(s)").wait_for()
+        assert RUN in page.locator("#compare-a input").input_value()
+    finally:
+        page.close()
+
+
+def test_phone_overview_scrolls_and_breakdown_is_a_list(space, browser):
+    page = new_page(browser, space.url, 390, 844)
+    try:
+        rows(page, "overview").filter(has_text="Gemini-2.5-Pro").first.wait_for()
+        page.screenshot(path=str(ARTIFACTS / "overview-390.png"), full_page=True)
+        page.locator("button[aria-label='More tabs']").first.click()
+        page.locator(".overflow-dropdown button", has_text="X-PCR").first.click()
+        page.locator("button[role=tab]:visible", has_text="Breakdown").click()
+        listing = page.locator("#bd-list-xpcr")
+        listing.get_by_text("GPT-5 · paper").first.wait_for()
+        assert not page.locator("#heatmap-xpcr").is_visible()  # the list replaces the heatmap on a phone
+        page.screenshot(path=str(ARTIFACTS / "breakdown-xpcr-390.png"), full_page=True)
+    finally:
+        page.close()
