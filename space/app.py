@@ -57,9 +57,11 @@ CSS = """
 .leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; }
 #sample-banner { background: #fff4e5; border-left: 4px solid #f59e0b; padding: 0.5em 1em; }
 .held-out-note { background: #eef6ff; border-left: 4px solid #3b82f6; padding: 0.4em 1em; }
-/* Chinese text (MedRealMM) with the fonts a visitor's system has; the Space downloads none at run time */
-body, .prose, table, .ib-card { font-family: "Source Sans Pro", ui-sans-serif, system-ui, "Noto Sans", "Noto Sans CJK SC",
-  "Noto Sans SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif; }
+/* Chinese text (MedRealMM): the CJK fonts a visitor's system has, after the theme's Latin fonts (the browser
+   takes each glyph from the first font that has it); the Space downloads no font at run time */
+.gradio-container { --font-cjk: "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Hiragino Sans GB",
+  "Microsoft YaHei", "WenQuanYi Micro Hei"; }
+.ib-card, .bd-list, .leaderboard-table td { font-family: var(--font), var(--font-cjk), sans-serif; }
 /* phones: the heatmap becomes a list, tables scroll sideways behind the pinned model column */
 .narrow-only { display: none !important; }
 @media (max-width: 700px) { .wide-only { display: none !important; } .narrow-only { display: block !important; } }
@@ -71,7 +73,7 @@ STATUS_COLUMNS = ["id", "benchmark", "model", "state", "progress", "message", "c
 # detail columns a visitor may add (the table fits 1440 px with the default ones; downloads hold them all)
 DETAILS = ["Source", "Coverage %", "Date", "Organisation", "Access", "Domain", "Reasoning", "Input", "Params (B)",
            "Run settings", "Flagged cells", "Submission id"]
-DEFAULT_DETAILS = ["Source", "Organisation", "Params (B)", "Flagged cells"]
+DEFAULT_DETAILS = ["Source", "Params (B)", "Flagged cells"]
 
 
 def default_service(settings: Settings | None = None) -> Service:
@@ -296,7 +298,8 @@ def _submit_tab(service: Service) -> None:
     message = gr.Markdown(elem_id="submit-message")
     report = gr.Textbox(label="Validation report", lines=8, interactive=False, elem_id="validation-report")
     status = gr.Dataframe(value=pd.DataFrame(columns=STATUS_COLUMNS), interactive=False, label="Your submissions",
-                          elem_id="status", wrap=True)
+                          elem_id="status", wrap=True,
+                          column_widths=["13%", "9%", "11%", "8%", "7%", "38%", "7%", "7%"])
 
     def my_status(request: gr.Request, profile: gr.OAuthProfile | None = None):
         user = current_user(request, profile)
@@ -356,8 +359,8 @@ def _status_message(service: Service, record: dict) -> str:
     found = next((e for e in service.entries(name) if e.entry_id == record.get("id")), None)
     gap = release_gap(bench, found.result) if found else None
     if gap:
-        return (f"ranked on the sample-data board ({gap}); not ranked with the paper rows — tick *Show submissions "
-                f"scored on sample data* under the {bench.pretty_name} table")
+        return (f"ranked on the sample-data board ({gap}); not ranked with the paper rows: tick 'Show submissions "
+                f"scored on sample data' under the {bench.pretty_name} table")
     return f"ranked on the {bench.pretty_name} board"
 
 
