@@ -92,7 +92,7 @@ def overview(benches: list[Benchmark], boards: dict[str, Board], sort: str = SOR
             cell = cells.get(bench.name)
             d = bench.metric(bench.primary_metric).decimals
             values.append(None if cell is None else cell.value)
-            texts.append("" if cell is None else f"{cell.value:.{d}f} (rank {cell.rank} of {cell.of})")
+            texts.append("" if cell is None else f"{cell.value:.{d}f} ({cell.rank} of {cell.of})")
         data.append(values)
         display.append(texts)
     payload = {"headers": headers, "data": data,

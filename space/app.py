@@ -243,7 +243,9 @@ def _subset_boards(bench) -> None:
                           open=short):
             if shared:
                 gr.Markdown(md(shared))
+            values = len(frame.columns) - 3  # model, source, the metrics, notes: the notes take what is left
             gr.Dataframe(value=frame, interactive=False, wrap=True, datatype="str", pinned_columns=1,
+                         column_widths=["24%", "8%", *["10%"] * values, f"{68 - 10 * values}%"],
                          elem_classes=["leaderboard-table"], elem_id=f"subset-{bench.name}-{k}")
 
 

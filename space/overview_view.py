@@ -23,8 +23,8 @@ def _boards(service):
 def _intro(benches) -> str:
     metrics = "; ".join(f"**{b.pretty_name}**: {b.metric(b.primary_metric).label}" for b in benches)
     return ("Every model with a row on a benchmark's board, one row per model (spellings from different papers are "
-            "one model: see the registry under *About*). A cell is the model's best row on that benchmark with its "
-            "rank range on that board; an empty cell means no result, never 0. Benchmarks measure different "
+            "one model: see the registry under *About*). A cell is the model's best row on that benchmark and, in "
+            "brackets, its rank range of that board's rows (e.g. 2–8 of 23); an empty cell means no result, never 0. Benchmarks measure different "
             f"things: compare within a column. Primary metrics — {metrics}. **Click a row** to open that model's "
             "profile below.")
 
@@ -81,8 +81,10 @@ def overview_tab(app: gr.Blocks, service) -> None:
         show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (instead of the paper boards)",
                                   elem_id="overview-show-sample", min_width=280)
     note = gr.Markdown("", elem_id="overview-note")
+    # widths that fit 1440 px (a phone scrolls sideways behind the pinned model column)
     table = gr.Dataframe(interactive=False, pinned_columns=1, wrap=True, elem_id="overview", max_height=640,
-                         elem_classes=["leaderboard-table", "overview-table"], label="Models × benchmarks")
+                         elem_classes=["leaderboard-table", "overview-table"], label="Models × benchmarks",
+                         column_widths=["15%", "11%", "5%", "9%", "7%", "7%", *["9.2%"] * len(benches)])
     review = gr.Markdown("", elem_id="overview-review")
     ids = gr.State({})  # shown label -> model id, for row clicks
     gr.Markdown("## Model profile", elem_id="profile-title")
