@@ -95,7 +95,8 @@ def heatmap(rows: list[str], columns: list[str], column_ids: list[str], cells: l
         "colorscale": "YlGnBu", "text": text, "texttemplate": "%{text}", "customdata": hovers,
         "hovertemplate": "%{customdata}<extra></extra>", "xgap": 2, "ygap": 2,
         # the title above the bar, wrapped: a long label on its side was cut off by the figure's edge
-        "colorbar": {"title": {"text": wrap(plotly_text(metric_label), 16), "side": "top", "font": {"size": 11}},
+        "colorbar": {"title": {"text": wrap(plotly_text(metric_label.split(" (")[0]), 16), "side": "top",
+                               "font": {"size": 11}},
                      "thickness": 14, "y": 0, "yanchor": "bottom", "len": 0.75}})
     lines = max(c.count("<br>") + 1 for c in columns)
     return go.Figure(data=traces, layout={
