@@ -5,7 +5,7 @@ import gradio as gr
 import pandas as pd
 
 from leaderboard import registry
-from leaderboard.compare import CompareError, comparable_submissions, compare
+from leaderboard.compare import CompareError, comparable_submissions, compare, listed
 from space.breakdown_view import board_entries
 from space.plain import md
 
@@ -48,12 +48,11 @@ def compare_tab(app: gr.Blocks, service) -> None:
     def run_compare(name, a, b, on_sample):
         if not (name and a and b):
             return "Choose two submissions.", pd.DataFrame(columns=EMPTY)
-        listed = options_of(name, on_sample)
-        known = {sub_id for _, sub_id in listed}
-        if a not in known or b not in known:  # ids from the page are checked before any file is opened
+        options = options_of(name, on_sample)
+        if not listed(options, a, b):  # ids from the page are checked before any file is opened
             return "Choose two submissions from the lists.", pd.DataFrame(columns=EMPTY)
         bench = registry.scorer(name)
-        labels = dict((sub_id, label.split(" · ")[0]) for label, sub_id in listed)
+        labels = dict((sub_id, label.split(" · ")[0]) for label, sub_id in options)
         try:
             result = compare(bench, service.store, a, b)
         except CompareError as exc:
