@@ -70,6 +70,11 @@ def get(model_id: str) -> Model | None:
 def resolve(name: str, paper: bool = False) -> Model | None:
     """The registry's model for `name`, or None. `paper`: a paper row, whose judge-study rows resolve to the
     judged model (a submission's name is taken as written)."""
+    return _resolve(name or "", paper)
+
+
+@lru_cache(maxsize=8192)  # a board of 50,000 rows names a few hundred models: fold each name once
+def _resolve(name: str, paper: bool) -> Model | None:
     models, index = _load()
     found = index.get(key(name or ""))
     if found is None and paper and JUDGED_BY in (name or ""):
