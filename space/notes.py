@@ -27,7 +27,7 @@ def noise_size(bench, noise_items: float) -> str:
     if not n:
         return f"{noise_items:g} items' worth of {spec.label}"
     sd = noise_sd(noise_items, n, spec.item_span)
-    return (f"SD {sd:.{max(spec.decimals, 2) + 1}f} on {spec.label} over this release's {n:,} items "
+    return (f"SD {sd:.{max(spec.decimals, 2) + 1}f} on {spec.label} over the full release's {n:,} items "
             f"({noise_items:g} items' worth)")
 
 
@@ -35,7 +35,7 @@ def board_noise(bench, noise_items: float) -> str:
     return ("**Held-out answers, keyed noise.** This benchmark's answers are held out, so every public value of a "
             "submission scored here carries keyed Gaussian noise (keyed with the server's secret and the submission "
             f"id, fixed per value): {noise_size(bench, noise_items)}. A stratum cell holds fewer items and moves "
-            "more (the same items' worth over its n); CI bounds are shifted the same way. The noise stops two probes "
+            "more (the same items' worth over its n), and so does a smaller build's whole-set value; CI bounds are shifted the same way. The noise stops two probes "
             "that differ in one answer from being told apart by subtraction.")
 
 

@@ -18,8 +18,8 @@ def test_printed_noise_is_the_noise_added():
 
 def test_each_board_says_how_large_for_this_release():
     medreamm, medcmr = registry.scorer("medreamm"), registry.scorer("medcmr")
-    assert noise_size(medreamm, 2.0).startswith("SD 0.320 on Top-5 Primary Recall (ICD-11) over this release's 625 items")
-    assert "SD 0.012 on MCQ accuracy (all) over this release's 16,655 items" in board_noise(medcmr, 2.0)  # 200/16,655
+    assert noise_size(medreamm, 2.0).startswith("SD 0.320 on Top-5 Primary Recall (ICD-11) over the full release's 625 items")
+    assert "SD 0.012 on MCQ accuracy (all) over the full release's 16,655 items" in board_noise(medcmr, 2.0)  # 200/16,655
     text = about_noise([medreamm, medcmr], 2.0, {"medreamm": True, "medcmr": False})
     assert "- MedReaMM: SD 0.320" in text and "answers public in this deployment: no noise" in text
 
