@@ -151,6 +151,9 @@ def test_every_paper_with_breakdowns_reaches_the_default_view():
         assert strata_available(bench, entries)[0] == stratum
         bd = breakdown(bench, entries, stratum, metrics_available(bench, entries, stratum)[0])
         assert next(r for r in bd.rows if r.label == row).cells[value].value == number
+        if name == "medreamm":  # one stratum value (rare disease): the row's overall value stands beside it
+            assert bd.values == [ALL_CASES, "True"]
+            assert next(r for r in bd.rows if r.label == row).cells[ALL_CASES].value == 55.05  # Table 2, Avg
     medrealmm = [Entry(r, str(i)) for i, r in enumerate(load_records("medrealmm"))]
     assert strata_available(registry.scorer("medrealmm"), medrealmm) == []
     assert "only as figures" in registry.scorer("medrealmm").breakdown_note
