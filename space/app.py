@@ -245,7 +245,7 @@ def _subset_boards(bench) -> None:
                 gr.Markdown(md(shared))
             values = len(frame.columns) - 3  # model, source, the metrics, notes: the notes take what is left
             gr.Dataframe(value=frame, interactive=False, wrap=True, datatype="str", pinned_columns=1,
-                         column_widths=["24%", "8%", *["10%"] * values, f"{68 - 10 * values}%"],
+                         column_widths=["260px", "80px", *["110px"] * values, "560px"],
                          elem_classes=["leaderboard-table"], elem_id=f"subset-{bench.name}-{k}")
 
 
@@ -301,7 +301,7 @@ def _submit_tab(service: Service) -> None:
     report = gr.Textbox(label="Validation report", lines=8, interactive=False, elem_id="validation-report")
     status = gr.Dataframe(value=pd.DataFrame(columns=STATUS_COLUMNS), interactive=False, label="Your submissions",
                           elem_id="status", wrap=True,
-                          column_widths=["13%", "9%", "11%", "8%", "7%", "38%", "7%", "7%"])
+                          column_widths=["150px", "90px", "120px", "80px", "75px", "420px", "120px", "120px"])
 
     def my_status(request: gr.Request, profile: gr.OAuthProfile | None = None):
         user = current_user(request, profile)

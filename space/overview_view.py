@@ -75,16 +75,15 @@ def _model(service, model_id: str | None):
 def overview_tab(app: gr.Blocks, service) -> None:
     benches = list(registry.scorers().values())
     gr.Markdown(_intro(benches), elem_id="overview-intro")
-    with gr.Row():
-        sort = gr.Dropdown(profiles.sort_choices(benches), value=profiles.SORTS[0], label="Sort by",
-                           elem_id="overview-sort", min_width=240)
-        show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (instead of the paper boards)",
-                                  elem_id="overview-show-sample", min_width=280)
+    sort = gr.Dropdown(profiles.sort_choices(benches), value=profiles.SORTS[0], label="Sort by",
+                       elem_id="overview-sort")
+    show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (instead of the paper boards)",
+                              elem_id="overview-show-sample")
     note = gr.Markdown("", elem_id="overview-note")
-    # widths that fit 1440 px (a phone scrolls sideways behind the pinned model column)
+    # widths in px that fit 1440 px (1,195 px); a phone scrolls sideways behind the pinned model column
     table = gr.Dataframe(interactive=False, pinned_columns=1, wrap=True, elem_id="overview", max_height=640,
                          elem_classes=["leaderboard-table", "overview-table"], label="Models × benchmarks",
-                         column_widths=["15%", "11%", "5%", "9%", "7%", "7%", *["9.2%"] * len(benches)])
+                         column_widths=["165px", "115px", "60px", "110px", "75px", "95px", *["115px"] * len(benches)])
     review = gr.Markdown("", elem_id="overview-review")
     ids = gr.State({})  # shown label -> model id, for row clicks
     gr.Markdown("## Model profile", elem_id="profile-title")
