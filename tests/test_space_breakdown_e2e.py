@@ -4,12 +4,10 @@ every benchmark to artifacts/screenshots/."""
 import time
 
 import pytest
-from gradio_client import Client, handle_file
 
 from conftest import ROOT
-from dataset_builders.stage import build
 from leaderboard import registry
-from space_server import SpaceServer, choose
+from space_server import choose, space_with_sample_run
 
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 EXAMPLE = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
@@ -25,22 +23,7 @@ PAPER_CELLS = {"medreamm": ("Gemini-2.5-Flash · paper", "Rare disease", 55.8),
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
     root = tmp_path_factory.mktemp("space")
-    for name in registry.names():
-        build(registry.adapter(name), registry.get(name).sample_dir, root / "hub", sample=True, progress=False)
-    server = SpaceServer(root / "hub", root / "store", root / "space.log")
-    client = Client(server.url, verbose=False)
-    message, *_ = client.predict("medreamm", "Sample-Run", "https://example.org/m", "Lab", "open", "medical", "no",
-                                 "multimodal", 7, "none", "x@example.org", handle_file(str(EXAMPLE)), None,
-                                 api_name="/submit")
-    assert message.startswith("**Accepted.**"), message
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        status, _ = client.predict(api_name="/status")
-        if {row[2]: row[3] for row in status["data"]}.get("Sample-Run") == "finished":
-            break
-        time.sleep(0.5)
-    else:
-        pytest.fail("the sample submission was not scored in time")
+    server = space_with_sample_run(root, "medreamm", "Sample-Run", EXAMPLE, wait=90)
     yield server
     server.stop()
 

@@ -6,13 +6,10 @@ profile until the visitor asks for sample data, and then appears alone. Full-pag
 import time
 
 import pytest
-from gradio_client import Client, handle_file
 
 from conftest import ROOT
-from dataset_builders.stage import build
-from leaderboard import registry
-from space_server import SpaceServer, choose
-from test_space_breakdown_e2e import CHROMIUM_ARGS, plot_data
+from space_server import choose, space_with_sample_run
+from test_space_breakdown_e2e import browser, plot_data  # noqa: F401 (browser: a shared fixture)
 
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 EXAMPLE = ROOT / "submissions" / "xpcr" / "example_predictions.jsonl"
@@ -21,35 +18,9 @@ RUN = "Sample-Run-XPCR"
 
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
-    root = tmp_path_factory.mktemp("space")
-    for name in registry.names():
-        build(registry.adapter(name), registry.get(name).sample_dir, root / "hub", sample=True, progress=False)
-    server = SpaceServer(root / "hub", root / "store", root / "space.log")
-    client = Client(server.url, verbose=False)
-    message, *_ = client.predict("xpcr", RUN, "https://example.org/m", "Lab", "open", "medical", "no", "multimodal",
-                                 7, "none", "x@example.org", handle_file(str(EXAMPLE)), None, api_name="/submit")
-    assert message.startswith("**Accepted.**"), message
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        status, _ = client.predict(api_name="/status")
-        if {row[2]: row[3] for row in status["data"]}.get(RUN) == "finished":
-            break
-        time.sleep(0.5)
-    else:
-        pytest.fail("the sample submission was not scored in time")
+    server = space_with_sample_run(tmp_path_factory.mktemp("space"), "xpcr", RUN, EXAMPLE)
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def expect(locator):
