@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .benchmark import Benchmark
+from .models import canonical_info
 from .run_settings import describe
 from .tie_groups import rank_ranges, wilson
 
@@ -217,7 +218,7 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
                         pair_ids=[(e.entry_id, r.metrics[primary]) for e, r in zip(entries, results)],
                         cache=PAIR_OUTCOMES.setdefault(bench.name, {}))
     badges = [protocol_badge(r, gaps.get(id(e))) for e, r in zip(entries, results)]
-    models = [r.model for r in results]
+    models = [canonical_info(r.model, r.source) for r in results]  # one name per model on every board
     columns = {
         "rank": ranks.labels(),
         "rank_best": ranks.best,

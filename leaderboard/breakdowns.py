@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .benchmark import Benchmark
+from .models import canonical_info
 from .result import MIN_PUBLIC_CELL
 from .tables import Entry
 
@@ -20,6 +21,7 @@ HIDDEN = f"hidden: fewer than {MIN_PUBLIC_CELL} items (a value that small would 
 NOT_REPORTED = "not reported by this source"
 PENDING = "no value yet (metric pending)"
 MISSING = "(missing)"
+ALL_CASES = "(all cases)"  # the row's overall value, beside a stratum of one value (a subset alone says little)
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ def breakdown(benchmark: Benchmark, entries: list[Entry], stratum: str, metric: 
     labels: dict[str, int] = {}
     for e in sorted(entries, key=lambda e: _order_key(benchmark, e)):
         r = e.result
-        label = f"{r.model.name} · {SOURCE_NAMES.get(r.source, r.source)}"
+        label = f"{canonical_info(r.model, r.source).name} · {SOURCE_NAMES.get(r.source, r.source)}"
         labels[label] = labels.get(label, 0) + 1
         if labels[label] > 1:
             label = f"{label} #{labels[label]}"
@@ -161,9 +163,21 @@ def breakdown(benchmark: Benchmark, entries: list[Entry], stratum: str, metric: 
     for _, _, cells in rows:  # the columns of the rows shown
         seen.update(dict.fromkeys(cells))
     values = _ordered_values(benchmark, stratum, list(seen))
-    built = [Row(label, r.model.name, r.source, {v: _cell(cells.get(v), metric) for v in values})
+    overall = len(values) == 1 and any(r.metrics.get(metric) is not None for _, r, _ in rows)
+    built = [Row(label, canonical_info(r.model, r.source).name, r.source,
+                 {**({ALL_CASES: _overall(r, metric)} if overall else {}),
+                  **{v: _cell(cells.get(v), metric) for v in values}})
              for label, r, cells in rows]
-    return Breakdown(benchmark.name, stratum, metric, values, built, without, total)
+    return Breakdown(benchmark.name, stratum, metric, ([ALL_CASES] if overall else []) + values, built, without,
+                     total)
+
+
+def _overall(result, metric: str) -> Cell:
+    value = result.metrics.get(metric)
+    ci = result.ci.get(metric)
+    if value is None:
+        return Cell(None, result.n_items or None, gap=NOT_REPORTED)
+    return Cell(float(value), result.n_items or None, tuple(ci) if ci else None)
 
 
 def radar_data(bd: Breakdown, chosen: list[str] | None = None, top: int = 5):

@@ -117,3 +117,9 @@ def comparable_submissions(entries: list) -> list[tuple[str, str]]:
     """(label, submission id) of stored submissions, best first as given."""
     return [(f"{e.result.model.name} · {e.entry_id}", e.entry_id) for e in entries
             if e.result.source == "submission" and not (e.result.protocol or {}).get("answers_held_out")]
+
+
+def listed(options: list[tuple[str, str]], *ids: str) -> bool:
+    """Every id is one the page was offered (ids come back from the browser: nothing else reaches the store)."""
+    known = {sub_id for _, sub_id in options}
+    return all(isinstance(i, str) and i in known for i in ids)

@@ -484,11 +484,17 @@ def keyed_fingerprint(secret: bytes, exact: str) -> str:
     return "hmac-sha256:" + hmac.new(secret, exact.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
 
 
+def noise_sd(noise_items: float, n: int, span: float = 100.0) -> float:
+    """SD of the keyed noise on a public value over n items: `noise_items` items' worth of the metric's
+    per-item span (the page says how large it is)."""
+    return noise_items * span / max(n, 1)
+
+
 def _add_noise(metrics, ci, strata, metric_n, disclosure, policy, salt, n_items):
     def noise(label: str, n: int, span: float) -> float:
         digest = hmac.new(policy.secret, f"{salt}\x00{label}".encode("utf-8"), hashlib.sha256).digest()
         u = (int.from_bytes(digest[:8], "big") + 0.5) / 2 ** 64
-        return NormalDist().inv_cdf(u) * policy.noise_items * span / max(n, 1)
+        return NormalDist().inv_cdf(u) * noise_sd(policy.noise_items, n, span)
 
     def shifted(value, label, n, span):
         if value is None:

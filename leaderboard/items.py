@@ -22,6 +22,16 @@ import pyarrow.parquet as pq
 ALL = "(all)"
 MAX_FILTER_VALUES = 200  # a column with more distinct values (ids, free text) is no filter
 NOISE_SUFFIXES = ("sha256", "_paths", "image_path")  # provenance columns, in the dataset but not worth reading here
+# bookkeeping fields of the builders (how a label was mapped, positions, counts): not what a reader studies
+INTERNAL_FIELDS = frozenset({"tier_source", "stage_idx", "disease_source", "has_all_stages", "num_items",
+                             "source_category", "question_type", "item_id"})
+OPTION_FIELDS = frozenset({"options", "choices"})  # answer options: shown with the letters answers are given in
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def is_internal(path: str) -> bool:
+    """A builder's bookkeeping field, at any depth (`items[2].tier_source`)."""
+    return path.rsplit(".", 1)[-1].split("[", 1)[0] in INTERNAL_FIELDS
 THUMBNAIL = 360  # px, longest side of an image as shown
 
 
@@ -175,7 +185,10 @@ def split_row(row: dict) -> tuple[list[tuple[str, str]], list[tuple[bytes, str]]
                 walk(v, f"{path}.{k}" if path else k)
         elif isinstance(value, list):
             if value and all(not isinstance(v, (dict, list)) for v in value):
-                fields.append((path, "; ".join(str(v) for v in value if v is not None)))
+                if path.rsplit(".", 1)[-1] in OPTION_FIELDS and len(value) <= len(LETTERS):
+                    fields.append((path, "   ".join(f"{LETTERS[i]}. {v}" for i, v in enumerate(value))))
+                else:
+                    fields.append((path, "; ".join(str(v) for v in value if v is not None)))
             else:
                 for i, v in enumerate(value, 1):
                     walk(v, f"{path}[{i}]")

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .benchmark import Benchmark
 from .board import ANY, BOARDS, MAIN, SAMPLE, SIZE_BUCKETS, SOURCE_BADGES, Board, Filters, size_bucket  # noqa: F401
+from .models import canonical_info
 from .result import Result
 
 ALWAYS_SHOWN = ("rank", "model", "source")
@@ -119,36 +120,54 @@ def radar_series(benchmark: Benchmark, entries: list[Entry], stratum: str, model
     return series
 
 
-def overview_table(benchmarks: list[Benchmark], entries_by_benchmark: dict[str, list[Entry]]) -> pd.DataFrame:
-    """One row per model name, one column per benchmark's primary metric (best row of that model)."""
-    best: dict[str, dict[str, float]] = {}
-    for bench in benchmarks:
-        primary = bench.primary_metric
-        for e in entries_by_benchmark.get(bench.name, []):
-            value = e.result.metrics.get(primary)
-            if value is None:
-                continue
-            cell = best.setdefault(e.result.model.name, {})
-            column = f"{bench.pretty_name} ({primary})"
-            if column not in cell or (value > cell[column] if bench.metric(primary).higher_is_better
-                                      else value < cell[column]):
-                cell[column] = value
-    table = pd.DataFrame([{"model": name, **cells} for name, cells in best.items()])
-    if table.empty:
-        return table
-    table.insert(1, "benchmarks", table.drop(columns=["model"]).notna().sum(axis=1))
-    return table.sort_values(["benchmarks", "model"], ascending=[False, True]).reset_index(drop=True)
-
-
 def reported_baselines(entries: list[Entry], primary: str) -> pd.DataFrame:
     """Rows that measure another task (no primary metric), e.g. a paper's human-vs-model study."""
     rows = []
     for e in entries:
         if e.result.metrics.get(primary) is None and e.result.source in ("human", "paper"):
-            rows.append({"model": e.result.model.name, "source": SOURCE_BADGES.get(e.result.source, e.result.source),
+            rows.append({"model": canonical_info(e.result.model, e.result.source).name,
+                         "source": SOURCE_BADGES.get(e.result.source, e.result.source),
                          "task": e.result.protocol.get("task", ""), **e.result.metrics,
                          "notes": " ".join(e.result.notes)})
     return pd.DataFrame(rows)
+
+
+def subset_boards(benchmark: Benchmark, entries: list[Entry]) -> list[tuple[str, str, pd.DataFrame]]:
+    """The reported baselines grouped by the case set they were measured on (`protocol.task`), each a board of its
+    own: (task, the note all its rows share, rows best first on its first metric, labelled), never mixed with the
+    main ranking."""
+    primary = benchmark.metric(benchmark.primary_metric)
+    table = reported_baselines(entries, benchmark.primary_metric)
+    boards = []
+    for task, rows in (table.groupby("task", sort=False) if not table.empty else []):
+        rows = rows.dropna(axis=1, how="all")
+        metrics = [c for c in rows.columns if c not in ("model", "source", "task", "notes")]
+        if not metrics:
+            continue
+        first = metrics[0]
+        rows = rows.sort_values(first, ascending=not benchmark.metric_spec(first).higher_is_better)
+        labels = {m: (f"{primary.label} on this case set" if m.startswith(primary.name + "_")
+                      else benchmark.metric_spec(m).label) for m in metrics}
+        shared = _shared_opening(rows["notes"].tolist())  # said once above the board, not on every row
+        notes = rows["notes"].map(lambda text: text[len(shared):].strip())
+        shown = rows[["model", "source", *metrics]].assign(notes=notes)
+        shown = shown.rename(columns={"model": "Model", "source": "Source", "notes": "Notes", **labels})
+        boards.append((str(task) or "rows without the ranking metric", shared, shown.reset_index(drop=True)))
+    return boards
+
+
+def _shared_opening(texts: list[str]) -> str:
+    """The sentences every text opens with (whole sentences only)."""
+    if len(texts) < 2:
+        return ""
+    opening = texts[0]
+    for text in texts[1:]:
+        k = 0
+        while k < min(len(opening), len(text)) and opening[k] == text[k]:
+            k += 1
+        opening = opening[:k]
+    cut = opening.rfind(". ")
+    return opening[:cut + 1] if cut >= 0 else ("" if opening != texts[0] else opening)
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

@@ -10,6 +10,11 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
+# A CJK font, so MedRealMM's Chinese renders in the browser tests' screenshots (not boxes)
+if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null
+fi
 # Random test order (pytest-randomly) on every run, with the seed printed (-q hides pytest's own header).
 # Replay an order: RANDOMLY_SEED=N bash scripts/test.sh; file order: bash scripts/test.sh -p no:randomly
 order=()

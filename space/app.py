@@ -30,14 +30,18 @@ from leaderboard.settings import Settings  # noqa: E402
 from leaderboard.service import Service, SubmissionForm  # noqa: E402
 from leaderboard.disclosure import Policy  # noqa: E402
 from leaderboard.store import HubMirror, LocalStore, load_records  # noqa: E402
-from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, main_entries, overview_payload  # noqa: E402
+from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, release_gap  # noqa: E402
+from leaderboard import models as model_registry  # noqa: E402
 from leaderboard.examples import example_line  # noqa: E402
 from leaderboard.release import build_status  # noqa: E402
-from leaderboard.tables import ANY, SIZE_BUCKETS, Entry, Filters, overview_table, reported_baselines  # noqa: E402
+from leaderboard.tables import ANY, SIZE_BUCKETS, Entry, Filters, subset_boards  # noqa: E402
+from space.plain import md  # noqa: E402
+from space.notes import about_noise, board_noise, held_out  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402
 from space.breakdown_view import breakdown_tab  # noqa: E402
 from space.item_browser import item_browser_tab  # noqa: E402
 from space.compare_view import compare_tab  # noqa: E402
+from space.overview_view import overview_tab  # noqa: E402
 from space.served import served_exports  # noqa: E402
 from space.identity import current_user, local_user, on_space  # noqa: E402
 
@@ -49,11 +53,27 @@ LIVE_SECONDS = 5.0  # how often an open page checks for new results
 # protocol badges show their reasons on hover
 CSS = """
 .leaderboard-table th, .leaderboard-table th * { word-break: normal !important; overflow-wrap: normal !important; }
-.leaderboard-table th { min-width: 4.5em; }
-.leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; white-space: nowrap; }
+.leaderboard-table th { min-width: 6.5em; font-size: 0.85em; line-height: 1.2; }
+.leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; }
 #sample-banner { background: #fff4e5; border-left: 4px solid #f59e0b; padding: 0.5em 1em; }
+.held-out-note { background: #eef6ff; border-left: 4px solid #3b82f6; padding: 0.4em 1em; }
+/* Chinese text (MedRealMM): the CJK fonts a visitor's system has, after the theme's Latin fonts (the browser
+   takes each glyph from the first font that has it); the Space downloads no font at run time */
+.gradio-container { --font-cjk: "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Hiragino Sans GB",
+  "Microsoft YaHei", "WenQuanYi Micro Hei"; }
+.ib-card, .bd-list, .leaderboard-table td { font-family: var(--font), var(--font-cjk), sans-serif; }
+/* phones: the heatmap becomes a list, tables scroll sideways behind the pinned model column */
+.narrow-only { display: none !important; }
+@media (max-width: 700px) { .wide-only { display: none !important; } .narrow-only { display: block !important; } }
+.bd-list details { border-bottom: 1px solid #e5e5e5; padding: 4px 0; }
+.bd-list summary { font-weight: 600; cursor: pointer; }
+.bd-list ul { margin: 4px 0 4px 1.2em; padding: 0; }
 """
 STATUS_COLUMNS = ["id", "benchmark", "model", "state", "progress", "message", "created_at", "updated_at"]
+# detail columns a visitor may add (the table fits 1440 px with the default ones; downloads hold them all)
+DETAILS = ["Source", "Coverage %", "Date", "Organisation", "Access", "Domain", "Reasoning", "Input", "Params (B)",
+           "Run settings", "Flagged cells", "Submission id"]
+DEFAULT_DETAILS = ["Source", "Params (B)", "Flagged cells"]
 
 
 def default_service(settings: Settings | None = None) -> Service:
@@ -80,17 +100,30 @@ def _view_key(board: str, filters: Filters) -> str:
     return repr((board, filters))
 
 
-def _payload(view) -> dict:
-    """The drawn rows: numbers stay numbers (the headers sort them), the display strings carry the format. No
-    per-cell styling (every cell's is empty): a third fewer cells to serialise and send on every refresh."""
+def _payload(view, bench=None, details=None) -> tuple[dict, list[str]]:
+    """The drawn rows and their datatypes: numbers stay numbers (the headers sort them), the display strings carry
+    the format; detail columns not chosen are left out. No per-cell styling (every cell's is empty): a third fewer
+    cells to serialise and send on every refresh."""
     payload = view.payload()
-    return {**payload, "metadata": {"display_value": payload["metadata"]["display_value"]}}
+    keep = [i for i, h in enumerate(view.headers) if h not in DETAILS or details is None or h in details]
+    display = payload["metadata"]["display_value"]
+    if bench is not None and "Flagged cells" in view.headers:  # metric labels, not ids (downloads keep the ids)
+        k = view.headers.index("Flagged cells")
+        display = [[*row[:k], _metric_labels(bench, row[k]), *row[k + 1:]] for row in display]
+    pick = lambda rows: [[row[i] for i in keep] for row in rows]  # noqa: E731
+    return ({"headers": [view.headers[i] for i in keep], "data": pick(view.data),
+             "metadata": {"display_value": pick(display)}}, [view.datatypes[i] for i in keep])
 
 
-def _table_update(view) -> dict:
+def _metric_labels(bench, ids: str) -> str:
+    return ", ".join(bench.metric_spec(m).label for m in ids.split(", ")) if ids else ""
+
+
+def _table_update(view, bench=None, details=None) -> dict:
     # an update, not a new gr.Dataframe: a component built with a value postprocesses all 10,000 cells once
     # more before Gradio does it again for the update
-    return gr.update(value=_payload(view), datatype=view.datatypes)
+    payload, types = _payload(view, bench, details)
+    return gr.update(value=payload, datatype=types)
 
 
 def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None = None, first: bool = True) -> None:
@@ -106,6 +139,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
                 "above CI), worst = the rows not clearly behind; equal scores share a rank, and filters never "
                 f"renumber. {ci_note(bench)} **Protocol**: `paper protocol` = comparable with the paper's rows; "
                 "`differs` and `sample data` are not (hover for why).", elem_id=f"about-table-{bench.name}")
+    if held_out(bench, service.data_dirs.get(bench.name)):
+        gr.Markdown(board_noise(bench, _noise_items()), elem_id=f"noise-{bench.name}", elem_classes=["held-out-note"])
     with gr.Row():
         access = gr.Dropdown([ANY, "open", "proprietary"], value=ANY, label="Access", min_width=120)
         domain = gr.Dropdown([ANY, "general", "medical"], value=ANY, label="Domain", min_width=120)
@@ -118,9 +153,11 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
         comparable = gr.Checkbox(False, label="Paper protocol only")
         search = gr.Textbox(label="Search model or organisation", placeholder="e.g. Gemini", elem_id=f"search-{bench.name}")
     default_columns = [m.name for m in bench.metrics if m.group == spec.group]
-    with gr.Accordion("Metric columns", open=False):
+    with gr.Accordion("Columns (metric and detail columns shown)", open=False):
         columns = gr.Dropdown([(m.label, m.name) for m in bench.metrics], value=default_columns, multiselect=True,
                               label="Metric columns", elem_id=f"columns-{bench.name}")
+        details = gr.Dropdown(DETAILS, value=DEFAULT_DETAILS, multiselect=True, label="Detail columns",
+                              elem_id=f"details-{bench.name}")
     # the board (ranks with paired tests) is built off the start-up path, and the page load draws it
     table = gr.Dataframe(interactive=False, wrap=True, max_height=600, pinned_columns=2,
                          label=f"{bench.pretty_name} leaderboard", elem_id=f"table-{bench.name}",
@@ -129,15 +166,17 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
         csv_button = gr.DownloadButton("Download CSV", size="sm", elem_id=f"csv-{bench.name}")
         json_button = gr.DownloadButton("Download JSON", size="sm", elem_id=f"json-{bench.name}")
         refresh = gr.Button("Refresh", size="sm", elem_id=f"refresh-{bench.name}")
+    _subset_boards(bench)
     show_sample = gr.Checkbox(False, label="Show submissions scored on sample data (their own board, not comparable "
-                              "with the paper)", elem_id=f"show-sample-{bench.name}")
+                              "with the paper; the breakdown below then shows them alone)",
+                              elem_id=f"show-sample-{bench.name}")
     sample_table = gr.Dataframe(visible=False, interactive=False, wrap=True, max_height=400, pinned_columns=2,
                                 elem_classes=["leaderboard-table"],
                                 label=SAMPLE_LABEL.format(bench.pretty_name), elem_id=f"sample-table-{bench.name}")
-    inputs = [access, domain, reasoning, modality, size, sources, comparable, search, columns]
+    inputs = [access, domain, reasoning, modality, size, sources, comparable, search, columns, details]
     seen = gr.State(None)  # the board this page shows; the timer redraws only when it changed
 
-    def filters_of(access, domain, reasoning, modality, size, sources, comparable, search, columns):
+    def filters_of(access, domain, reasoning, modality, size, sources, comparable, search, columns, details=None):
         return Filters(access=access, domain=domain, reasoning=reasoning, input_modality=modality, size=size,
                        sources=tuple(sources or ()), search=(search or "")[:100], comparable_only=bool(comparable),
                        columns=list(columns or []) or None)
@@ -147,7 +186,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
         current = BOARDS.get(bench, service.entries(bench.name))
         view = current.view(MAIN, filters, SHOWN_ROWS)
         csv_path, json_path = EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
-        return _table_update(view), csv_path, json_path
+        return _table_update(view, bench, values[-1]), csv_path, json_path
 
     def update_sample(show, *values):
         if not show:
@@ -155,7 +194,8 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
         view = BOARDS.get(bench, service.entries(bench.name)).view(SAMPLE, filters_of(*values), SHOWN_ROWS)
         if not view.data:
             return gr.Dataframe(value=None, visible=True, label="No submission was scored on sample data.")
-        return gr.update(value=_payload(view), datatype=view.datatypes, visible=True, label=SAMPLE_LABEL.format(bench.pretty_name))
+        payload, types = _payload(view, bench, values[-1])
+        return gr.update(value=payload, datatype=types, visible=True, label=SAMPLE_LABEL.format(bench.pretty_name))
 
     def tick(last, show, *values):
         """Redraw when a result landed since this page last drew (new rows appear without a reload)."""
@@ -178,14 +218,36 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
              show_progress="hidden")  # fresh rows and download files on every page load
     with gr.Tabs():  # per-stratum results and the cases themselves (space/breakdown_view.py, space/item_browser.py)
         with gr.Tab("Breakdown", id=f"breakdown-{bench.name}") as breakdown:
-            breakdown_tab(app, service, bench, breakdown, parent=tab, on_load=first)
+            breakdown_tab(app, service, bench, breakdown, parent=tab, on_load=first, show_sample=show_sample)
         with gr.Tab("Items", id=f"items-{bench.name}") as items:
             item_browser_tab(service, bench, items)
-    # paper rows only: a stored submission always has the primary metric (this needs no store read)
-    baselines = reported_baselines([Entry(r, f"paper:{i}") for i, r in enumerate(load_records(bench.name))], primary)
-    if not baselines.empty:
-        with gr.Accordion("Other reported baselines (a different task; not ranked with the table)", open=False):
-            gr.Dataframe(value=baselines, interactive=False, wrap=True, datatype="auto")
+
+
+def _subset_boards(bench) -> None:
+    """Paper rows measured on another case set (a subset, a human study), each a board of its own. When the paper
+    gives fewer than three full-benchmark rows, say why the ranked table is short and open them."""
+    primary = bench.primary_metric
+    paper = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(bench.name))]  # no store read
+    boards = subset_boards(bench, paper)
+    if not boards:
+        return
+    full = [e.result for e in paper if e.result.source == "paper" and e.result.metrics.get(primary) is not None]
+    short = len(full) < 3
+    if short:
+        said = " ".join(md(n) for r in full for n in r.notes[:1])
+        gr.Markdown(f"**Why the table above has {len(full)} paper row{'s' if len(full) != 1 else ''}:** {said} "
+                    "The paper's other published scores are on smaller case sets; they are shown below, each as a "
+                    "board of its own, best first, and never ranked with the full benchmark.",
+                    elem_id=f"subset-why-{bench.name}")
+    for k, (task, shared, frame) in enumerate(boards):
+        with gr.Accordion(f"Reported on another case set — {task} (a board of its own, not ranked with the table)",
+                          open=short):
+            if shared:
+                gr.Markdown(md(shared))
+            values = len(frame.columns) - 3  # model, source, the metrics, notes: the notes take what is left
+            gr.Dataframe(value=frame, interactive=False, wrap=True, datatype="str", pinned_columns=1,
+                         column_widths=["260px", "80px", *["110px"] * values, "560px"],
+                         elem_classes=["leaderboard-table"], elem_id=f"subset-{bench.name}-{k}")
 
 
 def _submit_tab(service: Service) -> None:
@@ -199,8 +261,11 @@ def _submit_tab(service: Service) -> None:
     else:
         gr.Markdown(f"Signed in locally as **{local_user()}** (set `LEADERBOARD_LOCAL_USER`).")
     with gr.Row():
-        benchmark = gr.Dropdown(available, value=available[0] if available else None, label="Benchmark")
-        model_name = gr.Textbox(label="Model name", max_length=120)
+        benchmark = gr.Dropdown([(registry.scorer(n).pretty_name, n) for n in available],
+                                value=available[0] if available else None, label="Benchmark", elem_id="submit-benchmark")
+        model_name = gr.Dropdown(model_registry.choices(), value=None, allow_custom_value=True, label="Model name",
+                                 info="Pick a registered model (its facts fill in) or type a new name: a new name is "
+                                      "listed for review and keeps its own row", elem_id="model-name")
         link = gr.Textbox(label="Model or paper link (https://...)", max_length=300)
         organisation = gr.Textbox(label="Organisation", max_length=120)
     with gr.Row():
@@ -214,6 +279,18 @@ def _submit_tab(service: Service) -> None:
                          lines=2, interactive=False, buttons=["copy"], elem_id="example-line")
     benchmark.change(lambda name: example_line(registry.scorer(name)) if name else "", benchmark, example,
                      api_name=False, show_progress="hidden")
+
+    def known_model(name):
+        """A registered model fills in its facts (still editable); a new name changes nothing."""
+        model = model_registry.resolve(name or "")
+        if model is None:
+            return (gr.skip(),) * 5
+        reasoning_value = {True: "yes", False: "no"}.get(model.reasoning, "unknown")
+        return (model.organisation or gr.skip(), model.access or gr.skip(), model.domain or gr.skip(),
+                reasoning_value, model.params_b if model.params_b is not None else gr.skip())
+
+    model_name.input(known_model, model_name, [organisation, access, domain, reasoning, params], api_name=False,
+                     show_progress="hidden")
     contamination = gr.Textbox(label="Contamination disclosure (training data overlap with the benchmark sources?)",
                                lines=2, max_length=2000)
     contact = gr.Textbox(label="Contact e-mail (private, never shown)", max_length=300)
@@ -224,12 +301,14 @@ def _submit_tab(service: Service) -> None:
     message = gr.Markdown(elem_id="submit-message")
     report = gr.Textbox(label="Validation report", lines=8, interactive=False, elem_id="validation-report")
     status = gr.Dataframe(value=pd.DataFrame(columns=STATUS_COLUMNS), interactive=False, label="Your submissions",
-                          elem_id="status")
+                          elem_id="status", wrap=True,
+                          column_widths=["150px", "90px", "120px", "80px", "75px", "420px", "120px", "120px"])
 
     def my_status(request: gr.Request, profile: gr.OAuthProfile | None = None):
         user = current_user(request, profile)
-        rows = [{**{k: r.get(k) for k in STATUS_COLUMNS}, "model": r["model"]["name"],
-                 "progress": f"{100 * float(r.get('progress') or 0):.0f}%"} for r in service.status_for(user or "")]
+        rows = [[r.get("id"), _pretty(r.get("benchmark")), r["model"]["name"], r.get("state"),
+                 f"{100 * float(r.get('progress') or 0):.0f}%", _status_message(service, r), r.get("created_at"),
+                 r.get("updated_at")] for r in service.status_for(user or "")]
         used = service.used_today(user) if user else 0
         return pd.DataFrame(rows, columns=STATUS_COLUMNS), f"Quota today: {used}/{service.quota_per_day}"
 
@@ -269,6 +348,25 @@ def _submit_tab(service: Service) -> None:
     gr.Button("Refresh status", size="sm").click(my_status, None, [status, quota], api_name="status")
 
 
+def _pretty(name) -> str:
+    return registry.scorer(name).pretty_name if name in registry.names() else str(name or "")
+
+
+def _status_message(service: Service, record: dict) -> str:
+    """The service's message, with the board a ranked run is on ("ranked" alone read as the paper board)."""
+    message = str(record.get("message") or "")
+    name = record.get("benchmark")
+    if message != "ranked" or name not in registry.names():
+        return message
+    bench = registry.scorer(name)
+    found = next((e for e in service.entries(name) if e.entry_id == record.get("id")), None)
+    gap = release_gap(bench, found.result) if found else None
+    if gap:
+        return (f"ranked on the sample-data board ({gap}); not ranked with the paper rows: tick 'Show submissions "
+                f"scored on sample data' under the {bench.pretty_name} table")
+    return f"ranked on the {bench.pretty_name} board"
+
+
 _UPLOADS_IN_USE: Counter = Counter()
 _UPLOADS_LOCK = threading.Lock()
 
@@ -283,7 +381,27 @@ def _discard_uploads(*paths) -> None:
                 pass
 
 
-def _about_tab() -> None:
+def _noise_items() -> float:
+    return Settings.from_env().public_noise_items
+
+
+def _registry_table() -> pd.DataFrame:
+    return pd.DataFrame([{"Model": m.name, "Also written": ", ".join(m.aliases), "Organisation": m.organisation or "",
+                          "Params (B)": "" if m.params_b is None else f"{m.params_b:g}", "Weights": m.access or "",
+                          "Domain": m.domain or "", "Released": m.released or "", "HF repo": m.hf_repo or ""}
+                         for m in model_registry.all_models()])
+
+
+def _about_tab(service: Service) -> None:
+    benches = list(registry.scorers().values())
+    held = {b.name: held_out(b, service.data_dirs.get(b.name)) for b in benches}
+    gr.Markdown(about_noise(benches, _noise_items(), held), elem_id="about-noise")
+    with gr.Accordion("Model registry: one identity per model across the papers and submissions", open=False):
+        gr.Markdown("Spellings from different papers resolve to one model (case, spaces and punctuation ignored, plus "
+                    "the aliases listed). A submitted name outside the registry keeps its own row and is listed for "
+                    "review on the Overview; it is never merged by guess. Source: `leaderboard/models.json`.")
+        gr.Dataframe(value=_registry_table(), interactive=False, wrap=True, pinned_columns=1, datatype="str",
+                     elem_classes=["leaderboard-table"], elem_id="registry-table")
     parts = ["## Protocol and decisions\n"]
     for bench in registry.scorers().values():
         parts.append(f"### {bench.pretty_name}\n\nPrimary metric: `{bench.primary_metric}`. Prediction fields: "
@@ -314,16 +432,6 @@ def _sample_banner(service: Service) -> str:
             "(tick *Show submissions scored on sample data* under a table to see them).")
 
 
-def _overview(service: Service) -> gr.Dataframe:
-    benches = list(registry.scorers().values())
-    entries = {b.name: main_entries(b, service.entries(b.name)) for b in benches}  # sample data stays out
-    table = overview_table(benches, entries).head(SHOWN_ROWS)
-    if table.empty:
-        return gr.Dataframe(value=None)
-    payload, types = overview_payload(benches, table)
-    return gr.Dataframe(value=payload, datatype=types)
-
-
 def build_app(service: Service | None = None) -> gr.Blocks:
     service = service or default_service()
     # delete_cache: uploads (and any file Gradio cached) older than an hour go, checked every 10 minutes
@@ -334,29 +442,17 @@ def build_app(service: Service | None = None) -> gr.Blocks:
         if banner:
             gr.Markdown(banner, elem_id="sample-banner", elem_classes=["sample-banner"])
         with gr.Tabs():
-            for i, bench in enumerate(registry.scorers().values()):
+            with gr.Tab("Overview", id="tab-overview"):  # the landing tab: every model across the benchmarks
+                overview_tab(app, service)
+            for bench in registry.scorers().values():
                 with gr.Tab(bench.pretty_name, id=f"tab-{bench.name}") as tab:
-                    _benchmark_tab(app, service, bench, tab, first=i == 0)
-            with gr.Tab("Overview", id="tab-overview"):
-                gr.Markdown("Each model's best row per benchmark (primary metric). Different benchmarks measure "
-                            "different things: compare within a column. Updated as results arrive.")
-                overview = gr.Dataframe(interactive=False, pinned_columns=1, wrap=True, elem_id="overview",
-                                        elem_classes=["leaderboard-table"])
-                drawn = gr.State(None)  # the entries the overview was drawn from; redrawn only when they change
-
-                def live_overview(last):
-                    token = tuple(BOARDS.get(b, service.entries(b.name)).serial for b in registry.scorers().values())
-                    return (gr.skip(), last) if token == last else (_overview(service), token)
-
-                app.load(live_overview, drawn, [overview, drawn], api_name=False, show_progress="hidden")
-                gr.Timer(LIVE_SECONDS).tick(live_overview, drawn, [overview, drawn], api_name=False,
-                                            show_progress="hidden")
+                    _benchmark_tab(app, service, bench, tab, first=False)
             with gr.Tab("Compare", id="tab-compare"):
                 compare_tab(app, service)
             with gr.Tab("Submit", id="tab-submit"):
                 _submit_tab(service)
             with gr.Tab("About", id="tab-about"):
-                _about_tab()
+                _about_tab(service)
     app.service = service  # tests and main() reach the worker through the app
     threading.Thread(target=_warm_boards, args=(service,), name="warm-boards", daemon=True).start()
     return app

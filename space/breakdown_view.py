@@ -6,8 +6,12 @@ from collections import defaultdict
 
 import gradio as gr
 
-from leaderboard.breakdowns import Breakdown, breakdown, metrics_available, radar_data, strata_available
-from leaderboard.board import BOARDS
+import html
+
+from leaderboard.breakdowns import (ALL_CASES, HIDDEN, Breakdown, breakdown, metrics_available, radar_data,
+                                    strata_available)
+from leaderboard.board import BOARDS, main_entries, release_gap
+from space.plain import md
 from space.served import served_exports
 from space.charts import heatmap, message_figure, radar
 
@@ -53,8 +57,8 @@ def _note(bench, bd: Breakdown | None) -> str:
     if bd.without:
         grouped = defaultdict(list)
         for label, why in bd.without:
-            grouped[why].append(label.split(" · ")[0])
-        lines = [f"- {len(names)} row(s): {why} ({', '.join(names[:8])}{', …' if len(names) > 8 else ''})"
+            grouped[why].append(md(label.split(" · ")[0]))
+        lines = [f"- {len(names)} row(s): {md(why)} ({', '.join(names[:8])}{', …' if len(names) > 8 else ''})"
                  for why, names in grouped.items()]
         parts.append("Not in this view:\n" + "\n".join(lines))
     return "\n\n".join(parts)
@@ -68,12 +72,43 @@ def _figures(bench, bd: Breakdown | None, chosen):
     stratum = bench.stratum_label(bd.stratum)
     cells = [[{"value": c.value, "n": c.n, "ci": c.ci, "gap": c.gap, "flag": c.flag} for c in (r.cells[v] for v in bd.values)]
              for r in bd.rows]
-    columns = [bench.value_label(bd.stratum, v) for v in bd.values]
+    columns = [_value_label(bench, bd.stratum, v) for v in bd.values]
     heat = heatmap([r.label for r in bd.rows], columns, bd.values, cells, spec.label, f"{spec.label} by {stratum.lower()}",
                    spec.scale)
     axes, series, notes = radar_data(bd, chosen or None)
-    labels = [bench.value_label(bd.stratum, v) for v in axes]
+    labels = [_value_label(bench, bd.stratum, v) for v in axes]
     return heat, radar(labels, series, spec.label, f"{spec.label} by {stratum.lower()}", spec.scale, notes)
+
+
+def _value_label(bench, stratum: str, value: str) -> str:
+    return "All cases" if value == ALL_CASES else bench.value_label(stratum, value)
+
+
+def board_entries(bench, entries: list, sample: bool) -> list:
+    """The rows a view shows, split as the tables split them: the main board (paper rows, human rows and
+    submissions on the full release), or, when the visitor asks for sample data, the sample board alone."""
+    if not sample:
+        return main_entries(bench, entries)
+    return [e for e in entries if release_gap(bench, e.result)]
+
+
+def phone_list(bench, bd: Breakdown | None) -> str:
+    """The heatmap as a list, for narrow screens (CSS shows one or the other): one block per row, one line per
+    stratum value, gaps said in words."""
+    if bd is None or not bd.rows:
+        return ""
+    spec = bench.metric_spec(bd.metric)
+    blocks = []
+    for row in bd.rows:
+        lines = []
+        for v in bd.values:
+            c = row.cells[v]
+            shown = f"{c.value:.{spec.decimals}f}" if c.value is not None else ("hidden" if c.gap == HIDDEN else "–")
+            n = f" <small>n={c.n:,}</small>" if c.n else ""
+            lines.append(f"<li>{html.escape(_value_label(bench, bd.stratum, v))}: <b>{shown}</b>{n}</li>")
+        blocks.append(f"<details><summary>{html.escape(row.label)}</summary><ul>{''.join(lines)}</ul></details>")
+    return (f"<div class='bd-list'><p><b>{html.escape(spec.label)}</b> by "
+            f"{html.escape(bench.stratum_label(bd.stratum).lower())} (tap a row)</p>{''.join(blocks)}</div>")
 
 
 def _model_choices(bd: Breakdown | None):
@@ -96,16 +131,18 @@ def _chosen(bd: Breakdown | None, chosen) -> list[str]:
 EXPORTS = served_exports()  # one folder per process: a breakdown's CSV is written once per board version and choice
 
 
-def _download(bd: Breakdown | None, bench, entries) -> str | None:
+def _download(bd: Breakdown | None, bench, entries, sample: bool) -> str | None:
     if bd is None:
         return None
     version = BOARDS.get(bench, entries).serial  # the board the ranked table already holds for these entries
-    csv_path, _ = EXPORTS.files(f"{bench.name}-breakdown", version, (bd.stratum, bd.metric), bd.frame)
+    csv_path, _ = EXPORTS.files(f"{bench.name}-breakdown", version, (bd.stratum, bd.metric, sample), bd.frame)
     return csv_path
 
 
-def _view(bench, entries, stratum, metric, chosen):
-    """Everything the tab shows for one choice; falls back to the first stratum/metric with data."""
+def _view(bench, everything, sample, stratum, metric, chosen):
+    """Everything the tab shows for one choice (on the main board, or the sample board when `sample`); falls
+    back to the first stratum/metric with data. `everything`: the service's entries (the boards' cache key)."""
+    entries = board_entries(bench, everything, bool(sample))
     strata = _choices(bench, entries)
     ids = [s for _, s in strata]
     stratum = stratum if stratum in ids else (ids[0] if ids else None)
@@ -116,15 +153,16 @@ def _view(bench, entries, stratum, metric, chosen):
     full = breakdown(bench, entries, stratum, metric, limit=None) if bd and bd.total_rows > len(bd.rows) else bd
     heat, rad = _figures(bench, bd, chosen)
     shown = bd is not None  # with nothing to draw, the note alone says why (no empty charts)
+    radar_too = shown and len(bd.values) >= 3  # fewer values make no radar: the picker and chart stay hidden
     return (gr.update(choices=strata, value=stratum, visible=bool(strata)),
             gr.update(choices=metrics, value=metric, visible=bool(strata)),
-            gr.update(choices=_model_choices(bd), value=_chosen(bd, chosen), visible=shown),
-            gr.update(value=heat, visible=shown), _note(bench, bd), gr.update(value=rad, visible=shown),
-            gr.update(value=_download(full, bench, entries), visible=shown))
+            gr.update(choices=_model_choices(bd), value=_chosen(bd, chosen), visible=radar_too),
+            gr.update(value=heat, visible=shown), _note(bench, bd), gr.update(value=rad, visible=radar_too),
+            gr.update(value=_download(full, bench, everything, bool(sample)), visible=shown), phone_list(bench, bd))
 
 
 def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None, parent: gr.Tab | None = None,
-                  on_load: bool = True) -> None:
+                  on_load: bool = True, show_sample: gr.Checkbox | None = None) -> None:
     """The sub-tab's components and events; call inside `tab`. Nothing is computed while the app is built
     (start-up reads no results): the sub-tab is drawn when the page loads (`on_load`: the benchmark shown
     first), when its benchmark's tab (`parent`) or the sub-tab is opened, and whenever a control changes."""
@@ -132,26 +170,33 @@ def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None, par
     with gr.Row():
         stratum = gr.Dropdown(label="Break down by", elem_id=f"bd-stratum-{name}", choices=[], value=None)
         metric = gr.Dropdown(label="Metric", elem_id=f"bd-metric-{name}", choices=[], value=None)
-    heat = gr.Plot(label="Models × strata", elem_id=f"heatmap-{name}", visible=False)
+    heat = gr.Plot(label="Models × strata", elem_id=f"heatmap-{name}", visible=False, elem_classes=["wide-only"])
+    listing = gr.HTML("", elem_id=f"bd-list-{name}", elem_classes=["narrow-only"])
     note = gr.Markdown("", elem_id=f"bd-note-{name}")
     models = gr.Dropdown(multiselect=True, label="Models on the radar (default: the first five rows above)",
                          elem_id=f"bd-models-{name}", choices=[], value=[], visible=False)
     plot = gr.Plot(label="Radar", elem_id=f"radar-{name}", visible=False)
     download = gr.DownloadButton("Download this breakdown (CSV, with ids)", size="sm", elem_id=f"bd-csv-{name}",
                                  visible=False)
-    outputs = [stratum, metric, models, heat, note, plot, download]
+    outputs = [stratum, metric, models, heat, note, plot, download, listing]
+    sample = show_sample if show_sample is not None else gr.State(False)
 
-    def update(stratum, metric, chosen):
-        return _view(bench, service.entries(name), stratum, metric, chosen)
+    def update(stratum, metric, chosen, sample):
+        return _view(bench, service.entries(name), sample, stratum, metric, chosen)
 
-    def new_stratum(stratum):  # a new stratum has other values and maybe other metrics: start from its defaults
-        return _view(bench, service.entries(name), stratum, None, None)
+    def new_stratum(stratum, sample):  # a new stratum has other values and maybe other metrics: its defaults
+        return _view(bench, service.entries(name), sample, stratum, None, None)
 
-    stratum.input(new_stratum, [stratum], outputs, api_name=False, show_progress="hidden")
+    def new_board(stratum, metric, sample):  # the other board has other rows: the radar starts from its default
+        return _view(bench, service.entries(name), sample, stratum, metric, None)
+
+    stratum.input(new_stratum, [stratum, sample], outputs, api_name=False, show_progress="hidden")
     for control in (metric, models):
-        control.input(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+        control.input(update, [stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")
+    if show_sample is not None:
+        show_sample.input(new_board, [stratum, metric, sample], outputs, api_name=False, show_progress="hidden")
     if on_load:
-        app.load(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+        app.load(update, [stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")
     for opened in (tab, parent):
         if opened is not None:
-            opened.select(update, [stratum, metric, models], outputs, api_name=False, show_progress="hidden")
+            opened.select(update, [stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")

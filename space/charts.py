@@ -9,6 +9,8 @@ import textwrap
 
 import plotly.graph_objects as go
 
+from space.plain import plotly_text
+
 HIDDEN_GREY = "#c8c8c8"
 NOT_REPORTED_GREY = "#f2f2f2"
 FONT = {"family": "Inter, Arial, sans-serif", "size": 13}
@@ -56,6 +58,8 @@ def heatmap(rows: list[str], columns: list[str], column_ids: list[str], cells: l
     """cells[i][j] = {"value", "n", "ci", "gap"} for row i, column j (ids only in the hover)."""
     if not rows or not columns:
         return message_figure("No per-stratum values for this view yet")
+    rows = [plotly_text(r) for r in rows]  # names are submitted text: plotly would render their tags and links
+    columns, column_ids = [plotly_text(c) for c in columns], [plotly_text(c) for c in column_ids]
     values = [c["value"] for row in cells for c in row]
     low, high = value_range(scale, values)
     span = high - low
@@ -64,9 +68,9 @@ def heatmap(rows: list[str], columns: list[str], column_ids: list[str], cells: l
         n = "not reported" if c["n"] is None else f"{c['n']:,}"
         head = f"<b>{row}</b><br>{column} <span style='color:#888'>({column_id})</span><br>"
         if c["value"] is None:
-            return head + f"<i>{c['gap']}</i><br>n = {n}"
+            return head + f"<i>{plotly_text(c['gap'])}</i><br>n = {n}"
         ci = f"[{_fmt(c['ci'][0], span)}, {_fmt(c['ci'][1], span)}]" if c.get("ci") else "not reported"
-        flag = f"<br>⚠ {'<br>'.join(textwrap.wrap(c['flag'], 70))}" if c.get("flag") else ""
+        flag = f"<br>⚠ {'<br>'.join(textwrap.wrap(plotly_text(c['flag']), 70))}" if c.get("flag") else ""
         return head + f"{metric_label}: <b>{_fmt(c['value'], span)}</b><br>n = {n}<br>95% CI: {ci}{flag}"
 
     hovers = [[hover(c, rows[i], columns[j], column_ids[j]) for j, c in enumerate(row)] for i, row in enumerate(cells)]
@@ -90,8 +94,10 @@ def heatmap(rows: list[str], columns: list[str], column_ids: list[str], cells: l
         "type": "heatmap", "z": z, "x": columns, "y": rows, "name": metric_label, "zmin": low, "zmax": high,
         "colorscale": "YlGnBu", "text": text, "texttemplate": "%{text}", "customdata": hovers,
         "hovertemplate": "%{customdata}<extra></extra>", "xgap": 2, "ygap": 2,
-        "colorbar": {"title": {"text": metric_label if len(metric_label) < 28 else metric_label[:26] + "…",
-                               "side": "right"}, "thickness": 14}})
+        # the title above the bar, wrapped: a long label on its side was cut off by the figure's edge
+        "colorbar": {"title": {"text": wrap(plotly_text(metric_label.split(" (")[0]), 16), "side": "top",
+                               "font": {"size": 11}},
+                     "thickness": 14, "y": 0, "yanchor": "bottom", "len": 0.75}})
     lines = max(c.count("<br>") + 1 for c in columns)
     return go.Figure(data=traces, layout={
         "title": {"text": title, "x": 0.01, "font": {**FONT, "size": 16}}, "font": FONT,
@@ -114,11 +120,11 @@ def radar(axes: list[str], series: dict[str, list[float | None]], metric_label: 
             why = f"A radar needs at least three values with data (this view has {len(axes)}); the heatmap shows them"
         return message_figure(why, height=300)
     low, high = value_range(scale, [v for values in series.values() for v in values])
-    traces = [{"type": "scatterpolar", "r": values + values[:1], "theta": axes + axes[:1], "name": model,
+    traces = [{"type": "scatterpolar", "r": values + values[:1], "theta": axes + axes[:1], "name": plotly_text(model),
                "mode": "lines+markers", "connectgaps": False, "fill": "toself" if None not in values else "none",
-               "opacity": 0.75, "hovertemplate": "%{theta}: %{r:.2f}<extra>" + model + "</extra>"}
+               "opacity": 0.75, "hovertemplate": "%{theta}: %{r:.2f}<extra>" + plotly_text(model) + "</extra>"}
               for model, values in series.items()]
-    notes_layout = [{"text": note, "showarrow": False, "xref": "paper", "yref": "paper", "x": 0, "y": -0.22 - 0.05 * k,
+    notes_layout = [{"text": plotly_text(note), "showarrow": False, "xref": "paper", "yref": "paper", "x": 0, "y": -0.22 - 0.05 * k,
                      "xanchor": "left", "font": {"size": 11, "color": "#666"}} for k, note in enumerate(notes)]
     return go.Figure(data=traces, layout={
         "polar": {"radialaxis": {"visible": True, "range": [low, high]}}, "height": 520, "font": FONT,

@@ -8,7 +8,7 @@ import threading
 import gradio as gr
 
 from leaderboard import registry
-from leaderboard.items import ALL, NOISE_SUFFIXES, ItemSource, split_row, thumbnail_data_url
+from leaderboard.items import ALL, NOISE_SUFFIXES, OPTION_FIELDS, ItemSource, is_internal, split_row, thumbnail_data_url
 
 PAGE_SIZE = 10
 TEXT_LIMIT = 1500  # characters of one field shown
@@ -81,7 +81,7 @@ def render(bench, config: str, page, column: str | None, value: str | None) -> s
         meta, text = [], []
         groups: dict[str, list[tuple[str, str]]] = {}
         for path, shown in fields:
-            if path in (bench.id_column, "id"):
+            if path in (bench.id_column, "id") or is_internal(path):
                 continue
             top, _, rest = path.partition(".") if "[" not in path.split(".")[0] else path.partition("]")
             if rest:  # a nested field: shown with its siblings (one turn, one sub-question, one section)
@@ -99,10 +99,12 @@ def render(bench, config: str, page, column: str | None, value: str | None) -> s
             else:
                 text.append(f"<p>{label}{html.escape(_cut(shown))}</p>")
         for group, parts in groups.items():  # short sub-fields on one line, long ones on their own
+            own_line = lambda sub, value: len(value) > 40 or "\n" in value or sub in OPTION_FIELDS  # noqa: E731
             short = " · ".join(f"<i>{html.escape(_label(sub))}:</i> {html.escape(value)}" for sub, value in parts
-                               if len(value) <= 40 and "\n" not in value)
-            long = [f"<i>{html.escape(_label(sub))}:</i> {html.escape(_cut(value))}" for sub, value in parts
-                    if len(value) > 40 or "\n" in value]
+                               if not own_line(sub, value))
+            # the question before its lettered options, whatever the dataset's column order
+            long = [f"<i>{html.escape(_label(sub))}:</i> {html.escape(_cut(value))}" for sub, value in
+                    sorted(parts, key=lambda part: part[0] in OPTION_FIELDS) if own_line(sub, value)]
             lines = "<br>".join(([short] if short else []) + long)
             text[text.index(group)] = f'<p><b title="{html.escape(group)}">{html.escape(_label(group))}</b>{lines}</p>'
         cards.append(f'<div class="ib-card" data-item-id="{html.escape(item_id)}"><h4>{k}. {html.escape(item_id)}</h4>'

@@ -81,3 +81,31 @@ def choose(page, element, option):
     page.get_by_role("option", name=option, exact=True).wait_for()
     box.press("Enter")
     page.get_by_role("option", name=option, exact=True).wait_for(state="hidden")  # chosen: the list closed
+
+
+def space_with_sample_run(root: Path, benchmark: str, model: str, predictions: Path, wait: float = 120) -> SpaceServer:
+    """Every sample built into root/hub, the Space started on it, and one run of `predictions` submitted as
+    `model` and scored (on sample data: it lands on the benchmark's sample board)."""
+    from gradio_client import Client, handle_file
+
+    from dataset_builders.stage import build
+    from leaderboard import registry
+
+    for name in registry.names():
+        build(registry.adapter(name), registry.get(name).sample_dir, root / "hub", sample=True, progress=False)
+    server = SpaceServer(root / "hub", root / "store", root / "space.log")
+    client = Client(server.url, verbose=False)
+    message, *_ = client.predict(benchmark, model, "https://example.org/m", "Lab", "open", "medical", "no",
+                                 "multimodal", 7, "none", "x@example.org", handle_file(str(predictions)), None,
+                                 api_name="/submit")
+    if not message.startswith("**Accepted.**"):
+        server.stop()
+        raise AssertionError(message)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        status, _ = client.predict(api_name="/status")
+        if {row[2]: row[3] for row in status["data"]}.get(model) == "finished":
+            return server
+        time.sleep(0.5)
+    server.stop()
+    raise AssertionError(f"the sample submission {model!r} was not scored within {wait:.0f} s")

@@ -9,7 +9,7 @@ from conftest import ROOT
 from leaderboard import registry
 from leaderboard.benchmark import Benchmark, MetricSpec
 from leaderboard.disclosure import why_hidden
-from leaderboard.breakdowns import (HIDDEN, NOT_REPORTED, PENDING, breakdown, metrics_available, radar_data,
+from leaderboard.breakdowns import (ALL_CASES, HIDDEN, NOT_REPORTED, PENDING, breakdown, metrics_available, radar_data,
                                     strata_available)
 from leaderboard.result import ModelInfo, Result
 from leaderboard.store import load_records
@@ -112,7 +112,8 @@ def test_choices_strata_by_label_order_and_metrics_by_filled_cells(entries):
                          "h")]
     assert metrics_available(bench, hidden_only, "organ") == ["acc"]  # a view of gaps, not no view
     bd = breakdown(bench, hidden_only, "organ", "acc")
-    assert bd.matrix() == [[None]] and bd.rows[0].cells["skin"].gap == HIDDEN
+    # one stratum value: the row's overall value stands beside it (a lone subset says little), n = its items
+    assert bd.values == [ALL_CASES, "skin"] and bd.matrix() == [[1.0, None]] and bd.rows[0].cells["skin"].gap == HIDDEN
 
 
 def test_paper_rows_carry_the_published_per_stratum_numbers():
@@ -151,6 +152,9 @@ def test_every_paper_with_breakdowns_reaches_the_default_view():
         assert strata_available(bench, entries)[0] == stratum
         bd = breakdown(bench, entries, stratum, metrics_available(bench, entries, stratum)[0])
         assert next(r for r in bd.rows if r.label == row).cells[value].value == number
+        if name == "medreamm":  # one stratum value (rare disease): the row's overall value stands beside it
+            assert bd.values == [ALL_CASES, "True"]
+            assert next(r for r in bd.rows if r.label == row).cells[ALL_CASES].value == 55.05  # Table 2, Avg
     medrealmm = [Entry(r, str(i)) for i, r in enumerate(load_records("medrealmm"))]
     assert strata_available(registry.scorer("medrealmm"), medrealmm) == []
     assert "only as figures" in registry.scorer("medrealmm").breakdown_note

@@ -70,3 +70,12 @@ def test_submissions_on_a_held_out_key_are_never_compared(tmp_path):
 
     offered = comparable_submissions([entry("open", False), entry("probe-1", True), entry("paper", False, "paper")])
     assert offered == [("open · open", "open")]
+
+
+def test_ids_from_the_page_must_be_ones_it_was_offered():
+    from leaderboard.compare import listed
+
+    options = [("Model A · 20260101-a", "20260101-a"), ("Model B · 20260101-b", "20260101-b")]
+    assert listed(options, "20260101-a", "20260101-b")
+    assert not listed(options, "20260101-a", "../../private/per_item/x")  # a path never reaches the store
+    assert not listed(options, "20260101-a", None)

@@ -94,3 +94,15 @@ def test_no_held_out_column_reaches_a_rendered_page_of_any_sample(tmp_path):
             page = source.page(config, 0, 10)
             drawn = set(re.findall(r'title="([^"\[.]+)', render(bench, config, page, None, None)))
             assert drawn and not drawn & hidden, (name, config, drawn & hidden)
+
+
+def test_options_carry_their_letters_and_bookkeeping_fields_are_internal():
+    from leaderboard.items import is_internal, split_row
+
+    fields, _ = split_row({"items": [{"question": "Which zone?", "options": ["zone I", "zone II", "zone III"],
+                                      "tier_source": "mapped", "stage_idx": 2}], "tags": ["a", "b"]})
+    shown = dict(fields)
+    assert shown["items[1].options"] == "A. zone I   B. zone II   C. zone III"  # answers are submitted as letters
+    assert shown["tags"] == "a; b"  # other lists stay plain
+    assert is_internal("items[1].tier_source") and is_internal("items[3].stage_idx") and is_internal("num_items")
+    assert not is_internal("items[1].question") and not is_internal("items[1].options")

@@ -4,12 +4,10 @@ every benchmark to artifacts/screenshots/."""
 import time
 
 import pytest
-from gradio_client import Client, handle_file
 
 from conftest import ROOT
-from dataset_builders.stage import build
 from leaderboard import registry
-from space_server import SpaceServer, choose
+from space_server import choose, space_with_sample_run
 
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 EXAMPLE = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
@@ -25,22 +23,7 @@ PAPER_CELLS = {"medreamm": ("Gemini-2.5-Flash · paper", "Rare disease", 55.8),
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
     root = tmp_path_factory.mktemp("space")
-    for name in registry.names():
-        build(registry.adapter(name), registry.get(name).sample_dir, root / "hub", sample=True, progress=False)
-    server = SpaceServer(root / "hub", root / "store", root / "space.log")
-    client = Client(server.url, verbose=False)
-    message, *_ = client.predict("medreamm", "Sample-Run", "https://example.org/m", "Lab", "open", "medical", "no",
-                                 "multimodal", 7, "none", "x@example.org", handle_file(str(EXAMPLE)), None,
-                                 api_name="/submit")
-    assert message.startswith("**Accepted.**"), message
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        status, _ = client.predict(api_name="/status")
-        if {row[2]: row[3] for row in status["data"]}.get("Sample-Run") == "finished":
-            break
-        time.sleep(0.5)
-    else:
-        pytest.fail("the sample submission was not scored in time")
+    server = space_with_sample_run(root, "medreamm", "Sample-Run", EXAMPLE, wait=90)
     yield server
     server.stop()
 
@@ -105,6 +88,8 @@ def test_heatmap_shows_each_papers_published_breakdown_on_first_load(page):
 def test_a_suppressed_cell_is_a_gap_not_zero_in_heatmap_and_radar(page):
     bench = registry.scorer("medreamm")
     open_sub_tab(page, bench, "Breakdown")
+    page.locator("#show-sample-medreamm input").check()  # the sample run is on its own board, shown when asked
+    page.locator("#bd-note-medreamm").get_by_text("1 row").wait_for()
     choose(page, "bd-stratum-medreamm", "Disease category")
     page.locator("#bd-note-medreamm").get_by_text("hidden").first.wait_for()
     traces = plot_data(page, "heatmap-medreamm")

@@ -109,7 +109,7 @@ def test_browser_page_tabs_strata_radar_download_and_bad_upload(space, submitted
         page.locator("#table-medreamm").get_by_text("Gemini-2.5-Pro").first.wait_for()
         page.screenshot(path=str(ARTIFACTS / "01-leaderboard.png"))
         page.get_by_role("tab", name="Overview").click()
-        page.get_by_text("Each model's best row per benchmark").wait_for()
+        page.locator("#overview-intro").get_by_text("one row per model").wait_for()
         page.get_by_role("tab", name="MedReaMM").click()
         with page.expect_download() as download_info:
             page.locator("#csv-medreamm").click()
@@ -118,6 +118,8 @@ def test_browser_page_tabs_strata_radar_download_and_bad_upload(space, submitted
         assert csv_text.startswith("rank,rank_best,rank_worst,model,source,protocol,protocol_reasons,top5_primary_icd,"
                                    "top5_primary_icd_ci_low") and "Gemini-2.5-Pro" in csv_text
         page.locator("button[role=tab]:visible", has_text="Breakdown").click()
+        page.locator("#show-sample-medreamm input").check()  # E2E-Model ran on sample data: its own board
+        page.locator("#bd-note-medreamm").get_by_text("1 row").wait_for()
         choose(page, "bd-stratum-medreamm", "Images per case")
         page.locator("#heatmap-medreamm").get_by_text("5-10").wait_for()  # the E2E-Model row: n = 1, hidden
         page.locator("#heatmap-medreamm").get_by_text("hidden").first.wait_for()

@@ -94,7 +94,12 @@ def test_sample_submission_appears_live_on_its_own_board_never_as_paper_protocol
     # Compare on first load: one submission on public answers, so the tab says why there is nothing to compare
     page.reload(wait_until="load")
     page.get_by_role("tab", name="Compare").click()
-    page.locator("#compare-verdict").get_by_text("1 submission(s) scored here on public answers").wait_for()
+    # the sample run is not offered beside paper-board submissions; ticking the sample board shows it alone
+    page.locator("#compare-verdict").get_by_text("0 submission(s) scored here on public answers").wait_for()
+    assert "Sample-Model" not in page.locator("#compare-a").inner_text() + page.locator("#compare-a input").input_value()
+    page.locator("#compare-show-sample input").check()
+    page.locator("#compare-verdict").get_by_text("1 submission(s) scored here on public answers on the sample-data "
+                                                 "board").wait_for()
     assert "Sample-Model" in page.locator("#compare-a").inner_text() + page.locator("#compare-a input").input_value()
     page.screenshot(path=str(ARTIFACTS / "ranks-07-compare-one-submission.png"), full_page=True)
 

@@ -8,7 +8,7 @@ from leaderboard import registry
 from leaderboard.tie_groups import tied
 from leaderboard.result import ModelInfo, Result
 from leaderboard.store import load_records
-from leaderboard.tables import (Entry, Filters, export_csv, export_json, overview_table, radar_series, ranked_table,
+from leaderboard.tables import (Entry, Filters, export_csv, export_json, radar_series, ranked_table,
                                 reported_baselines, strata_table)
 
 BENCH = registry.scorer("medreamm")
@@ -84,12 +84,3 @@ def test_csv_export_is_safe_against_formula_injection_and_json_is_exact():
     assert ",-3.0" in csv  # numbers stay numbers
     records = json.loads(export_json(table))
     assert records[0]["model"] == "=cmd|' /C calc'!A0" and records[2]["score"] == -3.0  # JSON keeps values as they are
-
-
-def test_overview_keeps_each_models_best_row_per_benchmark():
-    entries = {"medreamm": [entry("A", 30.0), entry("A", 35.0), entry("B", 20.0)]}
-    table = overview_table([BENCH], entries)
-    assert table.to_dict("records") == [
-        {"model": "A", "benchmarks": 1, "MedReaMM (top5_primary_icd)": 35.0},
-        {"model": "B", "benchmarks": 1, "MedReaMM (top5_primary_icd)": 20.0},
-    ]
