@@ -124,6 +124,11 @@ class Benchmark(ABC):
     value_labels: dict[str, dict[str, str]] = {}  # stratum id -> value id -> name
     cell_metrics: tuple[MetricSpec, ...] = ()  # metrics that exist only in stratum cells (e.g. plain accuracy)
     breakdown_note: str = ""  # what the paper publishes per stratum, when that needs saying in the view
+    # The cross-benchmark specialty profile (leaderboard/specialties.py): the stratum whose values map onto the
+    # hub's specialty list and the mapping, or the one specialty the whole benchmark is.
+    specialty_stratum: str = ""
+    specialty_map: dict[str, str] = {}
+    whole_specialty: str = ""
 
     def __init__(self):
         if not self.stratum_metric:

@@ -142,17 +142,17 @@ def specialty_table(model_id: str, benches, boards, board: str = MAIN) -> tuple[
         mine = [e for e in part.entries if registry.is_model_row(e.result)
                 and registry.identity(e.result).id == model_id]
         header = f"{bench.pretty_name}: {bench.metric_spec(bench.stratum_metric).label}"
-        if bench.name in specialties.WHOLE and mine:
-            name = specialties.WHOLE[bench.name]
+        if specialties.whole_of(bench.name) and mine:
+            name = specialties.whole_of(bench.name)
             spec = bench.metric(bench.primary_metric)
             header = f"{bench.pretty_name}: {spec.label}"
             best = mine[0].result
             columns[header] = {name: f"{best.metrics[bench.primary_metric]:.{spec.decimals}f} (n={best.n_items:,})"}
             notes.append(f"{bench.pretty_name}: the whole benchmark is {name.lower()} (its primary metric).")
             continue
-        if bench.name not in specialties.STRATA:
+        stratum = specialties.stratum_of(bench.name)
+        if stratum is None:
             continue
-        stratum = specialties.STRATA[bench.name][0]
         with_cells = [e for e in mine if e.result.strata.get(stratum)]
         if not with_cells:
             continue

@@ -1,12 +1,10 @@
 """One clinical-specialty taxonomy across the benchmarks, for the cross-benchmark model profile.
 
-Each benchmark slices its cases its own way: MedReaMM by disease category (its code calls it "department"),
-ClinMM by specialty, Med-CMR by organ system, MedRealMM by (Chinese) department; X-PCR is ophthalmology as a
-whole. `STRATA` names the stratum read per benchmark and maps each of its values onto `SPECIALTIES`. A value
-with no sensible specialty (Med-CMR's "Other / NA", ClinMM's "Radiology" when it means the imaging service
-rather than organs, a department outside the list) is left out of the profile, never forced into a neighbour:
-`unmapped` lists them. Several values mapping to one specialty (Med-CMR's Muscular + Skeletal) are pooled,
-weighted by n when every n is known, else left as a gap with its reason.
+Each benchmark slices its cases its own way (disease category, specialty, organ system, department...) and
+declares, in its own folder, which stratum maps onto `SPECIALTIES` and how (`Benchmark.specialty_stratum`,
+`specialty_map`), or that the whole benchmark is one specialty (`whole_specialty`). A value with no sensible
+specialty is left out of the profile, never forced into a neighbour: `unmapped` lists them. Several values
+mapping to one specialty are pooled, weighted by n when every n is known, else left as a gap with its reason.
 """
 from __future__ import annotations
 
@@ -17,37 +15,33 @@ SPECIALTIES = (
     "Radiology & imaging", "Surgery", "Traditional Chinese medicine",
 )
 
-STRATA: dict[str, tuple[str, dict[str, str]]] = {  # benchmark -> (stratum, value -> specialty)
-    "medreamm": ("disease_category", {
-        "Cardiovascular": "Cardiology", "Dermatologic": "Dermatology", "Endocrine/Metabolic": "Endocrinology",
-        "Endocrine": "Endocrinology", "Gastrointestinal": "Gastroenterology", "Infectious": "Infectious disease",
-        "Musculoskeletal": "Musculoskeletal & orthopaedics", "Orthopedic": "Musculoskeletal & orthopaedics",
-        "Neoplastic": "Oncology", "Neurological": "Neurology", "Congenital": "Paediatrics & congenital",
-        "Respiratory": "Pulmonology", "Renal": "Nephrology & urology"}),
-    "clinmm": ("specialty", {
-        "Dermatology": "Dermatology", "Emergency Medicine": "Emergency medicine",
-        "Internal Medicine": "Internal medicine", "Nephrology": "Nephrology & urology", "Neurology": "Neurology",
-        "Oncology": "Oncology", "Ophthalmology": "Ophthalmology", "Radiology": "Radiology & imaging"}),
-    "medcmr": ("organ_system", {
-        "Cardiovascular": "Cardiology", "Digestive": "Gastroenterology", "Endocrine": "Endocrinology",
-        "Integumentary": "Dermatology", "Muscular": "Musculoskeletal & orthopaedics",
-        "Skeletal": "Musculoskeletal & orthopaedics", "Nervous": "Neurology",
-        "Reproductive": "Obstetrics & gynaecology", "Respiratory": "Pulmonology", "Urinary": "Nephrology & urology"}),
-    "medrealmm": ("department", {
-        "中医科": "Traditional Chinese medicine", "儿科": "Paediatrics & congenital", "妇科": "Obstetrics & gynaecology",
-        "产科": "Obstetrics & gynaecology", "妇产科": "Obstetrics & gynaecology", "皮肤科": "Dermatology",
-        "皮肤性病科": "Dermatology", "眼科": "Ophthalmology", "精神心理科": "Psychiatry", "精神科": "Psychiatry",
-        "骨科": "Musculoskeletal & orthopaedics", "外科": "Surgery", "心血管内科": "Cardiology", "心内科": "Cardiology",
-        "消化内科": "Gastroenterology", "内分泌科": "Endocrinology", "神经内科": "Neurology", "肿瘤科": "Oncology",
-        "呼吸内科": "Pulmonology", "肾内科": "Nephrology & urology", "泌尿外科": "Nephrology & urology",
-        "感染科": "Infectious disease", "急诊科": "Emergency medicine", "内科": "Internal medicine"}),
-}
-WHOLE = {"xpcr": "Ophthalmology"}  # the whole benchmark is one specialty: its primary metric is that cell
+from . import registry
+
+
+def stratum_of(benchmark: str) -> str | None:
+    """The stratum a benchmark maps onto the specialty list, or None."""
+    return registry.scorer(benchmark).specialty_stratum or None
+
+
+def whole_of(benchmark: str) -> str | None:
+    """The specialty the whole benchmark is (its primary metric is that cell), or None."""
+    return registry.scorer(benchmark).whole_specialty or None
 
 
 def specialty(benchmark: str, value: str) -> str | None:
-    stratum = STRATA.get(benchmark)
-    return stratum[1].get(str(value)) if stratum else None
+    return registry.scorer(benchmark).specialty_map.get(str(value))
+
+
+def specialty_sources() -> str:
+    """What maps onto the list, in words: each benchmark's stratum, or the one specialty a whole benchmark is."""
+    parts, wholes = [], []
+    for name in registry.names():
+        bench = registry.scorer(name)
+        if bench.specialty_stratum:
+            parts.append(f"{bench.pretty_name} {bench.stratum_label(bench.specialty_stratum).lower()}")
+        elif bench.whole_specialty:
+            wholes.append(f"{bench.pretty_name} is {bench.whole_specialty.lower()} as a whole")
+    return ", ".join(parts) + (" map onto it" if parts else "") + ("; " + "; ".join(wholes) if wholes else "")
 
 
 def unmapped(benchmark: str, values) -> list[str]:

@@ -57,7 +57,7 @@ CSS = """
 .leaderboard-table .badge { border-bottom: 1px dotted currentColor; cursor: help; }
 #sample-banner { background: #fff4e5; border-left: 4px solid #f59e0b; padding: 0.5em 1em; }
 .held-out-note { background: #eef6ff; border-left: 4px solid #3b82f6; padding: 0.4em 1em; }
-/* Chinese text (MedRealMM): the CJK fonts a visitor's system has, after the theme's Latin fonts (the browser
+/* Chinese text (e.g. consultation items): the CJK fonts a visitor's system has, after the theme's Latin fonts (the browser
    takes each glyph from the first font that has it); the Space downloads no font at run time */
 .gradio-container { --font-cjk: "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Hiragino Sans GB",
   "Microsoft YaHei", "WenQuanYi Micro Hei"; }

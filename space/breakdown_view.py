@@ -103,7 +103,7 @@ def phone_list(bench, bd: Breakdown | None) -> str:
         lines = []
         for v in bd.values:
             c = row.cells[v]
-            shown = f"{c.value:.{spec.decimals}f}" if c.value is not None else ("hidden" if c.gap == HIDDEN else "–")
+            shown = f"{c.value:.{spec.decimals}f}" if c.value is not None else ("hidden" if (c.gap or "").startswith("hidden") else "–")
             n = f" <small>n={c.n:,}</small>" if c.n else ""
             lines.append(f"<li>{html.escape(_value_label(bench, bd.stratum, v))}: <b>{shown}</b>{n}</li>")
         blocks.append(f"<details><summary>{html.escape(row.label)}</summary><ul>{''.join(lines)}</ul></details>")

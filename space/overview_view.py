@@ -7,7 +7,7 @@ import gradio as gr
 from leaderboard import models as model_registry
 from leaderboard import profiles, registry
 from leaderboard.board import BOARDS, MAIN, SAMPLE
-from leaderboard.specialties import SPECIALTIES
+from leaderboard.specialties import SPECIALTIES, specialty_sources
 from space.plain import md
 
 LIVE_SECONDS = 5.0
@@ -94,8 +94,7 @@ def overview_tab(app: gr.Blocks, service) -> None:
     per_benchmark = gr.Dataframe(interactive=False, wrap=True, elem_id="profile-benchmarks",
                                  elem_classes=["leaderboard-table"], label="Primary metric on each benchmark")
     gr.Markdown("**Specialty profile.** One clinical-specialty list across the benchmarks (`leaderboard/specialties.py`"
-                "): MedReaMM disease categories, ClinMM specialties, Med-CMR organ systems and MedRealMM departments "
-                "map onto it; X-PCR is ophthalmology as a whole. Each column keeps its benchmark's own metric and "
+                "): " + specialty_sources() + ". Each column keeps its benchmark's own metric and "
                 "scale: read down a column, not across. Only the paper's published cells and scored submissions "
                 f"appear; a blank is a gap, never 0. Specialties: {', '.join(SPECIALTIES)}.",
                 elem_id="profile-about")

@@ -5,7 +5,8 @@ import pytest
 from leaderboard import models, profiles, registry
 from leaderboard.board import MAIN, SAMPLE, Board
 from leaderboard.result import ModelInfo, Result
-from leaderboard.specialties import SPECIALTIES, STRATA, pooled
+from leaderboard import registry
+from leaderboard.specialties import SPECIALTIES, pooled
 from leaderboard.store import load_records
 from leaderboard.tables import Entry
 from space.plain import md
@@ -84,8 +85,11 @@ def test_specialty_cells_pool_by_n_and_never_fill_gaps():
     assert out["Musculoskeletal & orthopaedics"] == (65.0, 40, "2 strata pooled by n")  # (500 + 2100) / 40
     assert out["Neurology"][0] is None  # hidden stays hidden
     assert "Other / NA" not in str(out)  # unmapped: left out, never forced into a neighbour
-    for benchmark, (_, mapping) in STRATA.items():
-        assert set(mapping.values()) <= set(SPECIALTIES), benchmark
+    for name in registry.names():
+        bench = registry.scorer(name)
+        assert set(bench.specialty_map.values()) <= set(SPECIALTIES), name
+        assert (bench.whole_specialty or "Ophthalmology") in SPECIALTIES
+        assert bool(bench.specialty_stratum) != bool(bench.whole_specialty), name  # one way to map, never both
 
 
 def sample_run(bench, name, value):

@@ -18,6 +18,7 @@ from leaderboard.engine import scored_means
 from .metrics import categories, consensus, fact_scores
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
+from benchmarks.clinmm import specialty as specialty_profile
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
 from . import anomaly
 from .judging import (FACTS_SCHEMA, MATCHING_SCHEMA, diagnosis_call, extraction_call, matching_call,
@@ -102,6 +103,7 @@ class ClinMM(Benchmark):
 
     # ------------------------------------------------------------------ validation
 
+    specialty_stratum, specialty_map = specialty_profile.SPECIALTY_STRATUM, specialty_profile.SPECIALTY_MAP
     def anomalies(self, metrics: dict, protocol: dict) -> list[str]:
         return anomaly.anomalies(metrics, protocol)
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:

@@ -21,6 +21,7 @@ from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, needs_options, parse
 from leaderboard.engine import Subsets, subset_numbers
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
 from leaderboard.result import Result
+from benchmarks.medcmr import specialty as specialty_profile
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
 from . import anomaly
 from .judging import judge_open_items
@@ -98,6 +99,7 @@ class MedCMR(Benchmark):
     citation = "Gong, Ji, Liu et al. Med-CMR, arXiv:2512.00818."
 
 
+    specialty_stratum, specialty_map = specialty_profile.SPECIALTY_STRATUM, specialty_profile.SPECIALTY_MAP
     def anomalies(self, metrics: dict, protocol: dict) -> list[str]:
         return anomaly.anomalies(metrics, protocol)
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list[Issue]:

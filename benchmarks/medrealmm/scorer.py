@@ -20,6 +20,7 @@ from leaderboard.answer_key import AnswerKey
 from leaderboard.metrics.rubric import rubric_scores, score_histogram
 from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
 from leaderboard.result import Result
+from benchmarks.medrealmm import specialty as specialty_profile
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
 from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, criterion_keys, data_folder,
                       default_prompt, iter_contexts, iter_key_contexts, parse_verdict)
@@ -95,6 +96,7 @@ class MedRealMM(Benchmark):
     )
 
     # ------------------------------------------------------------ validation
+    specialty_stratum, specialty_map = specialty_profile.SPECIALTY_STRATUM, specialty_profile.SPECIALTY_MAP
     def extra_issues(self, path, key: AnswerKey, report: ValidationReport) -> list:
         modes = _declared_modalities(report)
         if len(modes) > 1:

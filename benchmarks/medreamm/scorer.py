@@ -10,6 +10,7 @@ from leaderboard.answer_key import AnswerKey
 from leaderboard.metrics.ranked_lists import ranked_metrics
 from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
 from leaderboard.result import Result
+from benchmarks.medreamm import specialty as specialty_profile
 from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
 from .prediction_formats import FORMATS
 from .parsing import MAX_DIAGNOSES, RankedLists, parse_response, ranked_matrix
@@ -88,6 +89,7 @@ class MedReaMM(Benchmark):
         "Denominator: every case in the split; missing predictions score 0.",
     )
 
+    specialty_stratum, specialty_map = specialty_profile.SPECIALTY_STRATUM, specialty_profile.SPECIALTY_MAP
     def score(self, key: AnswerKey, report: ValidationReport, context: ScoringContext) -> Result:
         ids = key.table.column(self.id_column).to_pylist()
         truth = _truth(key.table.column("diagnoses"))  # primary first

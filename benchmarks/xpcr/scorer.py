@@ -135,6 +135,7 @@ class XPCR(Benchmark):
         "paired (each item's full and ablated outcomes together). No CI for ECE.",
     )
 
+    whole_specialty = "Ophthalmology"  # the cross-benchmark profile: the whole benchmark is one specialty
     def optional_ids(self, key: AnswerKey):
         """Ablation rows are optional: without them MCS is pending, not wrong."""
         table = key.table
