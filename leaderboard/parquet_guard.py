@@ -79,11 +79,11 @@ def _check_footer(path: Path, parquet: pq.ParquetFile) -> None:
     """Before pyarrow builds any column chunk's metadata (some malformed fields abort the process there)."""
     import mmap
 
-    levels = [(parquet.schema.column(i).max_definition_level, parquet.schema.column(i).max_repetition_level)
-              for i in range(len(parquet.schema))]
+    leaves = [(leaf.max_definition_level, leaf.max_repetition_level, leaf.physical_type)
+              for leaf in (parquet.schema.column(i) for i in range(len(parquet.schema)))]
     try:
         with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            problem = footer_problem(buf, levels)
+            problem = footer_problem(buf, leaves)
     except (PageHeaderError, OSError, ValueError, IndexError) as exc:
         problem = str(exc) or type(exc).__name__
     if problem:

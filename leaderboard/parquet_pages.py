@@ -220,10 +220,11 @@ def _read_struct_as(buf, pos: int, fields: dict, depth: int) -> tuple[dict, int]
             _, pos = _skip(buf, pos, kind, depth)
 
 
-def footer_problem(buf, max_levels: list[tuple[int, int]]) -> str | None:
+def footer_problem(buf, leaves: list[tuple[int, int, str]]) -> str | None:
     """What pyarrow would abort the process on (not raise) when it builds a column chunk's metadata: a level
     histogram of the wrong length, or byte-array sizes on another type (found by bench/fuzz_parquet_guard.py:
-    `RowGroupMetaData.column()` called std::terminate). `max_levels`: (definition, repetition) per leaf."""
+    `RowGroupMetaData.column()` called std::terminate). `leaves`: (max definition level, max repetition level,
+    physical type) of each schema leaf."""
     if len(buf) < 12 or bytes(buf[-4:]) != b"PAR1":
         return "no Parquet footer"
     size = int.from_bytes(buf[-8:-4], "little")
@@ -234,11 +235,12 @@ def footer_problem(buf, max_levels: list[tuple[int, int]]) -> str | None:
         for c, chunk in enumerate(group.get(1) or []):
             column = chunk.get(3) or {}
             sizes = column.get(16) or {}
-            definition, repetition = max_levels[c] if c < len(max_levels) else (0, 0)
+            definition, repetition, physical = leaves[c] if c < len(leaves) else (0, 0, "")
             for field_id, level, kind in ((3, definition, "definition"), (2, repetition, "repetition")):
                 histogram = sizes.get(field_id)
                 if histogram is not None and len(histogram) not in (0, level + 1):
                     return f"row group {g}, column {c + 1}: a {kind}-level histogram of {len(histogram)} entries"
-            if sizes.get(1) is not None and (column.get(1) != BYTE_ARRAY or _int(sizes.get(1)) < 0):
+            if sizes.get(1) is not None and (column.get(1) != BYTE_ARRAY or physical != "BYTE_ARRAY"
+                                             or _int(sizes.get(1)) < 0):
                 return f"row group {g}, column {c + 1}: byte-array sizes on a column of another type"
     return None
