@@ -182,5 +182,5 @@ def guarded_batches(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_D
 def read_guarded(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_DECODED_BYTES) -> pa.Table:
     batches = list(guarded_batches(path, max_rows, max_bytes))
     if not batches:
-        return pq.ParquetFile(path).schema_arrow.empty_table()
+        return pa.Table.from_batches([], schema=pq.ParquetFile(path).schema_arrow)  # empty_table() imports pandas
     return pa.Table.from_batches(batches)
