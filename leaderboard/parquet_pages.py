@@ -39,6 +39,20 @@ def _zigzag(n: int) -> int:
     return (n >> 1) ^ -(n & 1)
 
 
+def _list_header(buf, pos: int) -> tuple[int, int, int]:
+    """(size, element type, position after the header) of a list or set."""
+    if pos >= len(buf):
+        raise PageHeaderError("truncated")
+    head = buf[pos]
+    pos += 1
+    size, element = head >> 4, head & 0x0F
+    if size == 15:
+        size, pos = _varint(buf, pos)
+    if size > MAX_ITEMS:
+        raise PageHeaderError("list too long")
+    return size, element, pos
+
+
 def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
     """(value for integers / structs, else None; the position after the value)."""
     if depth > MAX_DEPTH:
@@ -62,15 +76,7 @@ def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
             raise PageHeaderError("truncated binary")
         return None, pos + size
     if kind in (LIST, SET):
-        if pos >= len(buf):
-            raise PageHeaderError("truncated")
-        head = buf[pos]
-        pos += 1
-        size, element = head >> 4, head & 0x0F
-        if size == 15:
-            size, pos = _varint(buf, pos)
-        if size > MAX_ITEMS:
-            raise PageHeaderError("list too long")
+        size, element, pos = _list_header(buf, pos)
         items = []
         for _ in range(size):
             if element in (TRUE, FALSE):  # booleans in a list take one byte each
@@ -160,14 +166,7 @@ def _read_as(buf, pos: int, declared, depth: int):
     if kind == STRUCT:
         return read_struct(buf, pos, inner, depth + 1)
     if kind == LIST:
-        if pos >= len(buf):
-            raise PageHeaderError("truncated")
-        size = buf[pos] >> 4
-        pos += 1
-        if size == 15:
-            size, pos = _varint(buf, pos)
-        if size > MAX_ITEMS:
-            raise PageHeaderError("list too long")
+        size, _, pos = _list_header(buf, pos)  # the declared element type is read, whatever the header says
         items = []
         for _ in range(size):
             item, pos = _read_as(buf, pos, inner, depth + 1)
