@@ -64,8 +64,9 @@ if kind == "settings":
         said = str(exc)
 else:  # the door's check (what the Space's check child runs), then the scoring when accepted
     checked = CheckJob(kind, path, data, 200 * 10**6, key=key).run()
-    said = "accepted" if checked.ok else next((l.split(": ", 1)[-1] for l in checked.rendered.splitlines()
-                                               if l.startswith("error")), checked.rendered)
+    errors = [l for l in checked.rendered.splitlines() if l.startswith("error")]  # file-level ones first
+    said = "accepted" if checked.ok else next((l for l in errors if l.startswith("error: file")), None) or \
+        (errors[0] if errors else checked.settings_error or checked.rendered)
     if checked.ok:
         said = "held for review" if checked.review else "accepted"
         score_file(kind, path, data, ScoringContext(resamples=0), key=key)

@@ -178,7 +178,7 @@ class ScoringProcess:
             self.close()
         if self._process is None:
             path = os.pathsep.join(p for p in sys.path if p)  # the child unpickles what the parent can import
-            self._process = subprocess.Popen(
+            self._process = _spawn(
                 [sys.executable, "-m", "leaderboard.isolation", str(memory_mb), str(os.getpid()), str(self.niceness)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                 env={**os.environ, "PYTHONPATH": path})
@@ -250,6 +250,23 @@ class ScoringProcess:
 
     def __del__(self) -> None:
         self.close()
+
+
+_SPAWNER = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawn(args: list[str], **options) -> subprocess.Popen:
+    """Popen from one long-lived thread: PR_SET_PDEATHSIG fires when the *thread* that started the child exits,
+    and the threads that ask for a child (a web server's request threads) come and go (an upload check was
+    killed the moment the submitting thread ended)."""
+    global _SPAWNER
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None:
+            _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="isolation-spawner")
+    return _SPAWNER.submit(subprocess.Popen, args, **options).result()
 
 
 def _run_forked(job: ScoreJob, out: Path, err: Path, limits: Limits) -> int | None:

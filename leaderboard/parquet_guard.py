@@ -79,11 +79,11 @@ def _check_footer(path: Path, parquet: pq.ParquetFile) -> None:
     """Before pyarrow builds any column chunk's metadata (some malformed fields abort the process there)."""
     import mmap
 
-    levels = [(parquet.schema.column(i).max_definition_level, parquet.schema.column(i).max_repetition_level)
-              for i in range(len(parquet.schema))]
+    leaves = [(leaf.max_definition_level, leaf.max_repetition_level, leaf.physical_type)
+              for leaf in (parquet.schema.column(i) for i in range(len(parquet.schema)))]
     try:
         with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            problem = footer_problem(buf, levels)
+            problem = footer_problem(buf, leaves)
     except (PageHeaderError, OSError, ValueError, IndexError) as exc:
         problem = str(exc) or type(exc).__name__
     if problem:
@@ -182,5 +182,5 @@ def guarded_batches(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_D
 def read_guarded(path: Path, max_rows: int = MAX_ROWS, max_bytes: int = MAX_DECODED_BYTES) -> pa.Table:
     batches = list(guarded_batches(path, max_rows, max_bytes))
     if not batches:
-        return pq.ParquetFile(path).schema_arrow.empty_table()
+        return pa.Table.from_batches([], schema=pq.ParquetFile(path).schema_arrow)  # empty_table() imports pandas
     return pa.Table.from_batches(batches)

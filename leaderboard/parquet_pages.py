@@ -39,6 +39,20 @@ def _zigzag(n: int) -> int:
     return (n >> 1) ^ -(n & 1)
 
 
+def _list_header(buf, pos: int) -> tuple[int, int, int]:
+    """(size, element type, position after the header) of a list or set."""
+    if pos >= len(buf):
+        raise PageHeaderError("truncated")
+    head = buf[pos]
+    pos += 1
+    size, element = head >> 4, head & 0x0F
+    if size == 15:
+        size, pos = _varint(buf, pos)
+    if size > MAX_ITEMS:
+        raise PageHeaderError("list too long")
+    return size, element, pos
+
+
 def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
     """(value for integers / structs, else None; the position after the value)."""
     if depth > MAX_DEPTH:
@@ -62,15 +76,7 @@ def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
             raise PageHeaderError("truncated binary")
         return None, pos + size
     if kind in (LIST, SET):
-        if pos >= len(buf):
-            raise PageHeaderError("truncated")
-        head = buf[pos]
-        pos += 1
-        size, element = head >> 4, head & 0x0F
-        if size == 15:
-            size, pos = _varint(buf, pos)
-        if size > MAX_ITEMS:
-            raise PageHeaderError("list too long")
+        size, element, pos = _list_header(buf, pos)
         items = []
         for _ in range(size):
             if element in (TRUE, FALSE):  # booleans in a list take one byte each
@@ -93,30 +99,12 @@ def _skip(buf, pos: int, kind: int, depth: int) -> tuple[object, int]:
                 _, pos = _skip(buf, pos, value, depth + 1)
         return None, pos
     if kind == STRUCT:
-        return read_struct(buf, pos, depth + 1)
+        return read_struct(buf, pos, {}, depth + 1)
     raise PageHeaderError(f"unknown Thrift type {kind}")
 
 
-def read_struct(buf, pos: int, depth: int = 0) -> tuple[dict[int, object], int]:
-    """{field id: value} of one struct (integers, booleans, lists and nested structs; None for the rest), and
-    the end."""
-    fields: dict[int, object] = {}
-    last = 0
-    while True:
-        if pos >= len(buf):
-            raise PageHeaderError("truncated struct")
-        head = buf[pos]
-        pos += 1
-        kind = head & 0x0F
-        if kind == STOP:
-            return fields, pos
-        delta = head >> 4
-        if delta:
-            last += delta
-        else:
-            raw, pos = _varint(buf, pos)
-            last = _zigzag(raw)
-        fields[last], pos = _skip(buf, pos, kind, depth)
+# PageHeader: sizes (2, 3) and the num_values (field 1) of a data page (5), dictionary page (7) or data page v2 (8)
+_PAGE_HEADER = {2: I32, 3: I32, 5: (STRUCT, {1: I32}), 7: (STRUCT, {1: I32}), 8: (STRUCT, {1: I32})}
 
 
 @dataclass(frozen=True)
@@ -141,7 +129,7 @@ def pages(buf, start: int, length: int, max_pages: int) -> Iterator[Page]:
         count += 1
         if count > max_pages:
             raise PageHeaderError(f"more than {max_pages:,} pages in one column chunk")
-        header, pos = read_struct(buf, pos)
+        header, pos = read_struct(buf, pos, _PAGE_HEADER)
         uncompressed, compressed = _int(header.get(2)), _int(header.get(3))
         if uncompressed < 0 or compressed < 0:
             raise PageHeaderError("negative page size")
@@ -176,16 +164,9 @@ _FILE_META = {2: (LIST, (STRUCT, {})), 4: (LIST, (STRUCT, _ROW_GROUP)), 5: (LIST
 def _read_as(buf, pos: int, declared, depth: int):
     kind, inner = declared if isinstance(declared, tuple) else (declared, None)
     if kind == STRUCT:
-        return _read_struct_as(buf, pos, inner, depth + 1)
+        return read_struct(buf, pos, inner, depth + 1)
     if kind == LIST:
-        if pos >= len(buf):
-            raise PageHeaderError("truncated")
-        size = buf[pos] >> 4
-        pos += 1
-        if size == 15:
-            size, pos = _varint(buf, pos)
-        if size > MAX_ITEMS:
-            raise PageHeaderError("list too long")
+        size, _, pos = _list_header(buf, pos)  # the declared element type is read, whatever the header says
         items = []
         for _ in range(size):
             item, pos = _read_as(buf, pos, inner, depth + 1)
@@ -194,7 +175,10 @@ def _read_as(buf, pos: int, declared, depth: int):
     return _skip(buf, pos, kind, depth)
 
 
-def _read_struct_as(buf, pos: int, fields: dict, depth: int) -> tuple[dict, int]:
+def read_struct(buf, pos: int, fields: dict, depth: int = 0) -> tuple[dict, int]:
+    """{field id: value} of the `fields` (id -> declared type) present with their declared wire type, and the
+    end; every other field is skipped by its wire type. Integers and booleans are values, lists are lists,
+    structs are dicts, anything else None."""
     if depth > MAX_DEPTH:
         raise PageHeaderError("nested too deeply")
     found: dict[int, object] = {}
@@ -220,25 +204,27 @@ def _read_struct_as(buf, pos: int, fields: dict, depth: int) -> tuple[dict, int]
             _, pos = _skip(buf, pos, kind, depth)
 
 
-def footer_problem(buf, max_levels: list[tuple[int, int]]) -> str | None:
+def footer_problem(buf, leaves: list[tuple[int, int, str]]) -> str | None:
     """What pyarrow would abort the process on (not raise) when it builds a column chunk's metadata: a level
     histogram of the wrong length, or byte-array sizes on another type (found by bench/fuzz_parquet_guard.py:
-    `RowGroupMetaData.column()` called std::terminate). `max_levels`: (definition, repetition) per leaf."""
+    `RowGroupMetaData.column()` called std::terminate). `leaves`: (max definition level, max repetition level,
+    physical type) of each schema leaf."""
     if len(buf) < 12 or bytes(buf[-4:]) != b"PAR1":
         return "no Parquet footer"
     size = int.from_bytes(buf[-8:-4], "little")
     if size > MAX_FOOTER_BYTES or size > len(buf) - 12:
         return f"a footer of {size:,} bytes"
-    metadata, _ = _read_struct_as(buf, len(buf) - 8 - size, _FILE_META, 0)
+    metadata, _ = read_struct(buf, len(buf) - 8 - size, _FILE_META)
     for g, group in enumerate(metadata.get(4) or [], start=1):
         for c, chunk in enumerate(group.get(1) or []):
             column = chunk.get(3) or {}
             sizes = column.get(16) or {}
-            definition, repetition = max_levels[c] if c < len(max_levels) else (0, 0)
+            definition, repetition, physical = leaves[c] if c < len(leaves) else (0, 0, "")
             for field_id, level, kind in ((3, definition, "definition"), (2, repetition, "repetition")):
                 histogram = sizes.get(field_id)
                 if histogram is not None and len(histogram) not in (0, level + 1):
                     return f"row group {g}, column {c + 1}: a {kind}-level histogram of {len(histogram)} entries"
-            if sizes.get(1) is not None and (column.get(1) != BYTE_ARRAY or _int(sizes.get(1)) < 0):
+            if sizes.get(1) is not None and (column.get(1) != BYTE_ARRAY or physical != "BYTE_ARRAY"
+                                             or _int(sizes.get(1)) < 0):
                 return f"row group {g}, column {c + 1}: byte-array sizes on a column of another type"
     return None

@@ -54,7 +54,7 @@ def test_a_corrupt_page_header_is_refused_not_a_crash(tmp_path):
                                         (b"\x18\x10ab", "truncated binary"), (b"", "truncated struct")])
 def test_the_thrift_reader_is_bounded(data, says):
     with pytest.raises(PageHeaderError, match=says):
-        read_struct(data, 0)
+        read_struct(data, 0, {})
 
 
 def test_pages_follow_the_compressed_sizes(tmp_path):

@@ -150,3 +150,21 @@ def test_a_check_over_its_limit_gets_a_verdict_and_the_next_upload_is_checked(tm
     assert not stopped.accepted and stopped.message.startswith(says), stopped.message
     assert "does not count against your quota" in stopped.message and service.used_today("alice") == 1
     assert again.accepted, again.message
+
+
+def test_a_check_child_outlives_the_thread_that_started_it(tmp_path, tiny_built):
+    """PR_SET_PDEATHSIG follows the thread that started the child: request threads come and go, the check
+    children must not die with them (three concurrent submits once lost one to a SIGKILL)."""
+    service = make_service(tmp_path, tiny_built)
+    first = write_upload(tmp_path, PREDICTIONS)
+    second = write_upload(tmp_path, PREDICTIONS[:2], "second.jsonl")
+    outcomes = []
+    try:
+        starter = threading.Thread(target=lambda: outcomes.append(service.submit("alice", SubmissionForm("medreamm",
+                                                                                                          "T1"), first)))
+        starter.start()
+        starter.join()  # the thread that started the check child has ended
+        outcomes.append(service.submit("alice", SubmissionForm("medreamm", "T2"), second))
+    finally:
+        service.stop()
+    assert [o.accepted for o in outcomes] == [True, True], [o.message for o in outcomes]
