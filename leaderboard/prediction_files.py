@@ -6,12 +6,13 @@ Messages never quote gold answers: validation sees only the submitted file and t
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
+
+from . import line_reader
 
 MAX_FILE_BYTES = 200 * 10**6  # MB = 10^6 bytes in every limit and message
 MAX_STRING_CHARS = 100_000
@@ -170,17 +171,25 @@ def read_rows(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Iterable[tuple[int
     raw = path.read_bytes()
     if raw.startswith(b"PAR1"):
         return _parquet_rows(path)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise PredictionFileError(f"line {line}: file is not valid UTF-8 (byte {exc.start}); save it as UTF-8") from None
+    start = line_reader.text_start(raw)
+    try:  # the file stays bytes: each line is decoded alone, once its decoded size is known (line_reader.py)
+        line_reader.check_utf8(raw, start)
+    except line_reader.NotUtf8 as exc:
+        raise PredictionFileError(str(exc)) from None
     if suffix == ".csv":
-        return _csv_rows(text)
-    stripped = text.lstrip()
-    if suffix == ".json" and stripped.startswith("["):
-        return _json_array_rows(text)
-    return _jsonl_rows(text)
+        return _csv_rows(raw, start)
+    if suffix == ".json" and _starts_array(raw, start):  # decoded whole, in the check child (its memory limit)
+        return _json_array_rows(str(memoryview(raw)[start:], "utf-8"))
+    return _jsonl_rows(raw, start)
+
+
+def _starts_array(raw: bytes, start: int) -> bool:
+    """The first character after (Unicode) white space is '[' (decoding 64 kB at a time, not the file)."""
+    for offset in range(start, len(raw), 1 << 16):
+        rest = raw[offset:offset + (1 << 16)].decode("utf-8", "ignore").lstrip()
+        if rest:
+            return rest[0] == "["
+    return False
 
 
 @dataclass(frozen=True)
@@ -188,29 +197,23 @@ class ParseFailure:
     message: str
 
 
-def _lines(text: str) -> Iterable[str]:
-    """Split at \\n, \\r\\n or \\r only: str.splitlines() also splits at U+2028, U+0085 and other characters
-    that are legal inside a JSON string written with ensure_ascii=False. Lazily: 200 MB of newlines as
-    a list would take 1.6 GB of pointers."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    start = 0
-    while (end := text.find("\n", start)) >= 0:
-        yield text[start:end]
-        start = end + 1
-    yield text[start:]
-
-
-def _jsonl_rows(text: str) -> Iterable[tuple[int, Any]]:
-    for number, line in enumerate(_lines(text), start=1):
-        if not line.strip():
+def _jsonl_rows(raw: bytes, start: int) -> Iterable[tuple[int, Any]]:
+    for line in line_reader.lines(raw, start):
+        if line.end == line.start:
+            continue
+        refusal = line_reader.too_long(raw, line)
+        if refusal:
+            yield line.number, ParseFailure(refusal)
+            continue
+        text = raw[line.start:line.end].decode("utf-8")
+        if not text.strip():
             continue
         try:
-            yield number, _DECODER.decode(line)
+            yield line.number, _DECODER.decode(text)
         except ValueError as exc:
-            yield number, ParseFailure(f"not valid JSON ({_json_reason(exc)})")
+            yield line.number, ParseFailure(f"not valid JSON ({_json_reason(exc)})")
         except RecursionError:
-            yield number, ParseFailure("JSON nested too deeply")
+            yield line.number, ParseFailure("JSON nested too deeply")
 
 
 _WHITESPACE = " \t\n\r"
@@ -266,8 +269,18 @@ def _reject_constant(name: str):
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def _csv_rows(text: str) -> Iterable[tuple[int, Any]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+def _csv_text_lines(raw: bytes, start: int) -> Iterable[str]:
+    """Decoded lines with their line breaks (what csv wants from a file opened with newline="")."""
+    for line in line_reader.lines(raw, start):
+        refusal = line_reader.too_long(raw, line)
+        if refusal:
+            raise PredictionFileError(f"line {line.number}: {refusal}")
+        if line.after > line.start:
+            yield raw[line.start:line.after].decode("utf-8")
+
+
+def _csv_rows(raw: bytes, start: int) -> Iterable[tuple[int, Any]]:
+    reader = csv.DictReader(_csv_text_lines(raw, start))
     if not reader.fieldnames:
         raise PredictionFileError("CSV has no header row")
     for row in reader:
