@@ -9,8 +9,9 @@ from fuzz_harness import fuzz_main, instrumented
 with instrumented():
     from benchmarks.clinmm.judging import matching_parser, parse_accuracy_xml, parse_facts
     from benchmarks.medcmr.judging import parse_scores
-    from benchmarks.medrealmm.judging import clean_response, parse_verdict, redact_chinese_injection
+    from benchmarks.medrealmm.judging import clean_response, parse_verdict
     from leaderboard.judge import JudgeParseError
+    from leaderboard.judge.safety import redact
 
 PARSERS = (parse_scores, parse_verdict, parse_accuracy_xml, parse_facts, matching_parser(3, 2), matching_parser(1, 4))
 
@@ -19,9 +20,9 @@ def one_input(data: bytes) -> None:
     if not data:
         return
     text = data[1:].decode("utf-8", "replace")
-    if data[0] % 8 == 6:  # the candidate-side cleaners of Med-RealMM run on submitted text
+    if data[0] % 8 == 6:  # the candidate-side cleaners run on submitted text: think-stripping and the one filter
         clean_response(text)
-        redact_chinese_injection(text)
+        redact(text)
         return
     parser = PARSERS[data[0] % len(PARSERS)]
     try:
