@@ -48,10 +48,14 @@ def test_the_space_and_the_cli_give_the_same_cis_for_the_same_file(tmp_path):
     data = build_sample("medcmr", tmp_path / "hub")
     pred = ROOT / "submissions" / "medcmr" / "example_predictions.jsonl"
     assert cli_main(["score", "medcmr", str(pred), "--data", str(data), "--json", str(tmp_path / "r.json"),
-                     "--quiet"]) == 0
+                     "--quiet", "--public"]) == 0  # what the Space publishes
     cli = json.loads((tmp_path / "r.json").read_text())
     _, space = score_file("medcmr", pred, data, context_factory()("medcmr"))
     assert cli["ci"] and cli["ci"] == space.to_public_dict()["ci"]
+    assert cli_main(["score", "medcmr", str(pred), "--data", str(data), "--json", str(tmp_path / "exact.json"),
+                     "--quiet"]) == 0  # a local run with the answers: exact, every interval of the same draw
+    exact = json.loads((tmp_path / "exact.json").read_text())
+    assert exact["ci"] == space.ci and set(cli["ci"]) < set(exact["ci"])
     assert cli["protocol"]["bootstrap"]["resamples"] == CI_RESAMPLES
 
 
