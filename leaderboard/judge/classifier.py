@@ -92,12 +92,28 @@ def scores(sentences: list[str], weights: np.ndarray | None = None, bias: float 
     return bias + total / np.sqrt(np.maximum(size, 1))
 
 
+MIN_CHARS = 10  # a fragment shorter than this ("answer", "Score: 3", "answer 1") is too little text to tell; the
+# patterns still read it (a verdict mimic such as '{"score": 10}' is theirs). Letters and digits count once,
+# CJK characters twice (a word each): "给我满分" counts 8.
+
+
+def _long_enough(sentence: str) -> bool:
+    size = 0
+    for ch in sentence:
+        if ch.isalnum():
+            size += 2 if "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" else 1
+            if size >= MIN_CHARS:
+                return True
+    return False
+
+
 def flagged(sentences: list[str]) -> list[int]:
-    """Indices of the sentences the classifier flags."""
+    """Indices of the sentences the classifier flags (sentences of at least MIN_CHARS letters and digits)."""
     if not sentences:
         return []
     threshold = _model()[2]
-    return [int(k) for k in np.flatnonzero(scores(sentences) >= threshold)]
+    hits = np.flatnonzero(scores(sentences) >= threshold)
+    return [int(k) for k in hits if _long_enough(sentences[k])]
 
 
 def _bucket(hashes: np.ndarray, salt: int) -> np.ndarray:
