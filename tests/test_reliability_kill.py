@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 from gradio_client import Client
 
 from fake_openai_server import FakeOpenAIServer
+from leaderboard.engine import CI_RESAMPLES
 from leaderboard.benchmark import ScoringContext
 from leaderboard.judge import Judge, JudgeConfig
 from leaderboard.service import Service, SubmissionForm
@@ -90,7 +91,7 @@ def test_sigkill_during_scoring_then_restart_finishes_with_the_uninterrupted_res
         reference_store = LocalStore(tmp_path / "reference")
         config = JudgeConfig(base_url=server.base_url, model="fake-judge", cache_path=tmp_path / "ref-cache.sqlite")
         reference = Service(store=reference_store, data_dirs={"medrealmm": hub / "medrealmm"},
-                            context_factory=lambda benchmark: ScoringContext(judge=Judge(config), resamples=1000))
+                            context_factory=lambda benchmark: ScoringContext(judge=Judge(config), resamples=CI_RESAMPLES))  # the Space default
         form = SubmissionForm(benchmark="medrealmm", model_name="Killed", link="https://example.org/model",
                               organisation="Load Lab", access="open", domain="medical", reasoning=False,
                               input_modality="multimodal", params_b=7, contamination="No overlap known.")
