@@ -30,7 +30,8 @@ def test_option_corpus_is_varied():
 @pytest.mark.parametrize("text, expected", [
     ("Meningioma.", "B"),
     ("meningiomas", "B"),                       # plural "s"
-    ("Metastases", None),                       # only "s"/"es" appended, no other inflection
+    ("Metastases", "D"),                        # letters-v4: Latin plural (-is -> -es)
+    ("Metastatic.", None),                      # no other inflection
     ("Metastasisx", None),
     ("Brain abscesses.", "C"),                  # plural "es"
     ("The answer is meningioma.", "B"),
@@ -42,7 +43,9 @@ def test_option_corpus_is_varied():
     ("Glioma vs meningioma: the dural tail makes this meningioma.", "B"),  # concludes ("makes")
     ("Gliomatosis.", None),                     # whole words only
     ("Primary CNS lymphoma", "E"),
-    ("CNS lymphoma", None),                     # a part of an option's text is not the option
+    ("CNS lymphoma", "E"),                      # letters-v4: a part no other option shares names it
+    ("Lymphoma", None),                         # ... not its head noun alone (a category)
+    ("Primary.", None),                         # ... nor another single word
 ])
 def test_option_text_rules(text, expected):
     assert parse_letter(text, "ABCDE", TUMOURS) == expected
