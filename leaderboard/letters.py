@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v3, in order of precedence:
+or None (unparseable: scored wrong, counted). Rule letters-v4, in order of precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
    is C", "The most likely diagnosis is (C) ...", "C is the correct answer", "I choose C", "\\boxed{C}",
@@ -14,10 +14,14 @@ or None (unparseable: scored wrong, counted). Rule letters-v3, in order of prece
    "**B**", "Option B:", "B\\n\\nReasoning ... unlike A ..."). Later lines may name other options, but
    an echoed option list ("A. ...\\nB. ...") is not an answer.
 3. Else a single standalone capital letter anywhere ("... most likely has choice C."), not counting the
-   article "A", the pronoun "I", rejected options ("not A"), or letters in terms ("vitamin A",
-   "X-linked", "E. coli", "C/D ratio", "H&E", "B cell", a letter inside a mention of an option's text).
+   article "A", the pronoun "I", or letters in terms ("vitamin A", "X-linked", "E. coli", "C/D ratio",
+   "H&E", "B cell", a letter inside a mention of an option's text). A letter the response rejects anywhere
+   ("not A", "rule out B", "rather than C", "C is unlikely", "A and C are excluded", "C (unlikely)",
+   "除外C", "C不正确") is never its answer (letters-v4), and its option's text is rejected in step 4 too.
 4. Else (no letter stated) the one option named by its text, when the caller passes the option texts
-   (leaderboard/option_text.py: folded whole words, longest match, rejected mentions dropped).
+   (leaderboard/option_text.py: folded whole words, longest match, rejected mentions dropped); when no full
+   text is named, the one option named by an alias no other option shares (letters-v4,
+   leaderboard/option_aliases.py: "ARDS", "E. coli", "T2", "type A", "Grade C", "CNS lymphoma").
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -37,12 +41,13 @@ import re2
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v3"
-RULE_SUMMARY = ("letters-v3: explicit answer statement (final ones decide) > lone leading letter > single "
-                "standalone capital letter > the one option named by its text (no letter stated; longest match, "
-                "rejected mentions dropped); letters inside terms (H&E, B cell, type A) never count; think "
-                "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
-                "beyond the options, or none = unparseable")
+RULE_VERSION = "letters-v4"
+RULE_SUMMARY = ("letters-v4: explicit answer statement (final ones decide) > lone leading letter > single "
+                "standalone capital letter, rejected letters dropped (not C, C is unlikely) > the one option named by "
+                "its text (no letter stated; longest match, rejected mentions dropped), else by an unambiguous "
+                "abbreviation or part of it (ARDS, E. coli, T2, type A); letters inside terms (H&E, B cell, type A) "
+                "never count; think blocks dropped; first 4,000 + last 2,000 chars read; several letters or option "
+                "texts, a letter beyond the options, or none = unparseable")
 
 
 
@@ -195,7 +200,23 @@ _WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK cha
 _NOT_OPTION_BEFORE = re2.compile(
     r"(?i)(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
     r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $")
-_NEGATED_BEFORE = re2.compile(r"(?i)(?:not|unlike|excluding|rule out|rules out|ruling out) (?:option |choice )?[(\[]?$")
+# a rejected option letter: "not A", "rule out B", "rather than C", "ruling out C and D", "除外C", "排除D"
+# commas first, then at most one "and"/"or": in "ruling out C and D, A remains" the list ends at D
+_LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
+_NEGATED_BEFORE = re2.compile(
+    r"(?i:not|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
+    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|over) "
+    r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
+_NEGATED_BEFORE_CJK = re2.compile(r"(?:排除|除外|不是|不选|不選|非)了?(?:选项|選項)? ?(?:[A-E] ?(?:、|和|与|與|或) ?)*[(\[]?$")
+# ... and after it: "C is unlikely", "A and C are unlikely", "E can also be excluded", "C (unlikely)", "C不正确"
+_REJECTION = r"(?i:unlikely|less likely|incorrect|wrong|excluded|ruled out|not|false|implausible|improbable)"
+_REJECTED_AFTER = re2.compile(
+    r"(?:[)\]]?(?:, |/)\(?[A-E])*(?:[)\]]?(?: and | or |, and |, or | & )\(?(?:option |choice )?[A-E])?[)\]]?"
+    r"(?:(?i: (?:is|are|was|were|seems?|appears?|looks?|would be|can be|could be|may be|should be|must be)"
+    r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
+    r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
+    r"| \(" + _REJECTION + r"\)| ?[-–—:] " + _REJECTION + r"| (?i:unlikely|excluded|ruled out)"
+    r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
 _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
                           r"(?:[^A-Za-z]|$)")
 _A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|is|was|seems|appears|would|could|might|may|can|fits|matches|"
@@ -203,10 +224,20 @@ _A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|is|was|seems|appears|would|cou
 
 
 def _negated_before(s: str, i: int) -> bool:
-    """`(?<![A-Za-z])(?:not|unlike|...) (?:option |choice )?[(\\[]?$` ending right before s[i]."""
-    lo = max(0, i - 22)
+    """`(?<![A-Za-z])(?:not|unlike|...) (?:option |choice )?(letter list)?[(\\[]?$` ending right before s[i]."""
+    lo = max(0, i - 60)
     m = _NEGATED_BEFORE.search(s[lo:i])
-    return m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()])
+    if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]):
+        return True
+    return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None
+
+
+def _rejected(s: str, i: int) -> bool:
+    """Is the option letter s[i] rejected, before ("not C", "rule out B") or after it ("C is unlikely")?"""
+    if _negated_before(s, i):
+        return True
+    m = _REJECTED_AFTER.match(s[i + 1:i + 60])
+    return m is not None and not _ascii_letter(s[i + 1 + m.end():i + 2 + m.end()])
 
 
 def _slashed_pair(s: str, i: int) -> bool:
@@ -224,7 +255,7 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum() and ord(ch) < 0x2E80
 
 
-def _is_option_letter(s: str, i: int, context: str, bare: bool = False) -> bool:
+def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation: bool = True) -> bool:
     """Is the single letter s[i] an option letter rather than part of a word, an abbreviation, the article
     "A" or the pronoun "I"? `context` is "explicit", "leading" or "standalone"; `bare` means the explicit
     statement had no verb or colon before the letter ("### Answer\\nA fundus photo ...")."""
@@ -232,7 +263,7 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False) -> bool:
     after2 = s[i + 2:i + 3]
     if _NOT_OPTION_BEFORE.search(s[max(0, i - 14):i]):
         return False  # "vitamin A", "hepatitis B", "type C", "zone I"
-    if context == "standalone" and _negated_before(s, i):
+    if context == "standalone" and negation and _negated_before(s, i):
         return False  # "It's not A, it's C": a rejected option is no answer
     if prev in "([" and nxt in ")]" and prev and nxt:
         return True  # "(c)", "[B]": nothing but a letter
@@ -485,6 +516,8 @@ def _line_letter(line: str) -> str | None:
     if not m or _word(line[m.start(2) + 1:m.start(2) + 2]) or not _is_option_letter(line, m.start(2), "leading"):
         return None
     i = m.start(2)
+    if _REJECTED_AFTER.match(line[i + 1:i + 60]):
+        return None  # "C - unlikely; ...": a rejected option, left to step 3
     if _hedged(line, i + 1, "leading"):
         return _CONFLICT  # "B or C ..."
     enclosed = i > 0 and line[i - 1] in "([" and line[i + 1:i + 2] in (")", "]")
@@ -504,15 +537,20 @@ def _line_letter(line: str) -> str | None:
 _UPPER_OR_DIGIT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
-def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> str | None:
-    """The one capital letter standing alone anywhere, if only one (of A-E and the item's letters) does;
+def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> tuple[str | None, set[str]]:
+    """The one capital letter standing alone anywhere, if only one (of A-E and the item's letters) does, and
+    the letters the response rejects ("not A", "C is unlikely": never its answer, nor their option's text);
     letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text."""
     # `(?<![WORD])\(?\[?([A-Z])(?![WORD])` as a scan: a capital with no word character on either side
-    found = {ch for i, ch in enumerate(s) if ch in candidates and "A" <= ch <= "Z" and not _word(s[i - 1:i] if i else "")
-             and not _word(s[i + 1:i + 2]) and not _inside(i, spans) and _is_option_letter(s, i, "standalone")}
+    found, rejected = set(), set()
+    for i, ch in enumerate(s):
+        if ch in candidates and "A" <= ch <= "Z" and not _word(s[i - 1:i] if i else "") and not _word(s[i + 1:i + 2]) \
+                and not _inside(i, spans) and _is_option_letter(s, i, "standalone", negation=False):
+            (rejected if _rejected(s, i) else found).add(ch)
+    found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
     if len(found) > 1:
-        return _CONFLICT
-    return found.pop() if found else None
+        return _CONFLICT, rejected
+    return (found.pop() if found else None), rejected
 
 
 # ------------------------------------------------------------------ the rule
@@ -542,13 +580,18 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         return None
     letters = letters.upper()
     candidates = set(LETTERS) | set(letters)  # "E" with letters "ABCD" is a (wrong) option, not noise
-    named, spans = named_option(s, list(options)[:len(letters)]) if options else (None, [])
+    options = list(options)[:len(letters)] if options else []
+    named, spans = named_option(s, options) if options else (None, [])
+    rejected: set[str] = set()
     found = _explicit(s)  # 1. explicit answer statements
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
     if found is None:
-        found = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
-    if found is None and named is not None:
-        found = letters[named]  # 4. no letter stated: the one option named by its text
+        found, rejected = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+    if found is None and options:
+        if rejected:  # "C is unlikely": option C's text is rejected too
+            named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
+        if named is not None:
+            found = letters[named]  # 4. no letter stated: the one option named by its text
     # the first step that found anything decides: one letter among the options, or unparseable
     return found if found is not None and found != _CONFLICT and found in letters else None

@@ -1,4 +1,4 @@
-"""Option-text answers (rule letters-v3, step 4): which option a response names by its wording.
+"""Option-text answers (rule letters-v4, step 4): which option a response names by its wording.
 
 A response that states no letter ("The answer is pneumothorax.", "Glioblastoma.") takes the option whose
 text it names, when it names exactly one. Texts are compared folded (NFKC, case-folded, apostrophes
@@ -11,18 +11,26 @@ several options are named, the last clause naming any decides if it names exactl
 option texts ("ct", "Yes", "Normal") count only when they are the whole response; a short option written in
 capitals ("CT", "MRI") also where the response writes it in capitals ("an MRI of the brain").
 
+letters-v4 adds: a rejection may stand up to three words after the mention in its clause ("T cell
+lymphoblastic lymphoma is excluded"); Latin plurals ("metastases"); "indicates", "typical", "fits" conclude;
+options whose letter the response rejects ("C is unlikely") count as rejected; and, only when no option's full
+text is named and live, the options' aliases (option_aliases.py: abbreviations and part-names no other option
+shares) are read the same way.
+
 Everything here is a hand-written scan: no regular expression, linear in the response's length per option.
 """
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
+from .option_aliases import aliases
+
 _APOSTROPHES = "'’`´"
 _CLAUSE_ENDS = ".,;:!?\n"
 _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("exclude",), ("excludes",),
                     ("without",), ("against",), ("rather", "than"), ("other", "than"), ("instead", "of"),
                     ("rule", "out"), ("rules", "out"), ("ruled", "out"), ("ruling", "out"), ("more", "likely", "than"),
-                    ("not", "a"), ("not", "an"), ("not", "the"), ("isnt",), ("isnt", "a"), ("no", "evidence", "of"),
+                    ("over",), ("not", "a"), ("not", "an"), ("not", "the"), ("isnt",), ("isnt", "a"), ("no", "evidence", "of"),
                     ("no", "signs", "of"), ("no", "sign", "of"))
 _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "ruled", "out"), ("ruled", "out"), ("is", "unlikely"),
                    ("unlikely",), ("is", "less", "likely"), ("less", "likely"), ("is", "not"), ("was", "excluded"),
@@ -30,7 +38,12 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "ruled", "out"), ("
                    ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"))
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
-               "conclusion", "choose", "select", "go")
+               "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
+               "characteristic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits")
+# words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
+_GAP = 3
+_GAP_STOPS = {"because", "since", "as", "given", "which", "that", "and", "but", "while", "whereas", "so", "the",
+              "a", "an", "although", "though", "if", "when", "where", "or", "is", "are", "was", "were"}
 _GENERIC = {"yes", "no", "none", "normal", "abnormal", "other", "unknown", "present", "absent", "both",
             "neither", "left", "right", "true", "false", "all", "mild", "moderate", "severe"}
 
@@ -72,6 +85,10 @@ class Mention(NamedTuple):
     start: int  # in the folded text
     end: int
     index: int  # which option
+    tier: int = 0  # 0: the option's text; 1: an alias (option_aliases.py)
+
+
+_LATIN_PLURALS = (("is", "es"), ("us", "i"), ("um", "a"), ("a", "ae"))
 
 
 def _words_before(text: str, start: int, count: int) -> tuple[str, ...]:
@@ -82,11 +99,27 @@ def _words_after(text: str, end: int, count: int) -> tuple[str, ...]:
     return tuple(text[end:end + 60].split()[:count])
 
 
-def _negated(text: str, start: int, end: int) -> bool:
-    """Is the mention text[start:end] rejected ("not X", "rather than X", "X is excluded")?"""
+def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
+    """Is the mention text[start:end] rejected ("not X", "rather than X", "X is excluded", and, in the same
+    clause before the next mention, "X with surrounding edema is unlikely": up to _GAP words between, none
+    of them a conjunction, article or verb)?"""
+    text = folded.text
     if any(_words_before(text, start, len(p)) == p for p in _NEGATION_BEFORE):
         return True
-    return any(_words_after(text, end, len(p)) == p for p in _NEGATION_AFTER)
+    limit = min(next_start, end + 120, len(text))
+    clause = folded.clause[start]
+    cut = end
+    while cut < limit and folded.clause[cut] == clause:
+        cut += 1
+    after = text[end:cut].split() + text[cut:cut + 60].split()[:4]  # the phrase itself may end the clause
+    in_clause = len(text[end:cut].split())
+    for skip in range(_GAP + 1):
+        if skip and (skip > in_clause - 1 or after[skip - 1] in _GAP_STOPS or len(after[skip - 1]) == 1):
+            return False
+        rest = tuple(after[skip:skip + 4])
+        if any(rest[:len(p)] == p for p in _NEGATION_AFTER):
+            return True
+    return False
 
 
 def _occurrences(text: str, needle: str):
@@ -100,6 +133,13 @@ def _occurrences(text: str, needle: str):
                 yield at + 1, end + len(suffix)
                 break
         at = text.find(core, at + 1)
+    for single, plural in _LATIN_PLURALS:  # of the last word: metastasis -> metastases, thrombus -> thrombi
+        if len(core) > len(single) + 3 and core.endswith(single):
+            stem = core[:-len(single)] + plural + " "
+            at = text.find(stem)
+            while at >= 0:
+                yield at + 1, at + len(stem) - 1
+                at = text.find(stem, at + 1)
 
 
 def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
@@ -119,6 +159,15 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                              if _capitals(folded, s, s + len(words[0])))
             continue
         found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle))
+    for index, per_option in enumerate(aliases([fold(o or "").text for o in options], options)):
+        for alias in per_option:
+            words = alias.needle.split()
+            for s, e in _occurrences(folded.text, alias.needle):
+                if alias.capitals and not (_capitals(folded, s, e) and e - s == len(words[0])):
+                    continue  # "ARDS", not the word "ards"
+                if alias.genus and not _genus_initial(folded, s):
+                    continue  # "E. coli": the capital and its full stop
+                found.append(Mention(s, e, index, 1))
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[Mention] = []
     reach = -1  # the furthest end of a kept mention: one starting before it and ending within it is inside
@@ -136,27 +185,42 @@ def _acronym(option: str) -> bool:
     return len(text) >= 2 and text.isalnum() and text.upper() == text and any(c.isalpha() for c in text)
 
 
+def _genus_initial(folded: Folded, start: int) -> bool:
+    """Is the folded one-letter word at `start` a capital followed by "." in the source ("E. coli")?"""
+    i = folded.origin[start]
+    return folded.source[i].isupper() and folded.source[i + 1:i + 2] == "."
+
+
 def _capitals(folded: Folded, start: int, end: int) -> bool:
     """Is the folded span [start, end) written in capitals in the source (the acronym, not the word "ct")?"""
     return all(not c.isalpha() or c.isupper() for c in (folded.source[folded.origin[k]] for k in range(start, end)))
 
 
-def named_option(source: str, options: Sequence[str]) -> tuple[int | None, list[tuple[int, int]]]:
+def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> tuple[int | None, list[tuple[int, int]]]:
     """The index of the one option the response names by text (None if none or several), and the source
-    spans of every mention (letters inside them are part of a term, never an answer letter)."""
+    spans of every mention (letters inside them are part of a term, never an answer letter). Options whose
+    letter the response rejected (`rejected` indices, "C is unlikely") count as rejected mentions. Aliases
+    (abbreviations, part-names) are read only when no option's full text is named and not rejected."""
     folded = fold(source)
     found = mentions(folded, options)
     spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1) for m in found]
-    live = [m for m in found if not _negated(folded.text, m.start, m.end)]
+    starts = [m.start for m in found] + [len(folded.text)]
+    live = [m for k, m in enumerate(found)
+            if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
+    tier = min((m.tier for m in live), default=0)
+    return _decide(folded, [m for m in live if m.tier == tier]), spans
+
+
+def _decide(folded: Folded, live: list[Mention]) -> int | None:
     chosen = {m.index for m in live}
     if len(chosen) == 1:
-        return chosen.pop(), spans
+        return chosen.pop()
     if len(chosen) > 1:
         last_clause = folded.clause[live[-1].start]
         in_clause = [m for m in live if folded.clause[m.start] == last_clause]
         if len({m.index for m in in_clause}) == 1 and _concludes(folded, last_clause, in_clause[0].start):
-            return in_clause[0].index, spans
-    return None, spans
+            return in_clause[0].index
+    return None
 
 
 def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:

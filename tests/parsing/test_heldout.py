@@ -17,22 +17,23 @@ LISTS = [json.loads(line) for line in (HERE / "heldout_medreamm.jsonl").read_tex
 def test_letters_agree_with_the_careful_reader():
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in LETTERS]
-    # 147 (93.6 %) when first measured; 149 after the acronym change, made after its misses were read
-    assert len(LETTERS) == 157 and sum(agree) >= 149, sum(agree)
+    # 147 (93.6 %) when first measured; 149 after the acronym change; 157 under letters-v4 (seen: v4 was
+    # written knowing these misses, so this set no longer measures unseen text)
+    assert len(LETTERS) == 157 and sum(agree) >= 157, sum(agree)
     option_text = [a for a, c in zip(agree, LETTERS) if "option-text" in c["style"]]
-    assert len(option_text) == 85 and sum(option_text) >= 77
+    assert len(option_text) == 85 and sum(option_text) >= 85
 
 
 def test_the_second_letters_set_agrees_as_measured():
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in LETTERS_2]
-    assert len(LETTERS_2) == 68 and sum(agree) >= 65, sum(agree)  # 63 when measured; 65 after the acronym change
+    assert len(LETTERS_2) == 68 and sum(agree) >= 68, sum(agree)  # 63 when measured; 65 after the acronym change; 68 v4
 
 
 def test_the_third_letters_set_agrees_as_measured():
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in LETTERS_3]
-    assert len(LETTERS_3) == 55 and sum(agree) >= 54, sum(agree)  # 48 before the acronym change, 54 after
+    assert len(LETTERS_3) == 55 and sum(agree) >= 55, sum(agree)  # 48 before the acronym change, 54 after, 55 v4
 
 
 def test_medreamm_lists_agree_with_the_careful_reader():
@@ -41,3 +42,16 @@ def test_medreamm_lists_agree_with_the_careful_reader():
 
     agree = [read(c["text"]) == [normalise(x) for x in c["expected"]] for c in LISTS]
     assert len(LISTS) == 34 and sum(agree) == 34
+
+
+BLIND = [json.loads(line) for line in (HERE / "blind_letters.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_blind_letters_set_agrees_as_measured():
+    """150 responses written and labelled by an independent writer who never saw the product code; measured
+    once under the final letters-v4 (bench/letters_agreement.py): 139/150 (letters-v3: 126)."""
+    agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
+             for c in BLIND]
+    assert len(BLIND) == 150 and sum(agree) >= 139, sum(agree)
+    unparseable = [a for a, c in zip(agree, BLIND) if c["expected"] is None]
+    assert len(unparseable) == 38 and sum(unparseable) >= 34  # never guess: 4 guesses where the reader has none

@@ -1,4 +1,4 @@
-"""letters-v3's option-text step and term rules (leaderboard/letters.py, leaderboard/option_text.py), on a
+"""letters-v3's (and v4's) option-text step and term rules (leaderboard/letters.py, leaderboard/option_text.py), on a
 hand-labelled corpus of responses that restate an option's wording, plus one case per rule that a one-line
 change to the rule would fail."""
 import json
@@ -30,7 +30,8 @@ def test_option_corpus_is_varied():
 @pytest.mark.parametrize("text, expected", [
     ("Meningioma.", "B"),
     ("meningiomas", "B"),                       # plural "s"
-    ("Metastases", None),                       # only "s"/"es" appended, no other inflection
+    ("Metastases", "D"),                        # letters-v4: Latin plural (-is -> -es)
+    ("Metastatic.", None),                      # no other inflection
     ("Metastasisx", None),
     ("Brain abscesses.", "C"),                  # plural "es"
     ("The answer is meningioma.", "B"),
@@ -42,7 +43,9 @@ def test_option_corpus_is_varied():
     ("Glioma vs meningioma: the dural tail makes this meningioma.", "B"),  # concludes ("makes")
     ("Gliomatosis.", None),                     # whole words only
     ("Primary CNS lymphoma", "E"),
-    ("CNS lymphoma", None),                     # a part of an option's text is not the option
+    ("CNS lymphoma", "E"),                      # letters-v4: a part no other option shares names it
+    ("Lymphoma", None),                         # ... not its head noun alone (a category)
+    ("Primary.", None),                         # ... nor another single word
 ])
 def test_option_text_rules(text, expected):
     assert parse_letter(text, "ABCDE", TUMOURS) == expected
@@ -128,7 +131,7 @@ def test_results_keep_the_rule_they_were_scored_under():
     old_summary = ("letters-v2: explicit answer statement (final ones decide) > lone leading letter > single "
                    "standalone capital letter; ...")
     assert rule_of({"letter_rule": old_summary}) == "letters-v2"
-    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v3"
+    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v4"
     assert rule_of({"letter_rule_version": "letters-v3", "letter_rule": old_summary}) == "letters-v3"
     assert rule_of({}) is None and rule_of({"letter_rule": "something else"}) is None
 

@@ -24,8 +24,9 @@ CASES = [
     # bracketed leading letters, with other options discussed below
     ("(B) Retinal vein occlusion\nThe other options, A and C, are less likely.", "B"),
     ("[B] Retinal vein occlusion\nThe other options, A and C, are less likely.", "B"),
-    ("(B)Retinal; C is less likely.", None),  # run-on after the bracket: left to step 3, which sees B and C
-    ("B+ grade; C is less likely.", None),
+    ("(B)Retinal; C is less likely.", "B"),  # run-on after the bracket: left to step 3, which drops the rejected C (v4)
+    ("(B)Retinal; C is possible.", None),  # ... and sees B and C
+    ("B+ grade; C is less likely.", "B"),
     # echoed option lists, on one line or two
     ("(B) Drusen (C) Exudates", None),
     ("B) Drusen C) Exudates", None),

@@ -1,0 +1,149 @@
+"""Other names of an option (rule letters-v4, step 4, second tier): the abbreviations and part-names a
+response may use instead of an option's full text, each kept only when it names one option unambiguously.
+
+- Initialisms written in capitals: "ARDS" for "Acute respiratory distress syndrome", "VSD", "TOF" (with or
+  without "of"), "AMD" (a hyphenated compound as one word or several), and a short table of common ones that
+  are not plain initialisms ("ICH", "GBM", "CSCR"), each counted where its expansion is the option's text or
+  a whole-word part of it.
+- Genus abbreviations: "E. coli" for "Escherichia coli", "S. aureus" (the capital and its full stop are
+  checked in the response); "Staph aureus", "Strep pneumoniae", "Hep C" likewise.
+- Part-names: a run of an option's words found in no other option that holds a word no other option holds
+  ("type A" for "Stanford type A dissection", "Grade C", "vitamin D", "CNS lymphoma", "macular
+  degeneration"), never opening with a one-letter word ("a dissection") or a linking word; a single word
+  only when it holds a digit ("T2" for "T2-weighted"), the rest of the option is a generic tail
+  ("Glioblastoma" for "Glioblastoma multiforme"), or it is the one word telling the option apart from the
+  others ("Appendicitis" among "Acute appendicitis", "Acute cholecystitis", ...; not a generic word such as
+  "left" or "acute"). A head noun alone ("Lymphoma" for "Primary CNS lymphoma", "Dermatitis" for "Atopic
+  dermatitis") names a category, not the option.
+
+An alias shared by two options (or equal to a part of another option's text) names neither. The caller
+(`option_text.named_option`) reads aliases only when the full option texts named nothing.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+_LINKING = {"of", "the", "a", "an", "and", "or", "with", "without", "in", "on", "to", "for", "at", "by", "from"}
+_GENERIC_WORDS = {"left", "right", "upper", "lower", "acute", "chronic", "mild", "moderate", "severe", "normal",
+                  "primary", "secondary", "benign", "malignant", "bilateral", "unilateral", "central", "peripheral",
+                  "anterior", "posterior", "medial", "lateral", "proximal", "distal", "early", "late", "small",
+                  "large", "simple", "complex", "partial", "complete", "total", "focal", "diffuse", "multiple",
+                  "single", "stage", "grade", "type", "class", "none", "other", "both", "neither"}
+_SKIPPED_IN_INITIALISMS = {"of", "the", "and", "or", "with", "without", "in", "on", "to", "for"}
+_GENERIC_TAIL = {"multiforme", "weighted", "image", "images", "imaging", "sequence", "deficiency", "disease",
+                 "syndrome", "type", "pattern"}
+# initialisms that read as ordinary words or name a modality, never an option
+_NOT_INITIALISMS = {"ct", "mr", "us", "ap", "pa", "iv", "or", "no", "is", "it", "an", "as", "at", "be", "by", "do",
+                    "go", "he", "if", "in", "me", "my", "of", "on", "so", "to", "up", "we", "ok", "am", "pm", "dr"}
+# common abbreviations that are not the initials of their expansion (folded expansion -> abbreviations)
+_TABLE = {
+    "intracerebral hemorrhage": ("ich",), "intracranial hemorrhage": ("ich",), "glioblastoma": ("gbm",),
+    "glioblastoma multiforme": ("gbm",), "central serous chorioretinopathy": ("cscr", "csr"),
+    "pneumocystis pneumonia": ("pcp", "pjp"), "neuromyelitis optica": ("nmo", "nmosd"),
+    "age related macular degeneration": ("amd", "armd"), "diabetic macular edema": ("dme",),
+    "chronic obstructive pulmonary disease": ("copd",), "tuberculosis": ("tb",),
+    "hepatocellular carcinoma": ("hcc",), "renal cell carcinoma": ("rcc",),
+    "diffuse large b cell lymphoma": ("dlbcl",), "acute disseminated encephalomyelitis": ("adem",),
+    "idiopathic pulmonary fibrosis": ("ipf",), "usual interstitial pneumonia": ("uip",),
+    "nonspecific interstitial pneumonia": ("nsip",), "non specific interstitial pneumonia": ("nsip",),
+    "diffusion weighted": ("dwi",), "diffusion weighted imaging": ("dwi",), "fluid attenuated inversion recovery": ("flair",),
+    "transient ischemic attack": ("tia",), "deep vein thrombosis": ("dvt",), "congestive heart failure": ("chf",),
+    "atrial septal defect": ("asd",), "patent ductus arteriosus": ("pda",), "systemic lupus erythematosus": ("sle",),
+    "subarachnoid hemorrhage": ("sah",), "subarachnoid haemorrhage": ("sah",), "subdural hematoma": ("sdh",),
+    "subdural haematoma": ("sdh",), "epidural hematoma": ("edh",), "epidural haematoma": ("edh",),
+    "extradural hematoma": ("edh",), "squamous cell carcinoma": ("scc",), "basal cell carcinoma": ("bcc",), "ductal carcinoma in situ": ("dcis",),
+}
+_SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep"}
+
+
+class Alias(NamedTuple):
+    needle: str  # folded, " word ... word "
+    capitals: bool  # the response must write it in capitals (an initialism)
+    genus: bool  # the response must write its first word as a capital followed by "." ("E. coli")
+
+
+def _initialisms(words: list[str], option: str) -> set[str]:
+    """First letters of the option's words: every word, then without linking words; hyphenated compounds
+    ("Age-related") also as one word."""
+    out = set()
+    compounds = [w for w in option.replace("-", "").replace("–", "").split()]
+    for seq in (words, [w for w in words if w not in _SKIPPED_IN_INITIALISMS]):
+        if len(seq) >= 2 and all(w[:1].isalpha() for w in seq):
+            out.add("".join(w[0] for w in seq))
+    lowered = [w.casefold() for w in compounds if w[:1].isalpha()]
+    if len(lowered) >= 2 and len(lowered) == len(compounds):
+        out.add("".join(w[0] for w in lowered))
+        out.add("".join(w[0] for w in lowered if w not in _SKIPPED_IN_INITIALISMS))
+    return {i for i in out if len(i) >= 2 and i not in _NOT_INITIALISMS}
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    """Is `needle` (" w ... w ") a whole-word run of `haystack` (" w ... w ")?"""
+    return needle in haystack
+
+
+def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
+    other_words = {w for ws in others for w in ws}
+    other_texts = [" " + " ".join(ws) + " " for ws in others]
+    out = set()
+    n = len(words)
+    for i in range(n):
+        for j in range(i + 1, n + 1):
+            part = words[i:j]
+            if j - i == n or part[0] in _LINKING or len(part[0]) == 1 \
+                    or (part[-1] in _LINKING and not (part[-1] == "a" and len(part) > 1 and part[-2] not in _LINKING)):
+                continue  # the whole text is tier one; "a dissection", "of Fallot" are no names
+            distinctive = [w for w in part if w not in other_words]
+            if not distinctive or all(w in _GENERIC_WORDS for w in distinctive):
+                continue
+            if len(part) == 1:
+                word = part[0]
+                has_digit = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+                generic_rest = i == 0 and all(w in _GENERIC_TAIL for w in words[1:]) and len(word) >= 4
+                # the one word telling the option apart: "appendicitis" when others are "Acute ..." too
+                core = len(word) >= 5 and word not in _GENERIC_WORDS and all(
+                    w in other_words for k, w in enumerate(words) if k != i)
+                # not the head noun alone: "Dermatitis" names a category, not "Atopic dermatitis"
+                if not (has_digit or generic_rest or core):
+                    continue
+            elif not any(len(w) >= 4 or len(w) == 1 or any(c.isdigit() for c in w) for w in distinctive):
+                continue
+            needle = " " + " ".join(part) + " "
+            if any(_contains(t, needle) for t in other_texts):
+                continue
+            out.add(needle)
+    return out
+
+
+def aliases(folded_options: Sequence[str], options: Sequence[str]) -> list[list[Alias]]:
+    """Per option, its aliases that no other option shares. `folded_options` are the options' folded texts."""
+    words = [f.split() for f in folded_options]
+    found: list[list[Alias]] = []
+    for index, option in enumerate(options):
+        ws = words[index]
+        mine: set[Alias] = set()
+        if not ws:
+            found.append([])
+            continue
+        others = [w for k, w in enumerate(words) if k != index and w]
+        for initialism in _initialisms(ws, option or ""):
+            mine.add(Alias(" " + initialism + " ", True, False))
+        text = " ".join(ws)
+        for expansion, abbreviations in _TABLE.items():
+            if _contains(" " + text + " ", " " + expansion + " "):
+                mine.update(Alias(" " + a + " ", True, False) for a in abbreviations if a != text)
+        if len(ws) == 2 and len(ws[0]) >= 4 and ws[0].isalpha() and (option or "").strip()[:1].isupper():
+            mine.add(Alias(" " + ws[0][0] + " " + " ".join(ws[1:]) + " ", False, True))  # "e coli"
+        for long, short in _SHORT_WORDS.items():
+            if long in ws:
+                mine.add(Alias(" " + " ".join(short if w == long else w for w in ws) + " ", False, False))
+        mine.update(Alias(p, False, False) for p in _parts(index, ws, others))
+        found.append(sorted(mine))
+    counts: dict[str, int] = {}
+    for per_option in found:
+        for needle in {a.needle for a in per_option}:
+            counts[needle] = counts.get(needle, 0) + 1
+    full = [" " + " ".join(ws) + " " for ws in words]
+    return [[a for a in per_option if counts[a.needle] == 1 and a.needle not in full
+             and not any(_contains(full[k], a.needle) for k in range(len(full)) if k != index)]
+            for index, per_option in enumerate(found)]
