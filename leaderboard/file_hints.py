@@ -4,7 +4,7 @@ and the two format slips people make most (a CSV list cell that is not a JSON ar
 Nothing here reads an answer: ids are public (they are in the released dataset)."""
 from __future__ import annotations
 
-import re
+import re2
 from collections import Counter
 from dataclasses import replace
 from itertools import islice
@@ -13,7 +13,7 @@ from pathlib import Path
 from .prediction_files import Issue, ValidationReport
 
 MAX_FUZZY = 20  # unknown ids matched against the key (the report shows only the first issues anyway)
-SINGLE_QUOTED = re.compile(r"""^\s*[\[{]\s*'|'\s*:\s*|:\s*'""")
+SINGLE_QUOTED = re2.compile(r"""^\s*[\[{]\s*'|'\s*:\s*|:\s*'""")
 CSV_LIST_HINT = ('in CSV a list goes in one cell as a JSON array with double quotes, e.g. '
                  '"[""first diagnosis"", ""second diagnosis""]"')
 QUOTE_HINT = "single quotes? JSON needs double quotes, e.g. {\"id\": \"...\"}"
