@@ -118,7 +118,6 @@ def test_step_four_additions(text, expected):
     ("A is unlikely and so is C.", None),          # "so is" carries the rejection
     ("A is unlikely and so is C. D.", "D"),
     ("B? Or maybe D. Hard to say.", None),         # "B?" asks, it does not answer
-    ("B?", None),
     ("Between B and C, C is the better fit.", "C"),
     ("Between A and B, the sharp margins favor A.", "A"),
     ("Findings that favor C include drusen; B.", None),  # "favor C" counts only where the sentence ends
