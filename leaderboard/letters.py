@@ -207,6 +207,8 @@ _NEGATED_BEFORE = re2.compile(
     r"(?i:not|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
     r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|over) "
     r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
+_SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
+                    r"(?i:option |choice )?[(\[]?$")  # "A is unlikely and so is C"
 _NEGATED_BEFORE_CJK = re2.compile(r"(?:排除|除外|不是|不选|不選|非)了?(?:选项|選項)? ?(?:[A-E] ?(?:、|和|与|與|或) ?)*[(\[]?$")
 # ... and after it: "C is unlikely", "A and C are unlikely", "E can also be excluded", "C (unlikely)", "C不正确"
 _REJECTION = r"(?i:unlikely|less likely|incorrect|wrong|excluded|ruled out|not|false|implausible|improbable)"
@@ -229,7 +231,7 @@ def _negated_before(s: str, i: int) -> bool:
     m = _NEGATED_BEFORE.search(s[lo:i])
     if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]):
         return True
-    return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None
+    return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None or _SO_IS.search(s[max(0, i - 40):i]) is not None
 
 
 def _rejected(s: str, i: int) -> bool:
@@ -329,7 +331,7 @@ _ADVERB = r"(?:(?:therefore|thus|hence|then|likely|probably|most likely|clearly|
 _OPTION = r"(?:(?:option|choice|letter|answer|alternative) )?"
 _VERB = (r"(?: ?[:=][ \n]?| [-–—] | (?:is|would be|should be|must be|will be|has to be|seems to be|appears to be)"
          r"(?: ?:)? )")
-_VERDICT = r"(?:correct|right|best|most (?:likely|appropriate|accurate|consistent))"
+_VERDICT = r"(?:correct|right|best|better fit|better choice|most (?:likely|appropriate|accurate|consistent))"
 _MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
 
 _WORD_BEFORE, _LINE_START, _PY_WORD_BEFORE, _NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked
@@ -367,6 +369,7 @@ _EXPLICIT_SPECS = (
     (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
     (rf"(?:hence|therefore|thus|so|accordingly),? (?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      _sentence_ends),
+    (rf"(?:favou?rs?|favou?ring|points? to|supports?) (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
     # "I choose C", "I'd go with option B", "We select (D)", "I lean towards D"
     (r"(?:I|we)(?: would| will| am| are|['’]d|['’]ll|['’]m)?"
      r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?)"
@@ -484,7 +487,7 @@ _LEADING = re2.compile(r"(?i)((?:option|choice|answer|letter) ?:? )?\(?\[?([A-Za
 # an echoed option of the same shape further on the line, followed by (a lookahead, checked) [A-Z0-9] or non-space
 _LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\) "), ".": re2.compile(r" ([A-Z])\. "),
               ":": re2.compile(r" (?:[Oo]ption |[Cc]hoice )?([A-Z]): ")}
-_LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!?)] |[.:,;!?)]$| [-–—] | [-–—]$"  # "B.", "B) ...", "B - ..."
+_LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
                              r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
 
 

@@ -21,6 +21,7 @@ An alias shared by two options (or equal to a part of another option's text) nam
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple, Sequence
 
 _LINKING = {"of", "the", "a", "an", "and", "or", "with", "without", "in", "on", "to", "for", "at", "by", "from"}
@@ -29,6 +30,7 @@ _GENERIC_WORDS = {"left", "right", "upper", "lower", "acute", "chronic", "mild",
                   "anterior", "posterior", "medial", "lateral", "proximal", "distal", "early", "late", "small",
                   "large", "simple", "complex", "partial", "complete", "total", "focal", "diffuse", "multiple",
                   "single", "stage", "grade", "type", "class", "none", "other", "both", "neither"}
+_MAX_PART_WORDS = 6
 _SKIPPED_IN_INITIALISMS = {"of", "the", "and", "or", "with", "without", "in", "on", "to", "for"}
 _GENERIC_TAIL = {"multiforme", "weighted", "image", "images", "imaging", "sequence", "deficiency", "disease",
                  "syndrome", "type", "pattern"}
@@ -88,7 +90,7 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
     out = set()
     n = len(words)
     for i in range(n):
-        for j in range(i + 1, n + 1):
+        for j in range(i + 1, min(n, i + _MAX_PART_WORDS) + 1):  # bounded: a long sentence-like option stays cheap
             part = words[i:j]
             if j - i == n or part[0] in _LINKING or len(part[0]) == 1 \
                     or (part[-1] in _LINKING and not (part[-1] == "a" and len(part) > 1 and part[-2] not in _LINKING)):
@@ -117,6 +119,11 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
 
 def aliases(folded_options: Sequence[str], options: Sequence[str]) -> list[list[Alias]]:
     """Per option, its aliases that no other option shares. `folded_options` are the options' folded texts."""
+    return _aliases(tuple(folded_options), tuple(o or "" for o in options))
+
+
+@functools.lru_cache(maxsize=4096)
+def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
     words = [f.split() for f in folded_options]
     found: list[list[Alias]] = []
     for index, option in enumerate(options):

@@ -32,7 +32,7 @@ _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("
                     ("rule", "out"), ("rules", "out"), ("ruled", "out"), ("ruling", "out"), ("more", "likely", "than"),
                     ("over",), ("not", "a"), ("not", "an"), ("not", "the"), ("isnt",), ("isnt", "a"), ("no", "evidence", "of"),
                     ("no", "signs", "of"), ("no", "sign", "of"))
-_NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "ruled", "out"), ("ruled", "out"), ("is", "unlikely"),
+_NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent",), ("is", "ruled", "out"), ("ruled", "out"), ("is", "unlikely"),
                    ("unlikely",), ("is", "less", "likely"), ("less", "likely"), ("is", "not"), ("was", "excluded"),
                    ("was", "ruled", "out"), ("can", "be", "excluded"), ("can", "be", "ruled", "out"),
                    ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"))
@@ -62,6 +62,15 @@ def fold(source: str) -> Folded:
     for i, ch in enumerate(source):
         if ch in _APOSTROPHES:
             continue  # "Crohn's" = "Crohns"
+        if ch.isalnum() and "\u2e80" <= ch <= "\u9fff":  # a CJK character is a word of its own (no spaces)
+            if chars[-1] != " ":
+                chars.append(" ")
+                origin.append(i)
+                clause.append(n_clause)
+            chars.extend((ch, " "))
+            origin.extend((i, i))
+            clause.extend((n_clause, n_clause))
+            continue
         if ch.isalnum():
             for c in ch.casefold():
                 chars.append(c)
@@ -207,8 +216,10 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     starts = [m.start for m in found] + [len(folded.text)]
     live = [m for k, m in enumerate(found)
             if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
-    tier = min((m.tier for m in live), default=0)
-    return _decide(folded, [m for m in live if m.tier == tier]), spans
+    full = {m.index for m in live if m.tier == 0}
+    if full and not {m.index for m in live if m.tier == 1} - full:
+        live = [m for m in live if m.tier == 0]  # the full texts decide; their aliases add nothing
+    return _decide(folded, live), spans  # an alias of another option competes ("pleural effusion and pneumonia")
 
 
 def _decide(folded: Folded, live: list[Mention]) -> int | None:

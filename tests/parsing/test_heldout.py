@@ -49,9 +49,10 @@ BLIND = [json.loads(line) for line in (HERE / "blind_letters.jsonl").read_text(e
 
 def test_the_blind_letters_set_agrees_as_measured():
     """150 responses written and labelled by an independent writer who never saw the product code; measured
-    once under the final letters-v4 (bench/letters_agreement.py): 139/150 (letters-v3: 126)."""
+    once under letters-v4 as it stood when declared final (commit 0eaa477, bench/letters_agreement.py): 139/150
+    (letters-v3: 126). The rule was then changed after its misses were read: 145 now, but that is a seen figure."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND]
-    assert len(BLIND) == 150 and sum(agree) >= 139, sum(agree)
+    assert len(BLIND) == 150 and sum(agree) >= 145, sum(agree)  # 139 unseen
     unparseable = [a for a, c in zip(agree, BLIND) if c["expected"] is None]
-    assert len(unparseable) == 38 and sum(unparseable) >= 34  # never guess: 4 guesses where the reader has none
+    assert len(unparseable) == 38 and sum(unparseable) >= 37  # never guess: 1 guess left where the reader has none

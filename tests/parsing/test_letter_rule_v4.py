@@ -111,3 +111,28 @@ def test_initialisms(text, expected):
 def test_step_four_additions(text, expected):
     tumours = ["Glioblastoma multiforme", "Meningioma", "Brain abscess", "Metastasis", "Primary CNS lymphoma"]
     assert parse_letter(text, "ABCDE", tumours) == expected
+
+
+# ---------------------------------------------------------------- changed after the blind set was read (seen)
+@pytest.mark.parametrize("text, expected", [
+    ("A is unlikely and so is C.", None),          # "so is" carries the rejection
+    ("A is unlikely and so is C. D.", "D"),
+    ("B? Or maybe D. Hard to say.", None),         # "B?" asks, it does not answer
+    ("Between B and C, C is the better fit.", "C"),
+    ("Between A and B, the sharp margins favor A.", "A"),
+    ("Findings that favor C include drusen; B.", None),  # "favor C" counts only where the sentence ends
+])
+def test_rules_added_after_the_blind_set(text, expected):
+    assert parse_letter(text, "ABCDE") == expected
+
+
+def test_cjk_option_texts_match_without_spaces():
+    options = ["黑色素瘤", "脂溢性角化病", "基底细胞癌", "皮肤纤维瘤"]
+    assert parse_letter("最可能的诊断是基底细胞癌。", "ABCD", options) == "C"
+    assert parse_letter("黑色素瘤或基底细胞癌。", "ABCD", options) is None
+
+
+def test_an_alias_of_another_option_competes_with_a_full_text():
+    hep = ["Hepatitis A", "Hepatitis B", "Hepatitis C", "Autoimmune hepatitis"]
+    assert parse_letter("Hepatitis B serology and autoimmune markers are needed.", "ABCD", hep) is None
+    assert parse_letter("Hepatitis B.", "ABCD", hep) == "B"
