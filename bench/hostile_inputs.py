@@ -6,7 +6,7 @@ Space process grew (its VmRSS; the check runs in a child, upload_check.py).
 
     .venv/bin/python bench/hostile_inputs.py [--live-only | --offline-only]
 
-Prints one row per case: what the user gets, wall time, peak RSS, and the ratio to the floor. The README's
+Prints one row per case: what the user gets, wall time, peak RSS, and the ratio to the floor. docs/reliability.md's
 Reliability table quotes these figures. Offline, each case runs the door's own check (`CheckJob.run`:
 validation, hashes, hints, injection scan) in-process, then the scoring when accepted; a case over
 OFFLINE_LIMIT_S is stopped and shown as such.

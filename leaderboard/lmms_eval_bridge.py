@@ -8,7 +8,7 @@ the code `predict` runs, so the wording and the prompt hashes are the same in bo
 
 Where lmms-eval 0.7.3 cannot send what `predict` sends (it re-encodes every image, PNG by default, and
 has no image `detail` field; it always sends `max_tokens` and `temperature`), the difference is stated
-in the README ("Running in lmms-eval") and in the run settings the converter writes.
+in docs/running-models.md ("Running in lmms-eval") and in the run settings the converter writes.
 """
 from __future__ import annotations
 

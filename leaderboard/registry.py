@@ -1,6 +1,6 @@
 """The one registry of benchmarks: every sub-folder of the `benchmarks` package is a benchmark.
 
-A folder `benchmarks/<name>/` holds everything about one benchmark (see its README and the README's
+A folder `benchmarks/<name>/` holds everything about one benchmark (see its README and docs/layout.md's
 "Adding a benchmark"). The registry knows only the folder's shape:
 
     __init__.py     a docstring and `POSITION` (display order; the papers' order for the five we ship)

@@ -1,7 +1,7 @@
 """Every environment variable the project reads, with its default, in one place.
 
 Library code takes values as arguments; front doors (CLIs, worker, Space) call `Settings.from_env()`
-once and pass what they need down. The README's settings tables list the same names.
+once and pass what they need down. docs/deploying.md's settings tables list the same names.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class Settings:
     min_public_cell: int = 5  # LEADERBOARD_MIN_CELL: no public number from fewer items
     secret: str | None = None  # LEADERBOARD_SECRET: keys the public fingerprint and noise of held-out keys
     public_noise_items: float = 2.0  # LEADERBOARD_PUBLIC_NOISE: noise on held-out public values, in items
-    # on a Hugging Face Space (see README "Deploying to the Hub")
+    # on a Hugging Face Space (see docs/deploying.md)
     datasets: str | None = None  # LEADERBOARD_DATASETS: Hub dataset repos ("org/<name>,org/<name2>") or one org ("org")
     hub_cache: Path | None = None  # LEADERBOARD_HUB_CACHE: where Hub data is kept (default /data/... when mounted)
     refresh_seconds: float = 300.0  # LEADERBOARD_REFRESH: how often a Space re-reads the datasets and the store

@@ -1,4 +1,4 @@
-"""The README's "Adding a benchmark", proved: a copy of the project plus one new folder under
+"""docs/layout.md's "Adding a benchmark", proved: a copy of the project plus one new folder under
 `benchmarks/` is built, validated, scored and shown by the Space, and no other file changes."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The smoke run of every fuzzer (issue 25): its seed corpus (tests/fuzz/<reader>/) and a few hundred seeded
 mutations through the same entry point and budgets the long runs use (bench/fuzz_harness.py), each fuzzer in
 its own process (the harness caps that process's memory). The long runs: `bench/fuzz_<reader>.py
--max_total_time=600`; their figures are in the README's Reliability section."""
+-max_total_time=600`; their figures are in docs/reliability.md."""
 from __future__ import annotations
 
 import subprocess

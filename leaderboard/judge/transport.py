@@ -4,7 +4,7 @@ connector keeps at most `concurrency` kept-alive connections to the endpoint.
 Why not threads + httpx: 64-128 threads each driving a blocking httpx client cost ~4x the CPU per call of
 a bare-asyncio client (GIL hand-offs, one thread per request in flight), and httpx's own AsyncClient
 spent ~10 ms of CPU per call in its connection pool at 64 connections (bench/judge_throughput.py; the
-numbers are in the README's Performance section). aiohttp parses HTTP in C and its pool is a dict of idle
+numbers are in docs/performance.md). aiohttp parses HTTP in C and its pool is a dict of idle
 connections: ~0.4 ms of CPU per call here.
 
 Per call, what costs CPU here is the event loop and aiohttp's request path: the loop is uvloop's (libuv, in C)
