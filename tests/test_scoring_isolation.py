@@ -49,18 +49,16 @@ def make(tmp_path, built, factory, **limits) -> Service:
 def submit_and_score(service, tmp_path, name="p.jsonl", lines=PREDICTIONS) -> dict:
     outcome = service.submit("alice", form(), upload(tmp_path, lines, name))
     assert outcome.accepted, outcome.message
-    started = time.monotonic()
     service.score_one(outcome.submission_id)
-    record = service.status_for("alice")[-1]
-    record["seconds"] = time.monotonic() - started
-    return record
+    return service.status_for("alice")[-1]
 
 
 def test_time_limit_fails_the_submission_refunds_the_quota_and_the_next_one_scores(tmp_path, tiny_built):
     service = make(tmp_path, tiny_built, sleepy_context, score_seconds=4)
     record = submit_and_score(service, tmp_path)
-    # stopped at the 4 s limit, long before the stuck scorer's minute (a bound far from both: load-proof)
-    assert record["state"] == "failed" and record["seconds"] < SLEEPY_S / 2
+    # stopped by the 4 s limit: the message names it (a stuck scorer that ran out its minute would fail with
+    # another reason, or finish); no wall-clock bound
+    assert record["state"] == "failed"
     assert record["message"] == ("scoring stopped: it ran longer than the 4 s limit; it does not count against "
                                  "your quota")
     assert service.used_today("alice") == 0
