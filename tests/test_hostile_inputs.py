@@ -80,7 +80,7 @@ def scoring_context(benchmark=None) -> ScoringContext:
 
 def make_service(tmp_path: Path, hub: Path, quota: int = 1000) -> Service:
     # the check child's wall limit well above what a million lines take on a loaded 2-core machine (~45 s
-    # seen): these tests measure growth in CPU seconds, not the limit (test_scoring_isolation tests that)
+    # seen): these tests measure growth in CPU seconds, not the limit (tests/test_upload_door.py tests that)
     return Service(store=LocalStore(tmp_path / "store"), data_dirs={n: hub / n for n in HOSTILE_BENCHMARKS},
                    context_factory=scoring_context, quota_per_day=quota, check_seconds=600)
 
