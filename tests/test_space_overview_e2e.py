@@ -26,6 +26,9 @@ def space(tmp_path_factory):
 def expect(locator):
     from playwright.sync_api import expect as playwright_expect
 
+    # the page's own 60 s, not Playwright's 5 s: on a loaded 2-core machine a profile's table can redraw seconds
+    # after its header (one CI run saw the old model's table at 5 s)
+    playwright_expect.set_options(timeout=60_000)
     return playwright_expect(locator)
 
 
