@@ -75,12 +75,23 @@ def choose(page, element, option):
     """Pick an option as a keyboard user does: type it, then Enter on the one match. (Clicking the open list
     once timed out: under load the page moved after the list was placed, leaving it outside the viewport.)"""
     box = page.locator(f"#{element} input")
-    box.scroll_into_view_if_needed()
-    box.click()
-    box.fill(option)
-    page.get_by_role("option", name=option, exact=True).wait_for()
+    match = page.get_by_role("option", name=option, exact=True)
+    # Under load a dropdown's new choices (sent by the event that redrew the view) can arrive after the list was
+    # opened on the old ones, and an open list does not refresh: close it and open it again, up to six times.
+    for attempt in range(6):
+        box.scroll_into_view_if_needed()
+        box.click()
+        box.fill(option)
+        try:
+            match.wait_for(timeout=10_000)
+            break
+        except Exception:  # playwright's TimeoutError
+            if attempt == 5:
+                raise
+            box.press("Escape")
+            page.locator("body").click(position={"x": 1, "y": 1})
     box.press("Enter")
-    page.get_by_role("option", name=option, exact=True).wait_for(state="hidden")  # chosen: the list closed
+    match.wait_for(state="hidden")  # chosen: the list closed
 
 
 def space_with_sample_run(root: Path, benchmark: str, model: str, predictions: Path, wait: float = 120) -> SpaceServer:
