@@ -42,7 +42,8 @@ TEMPLATE_WORDS = {"diagnosis", "disease", "dx", "condition"}
 
 
 def after_last_heading(text: str) -> str:
-    r"""`re.split(r"#+\s*Output\s*#*", text, flags=re.I)[-1]` (the whole text when there is no heading)."""
+    r"""The text after the last `#+\s*Output\s*#*` heading, case-insensitive, as the authors' split on it keeps the last
+    part (the whole text when there is no heading)."""
     return _heading_tail(text)[0]
 
 
