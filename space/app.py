@@ -197,21 +197,26 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
         payload, types = _payload(view, bench, values[-1])
         return gr.update(value=payload, datatype=types, visible=True, label=SAMPLE_LABEL.format(bench.pretty_name))
 
+    def redraw_sample(show, *values):
+        """Only the checkbox hides the sample board: a filter or timer reply that was sent while it was unticked
+        may arrive after the tick's reply, and must not hide the board the reader just opened."""
+        return update_sample(show, *values) if show else gr.skip()
+
     def tick(last, show, *values):
         """Redraw when a result landed since this page last drew (new rows appear without a reload)."""
         current = BOARDS.get(bench, service.entries(bench.name))
         if current.serial == last:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), last
-        return *update(*values), update_sample(show, *values), current.serial
+        return *update(*values), redraw_sample(show, *values), current.serial
 
     outputs = [table, csv_button, json_button]
     for control in inputs:
         control.input(update, inputs, outputs, api_name=False, show_progress="hidden")
-        control.input(update_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
+        control.input(redraw_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
     show_sample.input(update_sample, [show_sample, *inputs], sample_table, api_name=f"sample_table_{bench.name}",
                       show_progress="hidden")
     refresh.click(update, inputs, outputs, api_name=f"table_{bench.name}")
-    refresh.click(update_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
+    refresh.click(redraw_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
     gr.Timer(LIVE_SECONDS).tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
                                 show_progress="hidden")
     app.load(tick, [gr.State(None), show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
