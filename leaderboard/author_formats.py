@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import csv
 import json
-import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
+
+from .prediction_rows import read_rows
+from .prediction_schema import Issue, ParseFailure, PredictionFileError
 
 NATIVE = "native"
 
@@ -31,8 +33,6 @@ class AuthorFormat:
 def recognise(path: Path, schema, max_bytes: int) -> AuthorFormat | None:
     """The declared format of the file's first readable row, or None (native, or unreadable: the
     native validation names the problem)."""
-    from .prediction_files import ParseFailure, PredictionFileError, read_rows
-
     if not getattr(schema, "formats", ()):
         return None
     try:
@@ -47,30 +47,8 @@ def recognise(path: Path, schema, max_bytes: int) -> AuthorFormat | None:
     return None
 
 
-def validate_in_format(fmt: AuthorFormat, path: Path, schema, expected_ids, max_bytes: int, **kwargs):
-    """Validate a file of an authors' format: converted row by row, then checked as a native file."""
-    from .prediction_files import Issue, PredictionFileError, validate
-
-    failures: list[Any] = []
-    with tempfile.TemporaryDirectory(prefix="authors-format-") as folder:
-        native = Path(folder) / "predictions.jsonl"
-        try:
-            _convert(fmt, path, native, max_bytes, failures)
-        except (PredictionFileError, OSError, ValueError, csv.Error):  # unreadable further on: say so natively
-            return validate(path, replace(schema, formats=()), expected_ids, max_bytes=max_bytes, **kwargs)
-        report = validate(native, replace(schema, formats=()), expected_ids, max_bytes=max_bytes * 2, **kwargs)
-    report.rows_read += len(failures)
-    report.issues[:0] = failures
-    report.format = fmt.name
-    report.issues.insert(0, Issue(None, None, f"read as {fmt.name}" + "".join(f"; {n}" for n in fmt.notes),
-                                  severity="warning"))
-    return report
-
-
-def _convert(fmt: AuthorFormat, path: Path, native: Path, max_bytes: int, failures: list) -> None:
+def convert_to_native(fmt: AuthorFormat, path: Path, native: Path, max_bytes: int, failures: list) -> None:
     """Write each row of `path` converted to the native fields into `native`, at its own line number."""
-    from .prediction_files import Issue, ParseFailure, read_rows
-
     with native.open("w", encoding="utf-8") as out:
         written = 0
         for line, row in read_rows(path, max_bytes):

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .parquet_pages import PageHeaderError, footer_problem, pages
-from .prediction_files import MAX_DECODED_BYTES, MAX_ROWS, human_bytes
+from .prediction_schema import MAX_DECODED_BYTES, MAX_ROWS, human_bytes
 
 BATCH_ROWS = 10_000
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from .prediction_files import (MAX_STRING_CHARS, PredictionSchema, ValidationReport, add_missing_warning, arrow_schema)
+from .prediction_schema import (MAX_STRING_CHARS, PredictionSchema, ValidationReport, add_missing_warning, arrow_schema)
 
 
 def _read(path: Path, schema: PredictionSchema) -> pa.Table | None:
