@@ -55,7 +55,7 @@ def test_stored_gnuhealth_index_matches_as_the_parsed_one(tmp_path):
     stored_files = list(tmp_path.iterdir())
     assert [p.name for p in stored_files] == [f"icd11-title-index-{parsed.identity['source_sha256'][:16]}.arrow"]
     icd_offline._INDEX_CACHE.clear()
-    reread = icd_index_store.read(stored_files[0], parsed.identity["source_sha256"])
+    reread = icd_index_store.read(stored_files[0], parsed.identity["source_sha256"], _TitleIndex.from_arrays)
     assert reread is not None
     _same_index(reread, parsed._index)
     icd_offline._INDEX_CACHE.clear()
@@ -73,12 +73,12 @@ def test_stored_gnuhealth_index_matches_as_the_parsed_one(tmp_path):
 def test_a_stored_index_is_read_without_parsing(tmp_path):
     xml = _xml(tmp_path, *SMALL)
     sha = _sha256(xml)
-    built = icd_index_store.load_or_build(tmp_path / "store", sha, lambda: _TitleIndex(xml))
+    built = icd_index_store.load_or_build(tmp_path / "store", sha, lambda: _TitleIndex(xml), _TitleIndex.from_arrays)
 
     def must_not_parse():
         raise AssertionError("parsed the XML although an intact index was stored")
 
-    again = icd_index_store.load_or_build(tmp_path / "store", sha, must_not_parse)
+    again = icd_index_store.load_or_build(tmp_path / "store", sha, must_not_parse, _TitleIndex.from_arrays)
     _same_index(again, built)
     assert again.exact == {"foo disease": "AB1", "bar syndrome of the left ear": "AA2"} and again.n_records == 5
 
@@ -95,7 +95,7 @@ def _stored(tmp_path):
 def _rebuilt(xml, store, sha) -> bool:
     """Loads through the store; True when it had to parse the XML again."""
     parsed = []
-    icd_index_store.load_or_build(store, sha, lambda: parsed.append(1) or _TitleIndex(xml))
+    icd_index_store.load_or_build(store, sha, lambda: parsed.append(1) or _TitleIndex(xml), _TitleIndex.from_arrays)
     return bool(parsed)
 
 
@@ -119,7 +119,7 @@ def test_a_corrupt_index_is_rebuilt_and_replaced(tmp_path, damage):
     else:
         data = data[len(icd_index_store.MAGIC):]
     path.write_bytes(bytes(data))
-    assert icd_index_store.read(path, sha) is None
+    assert icd_index_store.read(path, sha, _TitleIndex.from_arrays) is None
     assert _rebuilt(xml, store, sha)
     assert path.read_bytes() == good  # replaced by a good file
     assert not _rebuilt(xml, store, sha)
@@ -132,7 +132,7 @@ def test_an_index_from_older_code_is_rebuilt(tmp_path, monkeypatch):
     xml, sha, store, path = _stored(tmp_path)
     good = path.read_bytes()
     monkeypatch.setattr(icd_index_store, "_CODE_SHA", "0" * 64)  # as if icd_offline.py had been edited since
-    assert icd_index_store.read(path, sha) is None
+    assert icd_index_store.read(path, sha, _TitleIndex.from_arrays) is None
     assert _rebuilt(xml, store, sha)
     assert path.read_bytes() != good and not _rebuilt(xml, store, sha)
     monkeypatch.undo()
@@ -151,10 +151,10 @@ def test_another_source_gets_its_own_index_and_a_renamed_file_is_refused(tmp_pat
     assert new_path.is_file() and path.is_file()
     # an intact file of the old source put under the new source's name: its digest checks out, its source does not
     shutil.copyfile(path, new_path)
-    assert icd_index_store.read(new_path, new_sha) is None
+    assert icd_index_store.read(new_path, new_sha, _TitleIndex.from_arrays) is None
     icd_offline._INDEX_CACHE.clear()
     assert OfflineTitleCoder(xml, index_store=store).code("qux disease") == "AC7"
-    assert icd_index_store.read(new_path, new_sha) is not None
+    assert icd_index_store.read(new_path, new_sha, _TitleIndex.from_arrays) is not None
 
 
 def test_a_store_that_cannot_be_written_only_costs_the_rebuild(tmp_path, caplog):
@@ -175,4 +175,4 @@ def test_front_doors_keep_the_index_in_their_cache_folder(tmp_path):
     coder = context.service("icd_coder")
     assert isinstance(coder, OfflineTitleCoder) and coder.code("Cholera") == "1A00"
     path = icd_index_store.index_path(tmp_path, coder.identity["source_sha256"])
-    assert icd_index_store.read(path, coder.identity["source_sha256"]) is not None
+    assert icd_index_store.read(path, coder.identity["source_sha256"], _TitleIndex.from_arrays) is not None

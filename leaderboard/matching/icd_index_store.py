@@ -20,13 +20,12 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, TypeVar
 
 import numpy as np
 import pyarrow as pa
 
-if TYPE_CHECKING:
-    from .icd_offline import _TitleIndex
+Index = TypeVar("Index")  # icd_offline's title index; this module never imports it (no import loop)
 
 MAGIC = b"LBICDIDX1\n"
 FORMAT = "1"
@@ -39,9 +38,7 @@ def code_sha256() -> str:
     """Hash of the module that parses and normalises titles: editing it invalidates every stored index."""
     global _CODE_SHA
     if _CODE_SHA is None:
-        from . import icd_offline
-
-        _CODE_SHA = hashlib.sha256(Path(icd_offline.__file__).read_bytes()).hexdigest()
+        _CODE_SHA = hashlib.sha256(Path(__file__).with_name("icd_offline.py").read_bytes()).hexdigest()
     return _CODE_SHA
 
 
@@ -54,10 +51,11 @@ def expected_metadata(source_sha256: str) -> dict[bytes, bytes]:
             b"code_sha256": code_sha256().encode()}
 
 
-def load_or_build(store: Path, source_sha256: str, build: Callable[[], "_TitleIndex"]) -> "_TitleIndex":
-    """The stored index for this source when it is intact and current, else `build()` (then stored)."""
+def load_or_build(store: Path, source_sha256: str, build: Callable[[], Index], restore: Callable[..., Index]) -> Index:
+    """The stored index for this source when it is intact and current (made by `restore`, the index's
+    `from_arrays`), else `build()` (then stored)."""
     path = index_path(store, source_sha256)
-    index = read(path, source_sha256)
+    index = read(path, source_sha256, restore)
     if index is None:
         index = build()
         try:
@@ -67,10 +65,9 @@ def load_or_build(store: Path, source_sha256: str, build: Callable[[], "_TitleIn
     return index
 
 
-def read(path: Path, source_sha256: str) -> "_TitleIndex | None":
-    """The index stored at `path`, or None when it is missing, corrupt, or built from another source/code."""
-    from .icd_offline import _TitleIndex
-
+def read(path: Path, source_sha256: str, restore: Callable[..., Index]) -> Index | None:
+    """The index stored at `path` (made by `restore`), or None when it is missing, corrupt, or built from
+    another source/code."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -93,12 +90,12 @@ def read(path: Path, source_sha256: str) -> "_TitleIndex | None":
     columns = {name: table.column(name).combine_chunks() for name in COLUMNS}
     lengths = np.asarray(columns["sorted_length"], dtype=np.int64)
     positions = np.asarray(columns["sorted_position"], dtype=np.int64)
-    return _TitleIndex.from_arrays(columns["title"].to_pylist(), columns["code"].to_pylist(),
-                                   int(meta[b"n_records"]),
-                                   (columns["sorted_title"].to_pylist(), lengths, positions))
+    return restore(columns["title"].to_pylist(), columns["code"].to_pylist(),
+                   int(meta[b"n_records"]),
+                   (columns["sorted_title"].to_pylist(), lengths, positions))
 
 
-def write(path: Path, index: "_TitleIndex", source_sha256: str) -> None:
+def write(path: Path, index, source_sha256: str) -> None:
     sorted_titles, lengths, positions = index.by_length()
     table = pa.table({"title": pa.array(index.titles, pa.string()), "code": pa.array(index.codes, pa.string()),
                       "sorted_title": pa.array(sorted_titles, pa.string()),

@@ -224,7 +224,8 @@ def _load_index(path: Path, store: Path | None = None, source_sha256: str | None
             else:
                 from .icd_index_store import load_or_build
 
-                idx = load_or_build(Path(store), source_sha256 or _sha256(path), lambda: _TitleIndex(path))
+                idx = load_or_build(Path(store), source_sha256 or _sha256(path), lambda: _TitleIndex(path),
+                                    _TitleIndex.from_arrays)
             _INDEX_CACHE[key] = idx
         return idx
 
