@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return worker_main(argv[1:])
     if argv[:1] == ["review"]:
-        from .review import main as review_main
+        from .review_cli import main as review_main
 
         return review_main(argv[1:])
     if argv[:1] == ["predict"]:

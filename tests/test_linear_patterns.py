@@ -88,5 +88,5 @@ def test_the_scan_sees_every_spelling_of_a_stdlib_call():
 def test_the_modules_that_read_untrusted_text_are_in_the_scan():
     scanned = {p.relative_to(ROOT).as_posix() for p in scanned_files()}
     for rel in ("leaderboard/judge/safety.py", "leaderboard/redact.py", "leaderboard/service.py", "leaderboard/review.py",
-                "leaderboard/matching/icd_offline.py", "benchmarks/medcmr/scorer.py", "space/app.py"):
+                "leaderboard/review_cli.py", "leaderboard/matching/icd_offline.py", "benchmarks/medcmr/scorer.py", "space/app.py"):
         assert rel in scanned, rel
