@@ -191,7 +191,7 @@ class Benchmark(ABC):
                                             sources=dict(sources or {}),
                                             item_span={m.name: m.item_span for m in self.metrics},
                                             bounds={m.name: m.bounds for m in self.metrics},
-                                            chance=dict(chance or {})))
+                                            chance=dict(chance or {}), primary=self.primary_metric))
 
     def base_protocol(self, key: AnswerKey, context: ScoringContext) -> dict:
         return {

@@ -133,6 +133,7 @@ class Disclosure:
     bounds: dict[str, tuple] = field(default_factory=dict)  # metric -> (low, high) of its values; None = open
     chance: dict[str, float] = field(default_factory=dict)  # metric -> what the best constant answer scores
     exact_fingerprint: str | None = None
+    primary: str | None = None  # the benchmark's ranking metric (given by the benchmark: no registry lookup here)
 
 
 @dataclass(frozen=True)
@@ -343,15 +344,12 @@ def _combinations(m: int, size: int) -> np.ndarray:
                        dtype=np.int64).reshape(-1, size)
 
 
-def _ranking_keys(benchmark: str | None, disclosure: Disclosure) -> set[tuple[str, ...]]:
+def _ranking_keys(disclosure: Disclosure) -> set[tuple[str, ...]]:
     """The primary metric and the metrics it is a mean of: complementary suppression hides other cells
     first, so a result is not left unranked to protect a cell another cell could protect as well."""
-    from . import registry
-
-    try:
-        primary = registry.scorer(benchmark).primary_metric
-    except Exception:  # an unknown benchmark (a foreign record): nothing to prefer
+    if disclosure.primary is None:  # a record without its benchmark's declaration: nothing to prefer
         return set()
+    primary = disclosure.primary
     return {metric_key(primary), *(metric_key(m) for m in disclosure.derived.get(primary, ()))}
 
 
@@ -374,7 +372,7 @@ def publish(data: dict, disclosure: Disclosure | None, policy: Policy, salt: str
     # metric -> why hidden; stratum -> value -> why hidden (K_RULE, COMPLEMENTARY, HELD_OUT, DERIVED)
     suppressed_metrics: dict[str, str] = {}
     suppressed_cells: dict[str, dict[str, str]] = {s: {} for s in strata}
-    protected = _ranking_keys(data.get("benchmark"), disclosure)
+    protected = _ranking_keys(disclosure)
     for cells in disclosure.cells:
         hidden = {key for key, column in cells.sources.items() if column in held_out}
         hidden |= {metric_key(m) for m in hidden_metrics}
