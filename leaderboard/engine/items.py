@@ -30,6 +30,7 @@ class Numbers:
     strata: dict[str, dict[str, dict]] = field(default_factory=dict)
     cells: list[Cells] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # metric -> items it is computed from
+    derived: dict[str, list[str]] = field(default_factory=dict)  # metric -> the metrics it averages
 
 
 def mean_metrics(scores: dict[str, np.ndarray], labels: dict[str, Sequence[Any]], n_items: int,
