@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.compute as pc
 
-from benchmarks.xpcr.alignment import ABLATIONS, _LAST_KEY, _Scored  # noqa: F401 (_LAST_KEY: benches reset it)
+from benchmarks.xpcr.alignment import ABLATIONS, _Scored
 from benchmarks.xpcr.item_scores import coded_items, notes, pending_reasons, per_item
 from benchmarks.xpcr.metric_specs import STRATA, metric_specs
-from benchmarks.xpcr.response_letters import _parse_responses  # noqa: F401 (tests import it from here)
+from benchmarks.xpcr.response_letters import _parse_responses  # noqa: F401 (re-exported: tests import it here)
 from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CATEGORY_NAMES, LETTERS, MODALITIES,
                                       MODALITY_NAMES, STAGE_NAMES, STAGES, TIER_NAMES, TIER_WEIGHTS, TIERS)
 from leaderboard.answer_key import AnswerKey

@@ -9,9 +9,9 @@ recorded in its `protocol.bootstrap`.
 Declared kinds (`engine.kinds`, set on `MetricSpec.aggregation`) are computed by `coded_numbers` from a
 scorer's coded per-item columns and labels.
 """
-from .items import CI_RESAMPLES, CI_SEED, Numbers, coded_cells, mean_metrics, scored_means
+from .items import CI_RESAMPLES, CI_SEED, Numbers, mean_metrics, scored_means
 from .subsets import Subsets, subset_numbers
 from .coded import CodedItems, Label, coded_numbers
 
-__all__ = ["CI_RESAMPLES", "CI_SEED", "CodedItems", "Label", "Numbers", "Subsets", "coded_cells", "coded_numbers",
+__all__ = ["CI_RESAMPLES", "CI_SEED", "CodedItems", "Label", "Numbers", "Subsets", "coded_numbers",
            "mean_metrics", "scored_means", "subset_numbers"]

@@ -112,14 +112,14 @@ def _strata(items: CodedItems, strata: Sequence[Stratum], cell_metric: str) -> d
         if not universe.any():
             continue
         label = items.labels[stratum.label]
-        cells = _coded_cells(label.codes[universe], label.names, items.columns[stratum.column][universe], cell_metric)
+        cells = _stratum_cells(label.codes[universe], label.names, items.columns[stratum.column][universe], cell_metric)
         if stratum.by_value:
             cells = dict(sorted(cells.items(), key=lambda kv: (kv[0] == "(missing)", kv[0])))
         out[stratum.name] = cells
     return out
 
 
-def _coded_cells(codes: np.ndarray, names: Sequence[str], values: np.ndarray, cell_metric: str) -> dict[str, dict]:
+def _stratum_cells(codes: np.ndarray, names: Sequence[str], values: np.ndarray, cell_metric: str) -> dict[str, dict]:
     """Cells of one label (-1 = '(missing)', listed last), in `names` order, each the mean x100 of `values`."""
     size = np.bincount(codes + 1, minlength=len(names) + 1)
     right = np.bincount(codes + 1, weights=values, minlength=len(names) + 1)

@@ -45,24 +45,6 @@ def mean_metrics(scores: dict[str, np.ndarray], labels: dict[str, Sequence[Any]]
     return Numbers(metrics, ci, by_stratum(scores, labels), [Cells.from_labels(labels, names, n=n_items)])
 
 
-def coded_cells(parts: Sequence[tuple[np.ndarray, Sequence[str], Any, str | None, bool]],
-                fixed: Sequence[tuple[np.ndarray, tuple[str, ...]]] = ()) -> Cells:
-    """Item sets of numbers over coded labels, for scorers that aggregate from integer codes: each part is
-    (codes, labels, key(label) -> disclosure key or None, source column, include '(missing)' for -1);
-    `fixed` adds (mask, key) pairs such as a metric over every item of the universe."""
-    masks, keys, sources = [m for m, _ in fixed], [k for _, k in fixed], {}
-    for codes, names, key, source, missing in parts:
-        for i, label in [*enumerate(names), *([(-1, "(missing)")] if missing else [])]:
-            mask = codes == i
-            if mask.any() and key(label) is not None:
-                masks.append(mask)
-                keys.append(key(label))
-                if source:
-                    sources[keys[-1]] = source
-    n = len(parts[0][0]) if parts else (len(fixed[0][0]) if fixed else 0)
-    return Cells(np.column_stack(masks) if masks else np.zeros((n, 0), dtype=bool), keys, sources)
-
-
 def scored_means(columns: dict[str, np.ndarray], scales: dict[str, float], stratum: str, labels: Sequence[Any],
                  order: Sequence[str] = (), resamples: int = CI_RESAMPLES, seed: int = CI_SEED) -> Numbers:
     """The judged kind: each metric is the mean x scale of one column over the items that have a value
