@@ -180,6 +180,8 @@ def test_declared_kinds_compute_every_number_from_coded_items():
                  "(missing)": {"n": 1, "metrics": {"accuracy": 100.0}}},
         "g_cells": {"x": {"n": 4, "metrics": {"accuracy": 50.0}}, "y": {"n": 3, "metrics": {"accuracy": 100.0}},
                     "(missing)": {"n": 1, "metrics": {"accuracy": 100.0}}}}
+    assert list(numbers.strata["free"]) == ["alpha", "zeta", "(missing)"]  # (dicts compare without order)
+    assert list(numbers.strata["g_cells"]) == ["x", "y", "(missing)"]
 
 
 def test_declared_kinds_give_the_item_set_of_each_number_per_universe():
@@ -224,3 +226,36 @@ def test_declared_kinds_draw_one_bootstrap_per_stream():
     with np.errstate(invalid="ignore"):
         low, high = percentile_interval(np.nanmean(per_value, axis=1)[:, None])
     assert numbers.ci["macro"] == [round(100 * float(low[0]), 4), round(100 * float(high[0]), 4)]
+
+
+def test_a_declared_stream_is_the_draw_its_numbers_share():
+    """Fine-grained data (250 items) so intervals tell draws apart: a family's CIs are cell_bootstrap on
+    [seed, stream]; two paired differences on one stream come from one multinomial draw."""
+    from dataclasses import replace
+
+    from leaderboard.benchmark import MetricSpec
+    from leaderboard.engine import CodedItems, Label, coded_numbers
+    from leaderboard.engine.coded_kinds import paired_intervals
+    from leaderboard.engine.kinds import LabelAccuracy, PairedDifference
+    from leaderboard.metrics.cell_bootstrap import cell_bootstrap, group_accuracy
+
+    g = np.repeat([0, 1, -1], [100, 100, 50])  # 50 items of unknown g: in no accuracy, but in N
+    correct = np.concatenate([np.arange(100) < 60, np.arange(100) < 30, np.ones(50, dtype=bool)])  # x 60 %, y 30 %
+    baseline = np.concatenate([np.arange(100) < 80, np.arange(100) < 50, np.ones(50, dtype=bool)])
+    items = CodedItems({"correct": correct, "baseline_correct": baseline, "answered": np.ones(250, dtype=bool)},
+                       {"g": Label(g, ["x", "y"])}, {"u": np.ones(250, dtype=bool)})
+    specs = [MetricSpec("acc_x", "x", aggregation=LabelAccuracy("u", "g", "x", 1)),
+             MetricSpec("acc_y", "y", aggregation=LabelAccuracy("u", "g", "y", 1)),
+             MetricSpec("gain_x", "gx", aggregation=PairedDifference("u", (("g", "x"),), 9)),
+             MetricSpec("gain_y", "gy", aggregation=PairedDifference("u", (("g", "y"),), 9))]
+    numbers = coded_numbers(specs, items, resamples=2000, seed=4)
+    low, high = cell_bootstrap(np.array([40, 60, 70, 30, 50]), lambda d: group_accuracy(d[:, :-1], 2), 2000, [4, 1])
+    assert numbers.ci["acc_x"] == [round(100 * float(low[0]), 4), round(100 * float(high[0]), 4)]
+    assert numbers.ci["acc_y"] == [round(100 * float(low[1]), 4), round(100 * float(high[1]), 4)]
+    # (baseline, outcome) cells 00, 01, 10, 11: x 20/0/20/60, y 50/0/20/30 -> +20 points each
+    assert numbers.metrics["gain_x"] == numbers.metrics["gain_y"] == 20.0
+    low, high = paired_intervals(np.array([[20, 0, 20, 60], [50, 0, 20, 30]]), 2000, [4, 9])
+    assert numbers.ci["gain_x"] == [round(100 * float(low[0]), 4), round(100 * float(high[0]), 4)]
+    assert numbers.ci["gain_y"] == [round(100 * float(low[1]), 4), round(100 * float(high[1]), 4)]
+    other = [replace(s, aggregation=replace(s.aggregation, stream=2)) if s.name.startswith("acc") else s for s in specs]
+    assert coded_numbers(other, items, resamples=2000, seed=4).ci["acc_x"] != numbers.ci["acc_x"]
