@@ -12,6 +12,7 @@ from typing import Any
 
 from .answer_key import AnswerKey
 from .disclosure import Disclosure
+from leaderboard.engine.kinds import Kind
 from .metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .prediction_files import PredictionSchema, ValidationReport
 from .result import ModelInfo, Result
@@ -33,6 +34,9 @@ class MetricSpec:
     # a percentage of items scored 0/1 (accuracy, hit rate): a paper row's CI then follows from its n (Wilson)
     proportion: bool = False
     published_n: int | None = None  # items behind this metric in the paper, when not the row's n_items
+    # how the engine computes it from per-item columns (`leaderboard.engine.kinds`; engine.coded_numbers);
+    # None: the scorer hands the column to an engine function itself (mean_metrics, subset_numbers, ...)
+    aggregation: Kind | None = None
 
     @property
     def bounds(self) -> tuple[float | None, float | None]:

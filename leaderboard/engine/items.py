@@ -30,6 +30,7 @@ class Numbers:
     strata: dict[str, dict[str, dict]] = field(default_factory=dict)
     cells: list[Cells] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # metric -> items it is computed from
+    derived: dict[str, list[str]] = field(default_factory=dict)  # metric -> the metrics it averages
 
 
 def mean_metrics(scores: dict[str, np.ndarray], labels: dict[str, Sequence[Any]], n_items: int,
@@ -42,24 +43,6 @@ def mean_metrics(scores: dict[str, np.ndarray], labels: dict[str, Sequence[Any]]
     metrics, ci = overall(scores, resamples, seed)
     names = list(dict.fromkeys([*scores, *whole_set]))
     return Numbers(metrics, ci, by_stratum(scores, labels), [Cells.from_labels(labels, names, n=n_items)])
-
-
-def coded_cells(parts: Sequence[tuple[np.ndarray, Sequence[str], Any, str | None, bool]],
-                fixed: Sequence[tuple[np.ndarray, tuple[str, ...]]] = ()) -> Cells:
-    """Item sets of numbers over coded labels, for scorers that aggregate from integer codes: each part is
-    (codes, labels, key(label) -> disclosure key or None, source column, include '(missing)' for -1);
-    `fixed` adds (mask, key) pairs such as a metric over every item of the universe."""
-    masks, keys, sources = [m for m, _ in fixed], [k for _, k in fixed], {}
-    for codes, names, key, source, missing in parts:
-        for i, label in [*enumerate(names), *([(-1, "(missing)")] if missing else [])]:
-            mask = codes == i
-            if mask.any() and key(label) is not None:
-                masks.append(mask)
-                keys.append(key(label))
-                if source:
-                    sources[keys[-1]] = source
-    n = len(parts[0][0]) if parts else (len(fixed[0][0]) if fixed else 0)
-    return Cells(np.column_stack(masks) if masks else np.zeros((n, 0), dtype=bool), keys, sources)
 
 
 def scored_means(columns: dict[str, np.ndarray], scales: dict[str, float], stratum: str, labels: Sequence[Any],

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from benchmarks.xpcr.scorer import _Scored
+from benchmarks.xpcr.alignment import _Scored
 
 KEY_IDS = ["a", "b", "c", "d", "e"]
 PREDS = pa.table({"id": ["c", "a", "e"]})

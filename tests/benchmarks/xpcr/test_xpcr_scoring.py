@@ -18,7 +18,7 @@ from leaderboard import registry
 from dataset_builders.stage import build
 from leaderboard import registry
 from leaderboard.benchmark import ScoringContext
-from benchmarks.xpcr.scorer import _parse_responses
+from benchmarks.xpcr.response_letters import _parse_responses
 from leaderboard.letters import parse_letter
 from leaderboard.scoring import score_file, validate_file
 from leaderboard.result import Result
