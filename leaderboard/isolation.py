@@ -53,15 +53,18 @@ class ScoreJob:
     model: dict
     context_factory: Callable[[str], Any]
     key: Any = None  # the parent's cached AnswerKey (saves reloading it in the child)
+    validated: Path | None = None  # where the check kept what it validated (validated_upload.py), if it did
 
     def run(self):
         from .result import ModelInfo
         from .scoring import score_file
+        from .validated_upload import load
 
         context = self.context_factory(self.benchmark)
         context.model = ModelInfo(**self.model)
         context.keep_per_item = True
-        _, result = score_file(self.benchmark, self.upload, self.data_dir, context, key=self.key)
+        report = load(self.validated) if self.validated is not None else None  # None: validate the upload here
+        _, result = score_file(self.benchmark, self.upload, self.data_dir, context, key=self.key, report=report)
         return result
 
 

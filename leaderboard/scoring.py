@@ -64,8 +64,9 @@ def score_file(benchmark: Benchmark | str, predictions: Path, data: Path, contex
     """Validate (unless the caller already did: pass its `report`) then score; invalid lines are left out
     (their items count as wrong) and reported."""
     benchmark = resolve(benchmark)
-    if report is None or key is None:
+    if report is None:
         report, key = validate_file(benchmark, predictions, data, answers, key=key)
+    key = key or load_key(benchmark, data, answers)
     context = context or ScoringContext()
     if context.data_path is None:
         context.data_path = Path(data)

@@ -16,6 +16,7 @@ import os
 import queue
 import re2
 import shutil
+import tempfile
 import threading
 import time
 import traceback
@@ -43,6 +44,7 @@ from .answer_key import AnswerKeyError
 from .public_index import has_answer_key
 from .isolation import Limits, ScoreJob, ScoringCrash, ScoringLimit, ScoringProcess
 from .scoring import load_key
+from . import validated_upload
 from .upload_check import CheckJob, Checker, CheckReport, limit_message, store_upload
 from .store import LocalStore, StoreError
 from .tables import Entry
@@ -172,6 +174,15 @@ class Service:
             job = self._check_job(form.benchmark, upload, settings)
         except AnswerKeyError as exc:
             return self._data_unavailable(form.benchmark, exc)
+        kept = Path(tempfile.mkdtemp(prefix="checked-"))  # the check child keeps the validated table here
+        job.keep_in = kept
+        try:
+            return self._check_and_queue(user, form, upload, suffix, job, kept)
+        finally:
+            shutil.rmtree(kept, ignore_errors=True)
+
+    def _check_and_queue(self, user: str, form: SubmissionForm, upload: Path, suffix: str, job: CheckJob,
+                         kept: Path) -> Outcome:
         limits = Limits(seconds=self.check_seconds, memory_mb=self.check_memory_mb)
         try:  # outside the submit lock: one slow file must not hold up everyone's submissions
             checked = self._checker.check(job, limits)
@@ -196,7 +207,7 @@ class Service:
                            + (wrong[0].upper() + wrong[1:] + " " if wrong else "")
                            + "Fix the lines below and upload again.", checked.rendered)
         with self._submit_lock:  # the duplicate and quota checks and the queue write are one step
-            return self._submit_checked(user, form, upload, suffix, checked)
+            return self._submit_checked(user, form, upload, suffix, checked, kept)
 
     def _quota_refusal(self, user: str) -> Outcome | None:
         used = self.used_today(user)
@@ -212,7 +223,7 @@ class Service:
                               "available here); nothing was queued. Please try again later.")
 
     def _submit_checked(self, user: str, form: SubmissionForm, upload: Path, suffix: str,
-                        checked: CheckReport) -> Outcome:
+                        checked: CheckReport, kept: Path | None = None) -> Outcome:
         content, rendered = checked.content_sha256, checked.rendered
         for record in self.queue_records():
             same = record.get("content_sha256") == content
@@ -240,6 +251,8 @@ class Service:
             record.update(state=NEEDS_REVIEW, message=NEUTRAL_MESSAGE, review=checked.review)
         try:
             store_upload(self.store, self.store.private("uploads", sub_id, record["file_name"]), upload)
+            for name, path in (validated_upload.files(kept) if kept else {}).items():  # scored without re-reading
+                self.store.write_bytes(self.store.private("uploads", sub_id, name), path.read_bytes())
             if form.contact:
                 self.store.write_json(self.store.private("contacts", f"{sub_id}.json"),
                                       {"id": sub_id, "contact": clean_text(form.contact, MAX_TEXT["contact"])})
@@ -414,7 +427,8 @@ class Service:
                          **({"judge_attempts": attempts} if attempts else {}))
             job = ScoreJob(benchmark=record["benchmark"], upload=self.store.private("uploads", sub_id, record["file_name"]),
                            data_dir=self.data_dirs[record["benchmark"]], model=record["model"],
-                           context_factory=self.context_factory, key=self.key(record["benchmark"]))
+                           context_factory=self.context_factory, key=self.key(record["benchmark"]),
+                           validated=self.store.private("uploads", sub_id))
             result = self._scorer.run(job, Limits(seconds=self.score_seconds, memory_mb=self.score_memory_mb))
             held = anomaly_note(record, record["benchmark"], result.metrics, result.protocol)
             if held:  # a judged score its objective numbers cannot explain: a maintainer looks first

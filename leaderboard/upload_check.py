@@ -48,6 +48,7 @@ class CheckJob:
     key: Any = None  # None: no answer key here (external worker), the public rows are checked
     other_ids: dict = field(default_factory=dict)  # pretty name -> ids of the other open benchmarks
     settings: Path | None = None
+    keep_in: Path | None = None  # a folder for the validated table (validated_upload.py): scoring reuses it
 
     def run(self) -> CheckReport:
         from . import registry
@@ -78,6 +79,10 @@ class CheckJob:
             return CheckReport(False, rendered, wrong_benchmark=first if first.startswith("this looks like") else "",
                                run_settings=run_settings)
         suspects = suspected_injections(bench, report)  # text that seems to address the judge waits for review
+        if self.keep_in is not None and self.key is not None:  # checked against the answer key: score this table
+            from .validated_upload import keep
+
+            keep(report, self.keep_in)
         return CheckReport(True, rendered, content_sha256=content_digest(report.table),
                            file_sha256=sha256_file(self.upload), review=review_note(suspects) if suspects else None,
                            run_settings=run_settings)
