@@ -13,24 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-
-
-def multinomial_draws(counts: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(resamples, *counts.shape) draws of Multinomial(row total, row counts / row total) for each row of
-    `counts` (..., cells), as a chain of conditional binomials vectorised over resamples and rows: the
-    same distribution as `rng.multinomial`, several times faster for a few cells x 5,000 resamples."""
-    counts = np.asarray(counts, dtype=np.int64)
-    remaining = np.broadcast_to(counts.sum(axis=-1), (resamples, *counts.shape[:-1])).copy()
-    left = counts.sum(axis=-1)  # the original mass not yet assigned, per row
-    out = np.zeros((resamples, *counts.shape), dtype=np.int64)
-    for j in range(counts.shape[-1] - 1):
-        share = np.divide(counts[..., j], left, out=np.zeros(counts.shape[:-1]), where=left > 0)
-        out[..., j] = rng.binomial(remaining, np.clip(share, 0.0, 1.0))
-        remaining -= out[..., j]
-        left = left - counts[..., j]
-    out[..., -1] = remaining
-    return out
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, multinomial_draws
 
 
 def cell_draws(counts: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: int | list[int] = DEFAULT_SEED) -> np.ndarray:
