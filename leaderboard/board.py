@@ -326,23 +326,6 @@ def _clean(value):
     return None if value != value else value  # NaN -> None (JSON null)
 
 
-def overview_payload(benches: list[Benchmark], table: pd.DataFrame) -> tuple[dict, list[str]]:
-    """The overview (tables.overview_table) with readable headers and each metric's own number format."""
-    headers, types, formats = ["Model", "Benchmarks"], ["str", "number"], [None, None]
-    for column in table.columns[2:]:
-        bench = next(b for b in benches if column == f"{b.pretty_name} ({b.primary_metric})")
-        spec = bench.metric(bench.primary_metric)
-        headers.append(f"{bench.pretty_name}: {spec.label}"), types.append("number"), formats.append(spec.decimals)
-    data, display = [], []
-    for row in table.itertuples(index=False):
-        values = [_clean(v) if isinstance(v, float) else v for v in row]
-        data.append(values)
-        display.append([str(v) if d is None else _fmt(v, d) for v, d in zip(row, formats)])
-    payload = {"headers": headers, "data": data,
-               "metadata": {"display_value": display, "styling": [[""] * len(headers)] * len(data)}}
-    return payload, types
-
-
 # --------------------------------------------------------------------------- one board per store version
 class BoardCache:
     """Boards keyed on the entries list they were built from (the service returns the same list object until a

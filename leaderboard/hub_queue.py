@@ -48,10 +48,6 @@ def iso(at: float) -> str:
     return datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="seconds")
 
 
-def now_iso() -> str:
-    return iso(time.time())
-
-
 def default_worker_id(*configuration: str) -> str:
     """Stable per host and configuration (repos, datasets, store): a restarted worker keeps its name."""
     digest = hashlib.sha256("\0".join(str(c) for c in configuration).encode("utf-8")).hexdigest()[:8]

@@ -307,14 +307,5 @@ def _run_forked(job: ScoreJob, out: Path, err: Path, limits: Limits) -> int | No
     return process.exitcode
 
 
-def run_limited(job: ScoreJob, limits: Limits):
-    """One job in a fresh child (a ScoringProcess used once)."""
-    scorer = ScoringProcess()
-    try:
-        return scorer.run(job, limits)
-    finally:
-        scorer.close()
-
-
 if __name__ == "__main__":
     sys.exit(serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 0))

@@ -20,7 +20,6 @@ import importlib
 import importlib.util
 import inspect
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +60,6 @@ class BenchmarkFolder:
     @property
     def sample_dir(self) -> Path:
         return self.path / "sample"
-
-    @property
-    def prompts_dir(self) -> Path:
-        return self.path / "prompts"
 
     def has(self, part: str) -> bool:
         return (self.path / f"{part}.py").is_file()

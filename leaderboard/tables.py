@@ -62,13 +62,6 @@ def drop_empty_columns(table: pd.DataFrame, keep: tuple[str, ...]) -> pd.DataFra
     return table.drop(columns=empty)
 
 
-def strata_names(entries: list[Entry]) -> list[str]:
-    names: dict[str, None] = {}
-    for e in entries:
-        names.update(dict.fromkeys(e.result.strata))
-    return list(names)
-
-
 def top_entries(benchmark: Benchmark, entries: list[Entry], limit: int | None) -> list[Entry]:
     """The `limit` best entries by the primary metric (all when limit is None), best first."""
     primary, spec = benchmark.primary_metric, benchmark.metric(benchmark.primary_metric)
