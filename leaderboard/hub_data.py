@@ -130,7 +130,7 @@ def _pull(api, repo: str, root: Path, prefixes: tuple[str, ...], staging: Path |
           staged: tuple[str, ...] = ()) -> None:
     """Files under `prefixes` into `root`, under `staged` into `staging`: those whose blob id differs."""
     from .hub_calls import HubMissing, HubUnavailable, head_files, read_file
-    from .store import atomic_write
+    from .atomic_files import atomic_write
     from .hub_queue import git_blob_oid
 
     sha, files = head_files(api, repo)

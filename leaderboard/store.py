@@ -17,39 +17,16 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 from .disclosure import Policy
+from .atomic_files import StoreError, atomic_write  # noqa: F401 (imported from here too)
 from .result import Result
 
 log = logging.getLogger("leaderboard.store")
 SUBMISSIONS_DIR = Path(__file__).resolve().parent.parent / "submissions"
-
-
-class StoreError(Exception):
-    """A write failed (read-only folder, disk full...); the message is safe to show to users."""
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise StoreError(f"could not save to the results store ({exc.strerror or type(exc).__name__}); "
-                         "nothing was recorded, please try again later") from None
 
 
 def load_records(benchmark: str, roots: list[Path] | None = None) -> list[Result]:
