@@ -8,11 +8,18 @@ WRITE_BATCH - 1 others in one transaction, at the latest FLUSH_AFTER_S after it 
 `flush` (the judge flushes at the end of each run and on close). A full batch is encoded and written by a
 thread of its own, so the judge's event loop never waits on the disk. A crash loses at most the verdicts of
 the last fraction of a second; they are simply asked again.
+
+With `shared` (leaderboard/judge/shared.py: Parquet shards in a private Hub dataset) the file is the hot layer
+of the verdicts every worker shares: at start it imports the shards it has not imported yet, and the verdicts
+this process adds are published as a new shard (when PUBLISH_BATCH are waiting, when the oldest has waited
+PUBLISH_AFTER_S, at the end of every judge run and on close). Until its shard is acknowledged a verdict is
+listed in the file's `unpublished` table, so a worker restarted on the same disk publishes what it left.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 from functools import lru_cache
@@ -23,6 +30,7 @@ from typing import Mapping
 from ..fast_json import loads as decode
 from ..fast_json import loads_many as decode_many
 
+log = logging.getLogger("leaderboard.judge.cache")
 WRITE_BATCH = 256
 FLUSH_AFTER_S = 0.2  # a verdict waits at most this long for its batch: a SIGKILL later loses nothing
 # get_many and values_many read the whole table once when asked, in all, for a sixth of its rows: an index
@@ -97,8 +105,15 @@ def text_sha(text: str) -> str:
 
 
 class JudgeCache:
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, shared=None):
+        """`shared`: a SharedVerdicts (leaderboard/judge/shared.py) whose shards this file imports and extends."""
+        if shared is not None and not path:
+            raise ValueError("shared judge verdicts need a local cache file (their hot layer)")
         self.path = Path(path) if path else None
+        self.shared = shared
+        self._publish_lock = threading.Lock()  # one shard commit at a time
+        self._unpublished = 0  # verdicts written to the file since the last shard (shared only)
+        self._unpublished_since: float | None = None  # when the oldest of them was written
         self._lock = threading.Lock()  # the in-memory map and the pending batch (held for microseconds)
         self._db_lock = threading.Lock()  # the sqlite connection (a write holds it for one batch)
         self._flush_lock = threading.Lock()  # one flush at a time, so a flush returns after earlier batches
@@ -119,7 +134,66 @@ class JudgeCache:
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
             # the scheme of the newest writer (older rows stay, unreachable under the new keys)
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('key_scheme', ?)", (KEY_VERSION,))
+            if shared is not None:
+                self._db.execute("CREATE TABLE IF NOT EXISTS shards (name TEXT PRIMARY KEY)")  # imported or ours
+                self._db.execute("CREATE TABLE IF NOT EXISTS unpublished (key TEXT PRIMARY KEY)")
             self._db.commit()
+        if shared is not None:
+            self.pull()
+            self._unpublished = self._db.execute("SELECT COUNT(*) FROM unpublished").fetchone()[0]
+            self.publish()  # what a previous process on this disk wrote but never published
+
+    def pull(self) -> int:
+        """Import the shards not imported yet into the file; returns the verdicts read. A Hub that does not
+        answer now is logged and skipped (its verdicts are asked again, or found at the next start)."""
+        from ..hub_calls import HubConfigError
+
+        with self._db_lock:
+            known = {row[0] for row in self._db.execute("SELECT name FROM shards")}
+        read = 0
+        try:
+            for name, rows in self.shared.read_new(known):
+                with self._db_lock:
+                    with self._db:
+                        self._db.executemany("INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?)", rows)
+                        self._db.execute("INSERT OR IGNORE INTO shards VALUES (?)", (name,))
+                read += len(rows)
+        except HubConfigError:
+            raise  # a wrong token or repo: said at once, not hidden behind a slower worker
+        except Exception as exc:  # the Hub is down: score from the local cache, ask what is missing
+            log.warning("shared judge verdicts not read (%s); using the local cache", type(exc).__name__)
+        return read
+
+    def publish(self) -> int:
+        """Publish every verdict of the file not yet in a shard as one new shard; returns how many. A Hub that
+        keeps failing is logged: the verdicts stay listed and go with the next publish."""
+        if self.shared is None or self._db is None:
+            return 0
+        with self._publish_lock:
+            with self._db_lock:
+                rows = self._db.execute("SELECT v.key, v.raw, v.parsed FROM unpublished u JOIN verdicts v "
+                                        "ON v.key = u.key").fetchall()
+            if not rows:
+                return 0
+            try:
+                name = self.shared.publish(rows)
+            except Exception as exc:  # never fails a score: the rows stay listed for the next publish
+                log.warning("%d judge verdicts not published yet (%s)", len(rows), type(exc).__name__)
+                return 0
+            with self._db_lock:
+                with self._db:
+                    self._db.executemany("DELETE FROM unpublished WHERE key = ?", [(row[0],) for row in rows])
+                    self._db.execute("INSERT OR IGNORE INTO shards VALUES (?)", (name,))
+            with self._lock:
+                self._unpublished = max(0, self._unpublished - len(rows))
+                self._unpublished_since = self.shared.clock() if self._unpublished else None
+            return len(rows)
+
+    def _publish_due(self) -> bool:
+        with self._lock:
+            return self._unpublished >= self.shared.batch or (
+                self._unpublished_since is not None
+                and self.shared.clock() - self._unpublished_since >= self.shared.after_s)
 
     def get(self, key: str, memory_only: bool = False) -> tuple[str, dict] | None:
         with self._lock:
@@ -229,9 +303,21 @@ class JudgeCache:
                 if self._db is not None:
                     with self._db:  # one transaction: commit on success, rollback on error
                         self._db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?)", rows)
+                        if self.shared is not None:  # listed until a shard holds them
+                            self._db.executemany("INSERT OR IGNORE INTO unpublished VALUES (?)",
+                                                 [(row[0],) for row in rows])
+            if self.shared is None:
+                return
+            with self._lock:
+                self._unpublished += len(rows)
+                if self._unpublished_since is None:
+                    self._unpublished_since = self.shared.clock()
+        if self._publish_due():  # outside the flush lock: the next batches reach the file meanwhile
+            self.publish()
 
     def close(self) -> None:
         self.flush()
+        self.publish()
         with self._db_lock:
             if self._db is not None:
                 self._db.close()

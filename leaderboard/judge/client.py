@@ -69,6 +69,8 @@ class JudgeConfig:
     cache_path: Path | None = None
     backoff_base: float = 1.0
     backoff_max: float = 60.0
+    # private Hub dataset whose verdict shards every worker shares (JUDGE_VERDICTS_REPO; judge/shared.py)
+    verdicts_repo: str | None = None
 
     @classmethod
     def from_env(cls, model_var: str = "JUDGE_MODEL", **overrides) -> "JudgeConfig | None":
@@ -85,7 +87,8 @@ class JudgeConfig:
             return None
         key = overrides.pop("api_key", None) or settings.judge_api_key
         limits_ = {"timeout": settings.judge_timeout, "attempts": settings.judge_call_attempts,
-                   "budget_seconds": settings.judge_budget, "stall_seconds": settings.judge_stall}
+                   "budget_seconds": settings.judge_budget, "stall_seconds": settings.judge_stall,
+                   "verdicts_repo": settings.judge_verdicts_repo}
         return cls(base_url=base, model=model, api_key=key, **{**limits_, **overrides})
 
 
@@ -139,10 +142,10 @@ class JudgeStats:
 
 class Judge:
     def __init__(self, config: JudgeConfig, budget: Budget | None = None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Any] = asyncio.sleep, now: Callable[[], float] = time.time):
+                 sleep: Callable[[float], Any] = asyncio.sleep, now: Callable[[], float] = time.time, shared=None):
         """`budget` is shared by the judges of one submission (a second judge, an XML-mode sibling); `clock`
         (monotonic seconds), `sleep` (an async sleep) and `now` (epoch seconds, for Retry-After dates) are
-        injected by tests."""
+        injected by tests. `shared`: the SharedVerdicts of `config.verdicts_repo` (built from it when None)."""
         if config.response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}")
         self.config = config
@@ -152,7 +155,11 @@ class Judge:
         # one event loop + connection pool for every request of this judge (run's batches and judge_one
         # from a caller's threads alike): at most `concurrency` in flight
         self.transport = AsyncChatTransport(config.base_url, headers, config.timeout, config.concurrency)
-        self.cache = JudgeCache(config.cache_path)
+        if shared is None and config.verdicts_repo:
+            from .shared import SharedVerdicts
+
+            shared = SharedVerdicts(config.verdicts_repo)
+        self.cache = JudgeCache(config.cache_path, shared)
         self.stats = JudgeStats()
         self.budget = budget if budget is not None else Budget(config.budget_seconds, clock)
         self.stall = Stall(config.stall_seconds, config.concurrency, clock)
@@ -369,6 +376,7 @@ class Judge:
                 self.transport.call(self._ask_misses(calls, misses, keyed, verdicts, parse, schema, bar))
             finally:
                 self.cache.flush()  # the last partial batch of verdicts
+                self.cache.publish()  # shared verdicts: this run's new ones, as one shard
                 bar.close()
         return verdicts
 
@@ -419,7 +427,7 @@ class Judge:
         """A judge with some settings changed (another model, another response format) that shares this one's
         budget, clock and sleep: the judges of one submission spend one budget."""
         return Judge(replace(self.config, **changes), budget=self.budget, clock=self.stall.clock, sleep=self._sleep,
-                     now=self._now)
+                     now=self._now, shared=self.cache.shared)
 
     def close(self) -> None:
         self.transport.close()
