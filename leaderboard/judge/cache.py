@@ -55,23 +55,53 @@ def key_header(settings_digest: str, prompt_id: str, prompt_sha: str) -> str:
 
 
 def item_digest(variables: Mapping[str, str], images=(), candidate_field: str = "candidate",
-                image_sha256: list[str] | None = None) -> tuple[tuple[str, ...], str, bool]:
+                image_sha256: list[str] | None = None, quoted: tuple[str, bool] | None = None
+                ) -> tuple[tuple[str, ...], str, bool]:
     """(the variable names, the digest of the variables and images, whether the candidate was flagged as
     addressing the judge). The candidate is hashed as quoted (`quote_candidate`), so a redaction change is a
-    new key. `image_sha256` (hex SHA-256 of each image, in order) stands for `images` when a dataset
-    publishes them: the same digest, without reading the image bytes."""
-    from .safety import quote_candidate
-
+    new key; `quoted` (from `quoted_digest`, e.g. memoised by JudgeCache.quoted_many) stands for quoting it.
+    `image_sha256` (hex SHA-256 of each image, in order) stands for `images` when a dataset publishes them:
+    the same digest, without reading the image bytes."""
     if images and image_sha256 is not None:
         raise ValueError("pass the images or their SHA-256, not both")
     parts, flagged = [], False
     for name, value in sorted(variables.items()):
         if name == candidate_field:
-            value, flagged = quote_candidate(value)
+            digest, flagged = quoted if quoted is not None else quoted_digest(value)
+            parts.append(name + "=" + digest)
+            continue
         parts.append(name + "=" + text_sha(value))
     parts += ["image=" + (sha if image_sha256 is not None else image_sha(sha))
               for sha in (image_sha256 if image_sha256 is not None else images)]
     return tuple(sorted(variables)), hashlib.sha256("\n".join(parts).encode()).hexdigest(), flagged
+
+
+# what decides how `quote_candidate` quotes a candidate: the injection detector's code and weights (with
+# RE2's and Unicode's versions, detector_id): a candidate's quoted form is memoised under them, so a rescore runs
+# no detector (5,620 distinct replies: ~1.7 s) and any change to them quotes every candidate afresh
+DETECTOR_FILES = ("safety.py", "injection_patterns.py", "normalize.py", "classifier.py", "injection_classifier.npz")
+
+
+@lru_cache(maxsize=1)
+def detector_id() -> str:
+    import unicodedata
+
+    import re2
+
+    h = hashlib.sha256(KEY_VERSION.encode())
+    for name in DETECTOR_FILES:
+        h.update(b"\n%s\n" % name.encode() + (Path(__file__).parent / name).read_bytes())
+    re2_dist = sorted(p.name for p in Path(re2.__file__).parent.glob("google_re2-*.dist-info"))
+    h.update("\n".join(["", unicodedata.unidata_version, *re2_dist]).encode())
+    return h.hexdigest()
+
+
+def quoted_digest(text: str) -> tuple[str, bool]:
+    """(text_sha of the candidate as quoted, whether it was flagged): what item_digest hashes for it."""
+    from .safety import quote_candidate
+
+    quoted, flagged = quote_candidate(text)
+    return text_sha(quoted), flagged
 
 
 def key_prefix(header: str, item: str):
@@ -118,6 +148,7 @@ class JudgeCache:
         self._db_lock = threading.Lock()  # the sqlite connection (a write holds it for one batch)
         self._flush_lock = threading.Lock()  # one flush at a time, so a flush returns after earlier batches
         self._memory: dict[str, tuple[str, dict]] = {}
+        self._quoted: dict[str, tuple[str, bool]] = {}  # quoted_many's memo, in memory
         self._pending: list[tuple[str, str, dict]] = []
         self._timer: threading.Timer | None = None
         self._db = None
@@ -132,6 +163,8 @@ class JudgeCache:
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a process crash, cheap commits
             self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, raw TEXT, parsed TEXT)")
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+            # sha256(detector_id, candidate) -> quoted_digest of the candidate (the memo of quoted_many)
+            self._db.execute("CREATE TABLE IF NOT EXISTS quoted (digest TEXT PRIMARY KEY, sha TEXT, flagged INTEGER)")
             # the scheme of the newest writer (older rows stay, unreachable under the new keys)
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('key_scheme', ?)", (KEY_VERSION,))
             if shared is not None:
@@ -194,6 +227,32 @@ class JudgeCache:
             return self._unpublished >= self.shared.batch or (
                 self._unpublished_since is not None
                 and self.shared.clock() - self._unpublished_since >= self.shared.after_s)
+
+    def quoted_many(self, texts: list[str]) -> list[tuple[str, bool]]:
+        """`quoted_digest` of each candidate, memoised in the file under detector_id(): computed (the injection
+        detector run) only for candidates this file has not quoted with this detector."""
+        prefix = detector_id().encode() + b"\n"
+        digests = [hashlib.sha256(prefix + text.encode()).hexdigest() for text in texts]
+        found = self._quoted
+        wanted = [d for d in dict.fromkeys(digests) if d not in found]
+        if wanted and self._db is not None:
+            with self._db_lock:
+                for start in range(0, len(wanted), 900):
+                    chunk = wanted[start:start + 900]
+                    for digest, sha, flagged in self._db.execute(
+                            f"SELECT digest, sha, flagged FROM quoted WHERE digest IN ({','.join('?' * len(chunk))})",
+                            chunk):
+                        found[digest] = (sha, bool(flagged))
+        new = {}
+        for digest, text in zip(digests, texts):
+            if digest not in found:
+                found[digest] = new[digest] = quoted_digest(text)
+        if new and self._db is not None:
+            with self._db_lock:
+                with self._db:
+                    self._db.executemany("INSERT OR REPLACE INTO quoted VALUES (?, ?, ?)",
+                                         [(d, sha, int(flagged)) for d, (sha, flagged) in new.items()])
+        return [found[digest] for digest in digests]
 
     def get(self, key: str, memory_only: bool = False) -> tuple[str, dict] | None:
         with self._lock:

@@ -238,6 +238,11 @@ class Judge:
         prefix = key_prefix(header, item[1])
         return [judge_key(header, item[1], {name: value}, prefix=prefix) for value in values]
 
+    def quoted_many(self, candidates: list[str]) -> list[tuple[str, bool]]:
+        """Each candidate's part of its cache key and whether it was flagged (`item_digest`'s `quoted`),
+        memoised in the cache file: a rescore runs no injection detector."""
+        return self.cache.quoted_many(candidates)
+
     def _header(self, prompt: Prompt, schema: dict | None) -> str:
         """`key_header` for (prompt, schema), memoised."""
         found = self._headers.get((id(prompt), id(schema)))
