@@ -70,10 +70,12 @@ def make_release(folder: Path, cases: int, image_kb: int, seed: int = 0) -> None
 
 
 def make_predictions(path: Path, cases: int) -> None:
+    """One reply per case, each different (as a model's are): a reply repeated 5,620 times would let every
+    per-reply memo (the injection detector's, a text hash's) hide its cost behind one computation."""
     with path.open("w", encoding="utf-8") as handle:
         for c in range(cases):
-            handle.write(json.dumps({"id": f"B{c:05d}", "response": "从照片看考虑湿疹，建议外用药物两周，注意保湿。" * 3},
-                                    ensure_ascii=False) + "\n")
+            reply = f"从照片看考虑湿疹（第{c}例），建议外用药物{c % 5 + 1}周，注意保湿。" * 3
+            handle.write(json.dumps({"id": f"B{c:05d}", "response": reply}, ensure_ascii=False) + "\n")
 
 
 def responder(body: dict) -> str:
