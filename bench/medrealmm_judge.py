@@ -160,9 +160,8 @@ def rescore_table(child: list[str], cache: Path, repeats: int) -> None:
           f"read of the {floors[-1]['rows']:,} cached rows {floor:.2f} s: ratio {project / floor:.1f}x "
           f"(medians of {repeats} interleaved runs)")
     print(f"  vs the same read + pyarrow reads of the prediction file and the dataset's dialogues with images "
-          f"({fair[-1]['read']:,} rows) {fairer:.2f} s: ratio {project / fairer:.1f}x; target 3x: "
-          f"{'met' if project <= 3 * floor else 'not met'} against the plain floor, "
-          f"{'met' if project <= 3 * fairer else 'not met'} against the fairer one")
+          f"({fair[-1]['read']:,} rows) {fairer:.2f} s: ratio {project / fairer:.1f}x (in-process, imports left out: "
+          "no pass/fail here; the 3x check times whole processes with the CLI's defaults: bench/rescore_cli.py)")
     cpu = {name: statistics.median(r["cpu"] for r in runs) for name, runs in
            (("project", projects), ("floor", floors), ("fair", fair))}
     print(f"  CPU seconds (process time, all threads; robust to other jobs): rescore {cpu['project']:.2f} s, plain "
