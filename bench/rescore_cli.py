@@ -8,6 +8,7 @@ CPU: the child's user + system time from wait4, all its threads):
            http://127.0.0.1:9/v1 --judge-model fake-judge --quiet       (every CLI default: 5,000 resamples)
   floor    python -c: sqlite3 reads every row (key, raw, parsed) of the cache's verdicts table and json-decodes
            `parsed`; interpreter start-up included, as in the rescore
+  libs     python -c importing numpy and pyarrow (parquet, compute): a reference, what any scoring process pays
   base     (--base-rev REV) the same rescore command run by the code at REV (`git archive` into a temp folder)
 
 Workload: bench/medrealmm_judge.py's synthetic release (5,620 cases, 50,586 criteria, 1-4 images per case, one
@@ -44,6 +45,8 @@ db = sqlite3.connect(sys.argv[1])
 rows = [(key, raw, json.loads(parsed)) for key, raw, parsed in db.execute("SELECT key, raw, parsed FROM verdicts")]
 print(len(rows))
 """
+# a reference, not a target: the third-party imports any scoring needs (what the 3x leaves for everything else)
+LIBRARIES = "import numpy, numpy.random, pyarrow, pyarrow.parquet, pyarrow.compute"
 
 
 def score_command(work: Path, judge_url: str = NOWHERE, *extra: str) -> list[str]:
@@ -123,7 +126,8 @@ def main() -> int:
     if not (work / "cache" / "judge_cache.sqlite").is_file():
         prepare(work, args.cases)
     cache = work / "cache" / "judge_cache.sqlite"
-    commands = {"rescore": (score_command(work), ROOT), "floor": ([sys.executable, "-c", FLOOR, str(cache)], ROOT)}
+    commands = {"rescore": (score_command(work), ROOT), "floor": ([sys.executable, "-c", FLOOR, str(cache)], ROOT),
+                "libs": ([sys.executable, "-c", LIBRARIES], ROOT)}
     base_dir = None
     if args.base_rev:
         base_dir = Path(tempfile.mkdtemp(prefix="rescore-base-"))
@@ -158,7 +162,7 @@ def main() -> int:
         for kind in ("wall", "cpu"):
             q1, median, q3 = quartiles(times[name][kind])
             print(f"  {name:8} {kind:4} {median:6.3f} s [{q1:.3f}, {q3:.3f}]")
-    for name in [n for n in commands if n != "floor"]:
+    for name in [n for n in commands if n not in ("floor", "libs")]:
         for kind in ("wall", "cpu"):
             status, ratio, pessimistic = verdict(times[name][kind], times["floor"][kind])
             label = "this code" if name == "rescore" else f"base {args.base_rev}"
