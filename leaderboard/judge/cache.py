@@ -185,6 +185,7 @@ class JudgeCache:
             known = {row[0] for row in self._db.execute("SELECT name FROM shards")}
         read = 0
         try:
+            self.shared.check_private()
             for name, rows in self.shared.read_new(known):
                 with self._db_lock:
                     with self._db:

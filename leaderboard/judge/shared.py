@@ -19,7 +19,8 @@ import time
 import uuid
 from typing import Callable, Iterator
 
-from ..hub_calls import DEFAULT_RETRY, HubMissing, HubUnavailable, Retry, commit, head_files, read_file
+from .. import hub_calls
+from ..hub_calls import DEFAULT_RETRY, HubConfigError, HubMissing, HubUnavailable, Retry, commit, head_files, read_file
 
 log = logging.getLogger("leaderboard.judge.shared")
 
@@ -51,6 +52,13 @@ class SharedVerdicts:
         """(head commit, the shard paths at it, sorted)."""
         sha, files = head_files(self.api, self.repo, self.retry)
         return sha, sorted(p for p in files if p.startswith(SHARD_DIR + "/") and p.endswith(".parquet"))
+
+    def check_private(self) -> None:
+        """Verdicts quote the submissions they judge: a repo anyone can read is refused (HubConfigError)."""
+        info = self.retry.run(lambda: self.api.dataset_info(self.repo, timeout=hub_calls.TIMEOUT), f"read {self.repo}")
+        if not info.private:
+            raise HubConfigError(f"{self.repo} is public: judge verdicts quote the submissions they judge; "
+                                 "make the repo private (JUDGE_VERDICTS_REPO)")
 
     def read_new(self, known: set[str]) -> Iterator[tuple[str, list[tuple[str, str, str]]]]:
         """(path, rows) of every shard not in `known`; a shard unreadable now is left for the next start."""

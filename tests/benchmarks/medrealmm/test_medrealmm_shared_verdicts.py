@@ -149,3 +149,13 @@ def test_racing_publishers_both_land_and_a_reader_imports_each_shard_once(tmp_pa
     assert reader.pull() == 0  # both shards already imported
     for cache in (*caches, reader):
         cache.close()
+
+
+def test_a_public_verdict_repo_is_refused_before_anything_is_read_or_written(tmp_path):
+    from leaderboard.hub_calls import HubConfigError
+
+    with FakeHub(tokens={"a": "worker-a"}, orgs={"lab": {"worker-a"}}) as hub:
+        hub.create("dataset", REPO, private=False)
+        with pytest.raises(HubConfigError, match="is public"):
+            JudgeCache(tmp_path / "a.sqlite", shared(hub, "a"))
+        assert shards(hub) == {}
