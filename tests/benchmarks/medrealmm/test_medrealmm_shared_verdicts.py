@@ -159,3 +159,12 @@ def test_a_public_verdict_repo_is_refused_before_anything_is_read_or_written(tmp
         with pytest.raises(HubConfigError, match="is public"):
             JudgeCache(tmp_path / "a.sqlite", shared(hub, "a"))
         assert shards(hub) == {}
+
+
+def test_the_repo_is_read_from_judge_verdicts_repo(monkeypatch):
+    for name, value in {"JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_MODEL": "m",
+                        "JUDGE_VERDICTS_REPO": REPO}.items():
+        monkeypatch.setenv(name, value)
+    assert JudgeConfig.from_env().verdicts_repo == REPO
+    monkeypatch.delenv("JUDGE_VERDICTS_REPO")
+    assert JudgeConfig.from_env().verdicts_repo is None
