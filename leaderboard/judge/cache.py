@@ -173,6 +173,7 @@ class JudgeCache:
             self._db.commit()
         if shared is not None:
             self.pull()
+            self._compact()
             self._unpublished = self._db.execute("SELECT COUNT(*) FROM unpublished").fetchone()[0]
             self.publish()  # what a previous process on this disk wrote but never published
 
@@ -197,6 +198,21 @@ class JudgeCache:
         except Exception as exc:  # the Hub is down: score from the local cache, ask what is missing
             log.warning("shared judge verdicts not read (%s); using the local cache", type(exc).__name__)
         return read
+
+    def _compact(self) -> None:
+        """Merge the repo's small shards when there are many (shared.py); a failure waits for the next start."""
+        try:
+            merged = self.shared.compact()
+        except Exception as exc:
+            log.warning("verdict shards not merged (%s)", type(exc).__name__)
+            return
+        if merged is None:
+            return
+        with self._db_lock:
+            known = {row[0] for row in self._db.execute("SELECT name FROM shards")}
+            if set(merged[1]) <= known:  # every row is in this file already: nothing to read at the next start
+                with self._db:
+                    self._db.execute("INSERT OR IGNORE INTO shards VALUES (?)", (merged[0],))
 
     def publish(self) -> int:
         """Publish every verdict of the file not yet in a shard as one new shard; returns how many. A Hub that

@@ -401,7 +401,6 @@ class Judge:
                 self.transport.call(self._ask_misses(calls, misses, keyed, verdicts, parse, schema, bar))
             finally:
                 self.cache.flush()  # the last partial batch of verdicts
-                self.cache.publish()  # shared verdicts: this run's new ones, as one shard
                 bar.close()
         return verdicts
 
@@ -455,6 +454,11 @@ class Judge:
         budget, clock and sleep: the judges of one submission spend one budget."""
         return Judge(replace(self.config, **changes), budget=self.budget, clock=self.stall.clock, sleep=self._sleep,
                      now=self._now, shared=self.cache.shared)
+
+    def publish(self) -> int:
+        """Shared verdicts: publish the new ones now (the end of a submission); returns how many."""
+        self.cache.flush()
+        return self.cache.publish()
 
     def close(self) -> None:
         if self._transport is not None:

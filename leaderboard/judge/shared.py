@@ -9,6 +9,11 @@ file and a reader needs no lock: it imports the shards it has not imported yet (
 A shard is committed with `parent_commit` (leaderboard/hub_calls.py): a commit on a stale head (412) or whose
 acknowledgement was lost is followed by a re-read; the shard is there (done) or it is committed again on the new
 head. A verdict is durable once its shard's commit is acknowledged: losing the worker then loses nothing.
+
+Small shards (one per submission or so) are merged: a judge that starts with COMPACT_AT unmerged shards writes
+them as one and deletes them, in one commit on the head it read them at (a shard published meanwhile refuses
+it, and the merge is read again); a reader that had imported them imports the merged shard's rows again
+(ignored: same keys, same verdicts).
 """
 from __future__ import annotations
 
@@ -26,25 +31,27 @@ log = logging.getLogger("leaderboard.judge.shared")
 
 SHARD_DIR = "verdicts"
 COLUMNS = ("key", "raw", "parsed")
-PUBLISH_BATCH = 4096  # verdicts waiting for a shard: published at once when this many have accumulated
-PUBLISH_AFTER_S = 60.0  # ... or when the oldest of them has waited this long (and at the end of every judge run)
+PUBLISH_BATCH = 16384  # verdicts waiting for a shard: published at once when this many have accumulated
+PUBLISH_AFTER_S = 300.0  # ... or when the oldest has waited this long (and at the end of every submission)
+COMPACT_AT = 32  # unmerged shards: a judge that starts with this many merges them into one
+MERGED = "merged-"  # the name of a merged shard starts so (merged shards are not merged again)
 MAX_RACES = 50  # commits lost to other writers before this shard waits for the next publish
 
 
 class SharedVerdicts:
     """The verdict shards of one private Hub dataset repo. `api` is an HfApi (default: the process's token
     and endpoint); `retry` the Hub retry rule, `clock` (monotonic seconds), `batch` and `after_s` the publish
-    rule read by the cache (tests pass their own)."""
+    rule read by the cache, `compact_at` the merge rule (tests pass their own)."""
 
     def __init__(self, repo: str, api=None, worker: str | None = None, retry: Retry = DEFAULT_RETRY,
                  clock: Callable[[], float] = time.monotonic, batch: int = PUBLISH_BATCH,
-                 after_s: float = PUBLISH_AFTER_S):
+                 after_s: float = PUBLISH_AFTER_S, compact_at: int = COMPACT_AT):
         if api is None:
             from huggingface_hub import HfApi
 
             api = HfApi()
         self.repo, self.api, self.retry = repo, api, retry
-        self.clock, self.batch, self.after_s = clock, batch, after_s
+        self.clock, self.batch, self.after_s, self.compact_at = clock, batch, after_s, compact_at
         name = worker or f"{os.uname().nodename}-{os.getpid()}"
         self.worker = "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:64]  # a safe file name
 
@@ -83,7 +90,7 @@ class SharedVerdicts:
         """Commit `rows` (key, raw, parsed JSON) as a new shard; returns its path. Raises HubUnavailable when the
         Hub keeps failing or other writers keep winning (the rows stay to be published later)."""
         data = encode_shard(rows)
-        path = f"{SHARD_DIR}/{self.worker}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}.parquet"
+        path = self._new_path()
         for _ in range(MAX_RACES):
             sha, paths = self.shard_paths()
             if path in paths:
@@ -93,13 +100,54 @@ class SharedVerdicts:
                 return path
         raise HubUnavailable(f"verdict shard {path}: lost {MAX_RACES} races to other writers")
 
+    def compact(self) -> tuple[str, list[str]] | None:
+        """Merge the unmerged shards into one when there are `compact_at` or more (each key once); returns the merged
+        shard's path and the shards it replaced, None when there was nothing to merge or the Hub did not let
+        it (tried again at the next start)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        for _ in range(MAX_RACES):
+            sha, paths = self.shard_paths()
+            small = [path for path in paths if not path[len(SHARD_DIR) + 1:].startswith(MERGED)]
+            if len(small) < self.compact_at:
+                return None
+            tables, read = [], []
+            for path in small:
+                try:
+                    data = read_file(self.api, self.repo, path, sha, self.retry)
+                    tables.append(pq.read_table(io.BytesIO(data), columns=list(COLUMNS)))
+                except HubUnavailable:
+                    return None
+                except Exception as exc:  # unreadable: left where it is, never deleted unread
+                    log.warning("verdict shard %s not merged (%s)", path, type(exc).__name__)
+                    continue
+                read.append(path)
+            merged = pa.concat_tables(tables)
+            keys = merged.column("key").to_pylist()
+            firsts = sorted({key: n for n, key in reversed(list(enumerate(keys)))}.values())
+            data = encode_table(merged.take(firsts) if len(firsts) < len(keys) else merged)
+            path = self._new_path(MERGED)
+            if commit(self.api, self.repo, f"merge {len(read)} verdict shards ({self.worker})", sha, {path: data},
+                      tuple(read), retry=self.retry):
+                return path, read
+        return None
+
+    def _new_path(self, prefix: str = "") -> str:
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        return f"{SHARD_DIR}/{prefix}{self.worker}-{stamp}-{uuid.uuid4().hex[:12]}.parquet"
+
 
 def encode_shard(rows: list[tuple[str, str, str]]) -> bytes:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     columns = list(zip(*rows)) if rows else [[] for _ in COLUMNS]
-    table = pa.table({name: pa.array(list(values), pa.string()) for name, values in zip(COLUMNS, columns)})
+    return encode_table(pa.table({name: pa.array(list(values), pa.string()) for name, values in zip(COLUMNS, columns)}))
+
+
+def encode_table(table) -> bytes:
+    import pyarrow.parquet as pq
+
     buffer = io.BytesIO()
     pq.write_table(table, buffer, compression="zstd")
     return buffer.getvalue()

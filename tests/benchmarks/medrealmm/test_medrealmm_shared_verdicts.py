@@ -168,3 +168,25 @@ def test_the_repo_is_read_from_judge_verdicts_repo(monkeypatch):
     assert JudgeConfig.from_env().verdicts_repo == REPO
     monkeypatch.delenv("JUDGE_VERDICTS_REPO")
     assert JudgeConfig.from_env().verdicts_repo is None
+
+
+def test_small_shards_are_merged_once_there_are_enough_and_no_verdict_is_lost(tmp_path, hub):
+    writer = shared(hub, "a")
+    writer.publish([("k1", "r1", '{"met": true}'), ("k2", "r2", '{"met": false}')])
+    writer.publish([("k2", "r2", '{"met": false}'), ("k3", "r3", '{"met": true}')])  # k2 judged twice
+    early = JudgeCache(tmp_path / "early.sqlite", shared(hub, "b", compact_at=3))
+    assert len(shards(hub)) == 2  # two small shards: not merged yet
+    writer.publish([("k4", "r4", '{"met": true}')])
+    merger = JudgeCache(tmp_path / "m.sqlite", shared(hub, "b", compact_at=3))
+    (path, rows), = shards(hub).items()  # one merged shard replaced the three
+    assert path.startswith(f"{SHARD_DIR}/merged-")
+    assert sorted(rows) == [("k1", "r1", '{"met": true}'), ("k2", "r2", '{"met": false}'),
+                            ("k3", "r3", '{"met": true}'), ("k4", "r4", '{"met": true}')]  # each key once
+    assert merger.pull() == 0  # it had read every merged shard: the merged one is not read again
+    fresh = JudgeCache(tmp_path / "f.sqlite", shared(hub, "a", compact_at=3))
+    assert early.pull() == 4  # imported before the merge: reads the merged shard (its two keys already held)
+    for cache in (early, merger, fresh):
+        assert cache.values_many(["k1", "k2", "k3", "k4"]) == [{"met": True}, {"met": False}, {"met": True},
+                                                               {"met": True}]
+        cache.close()
+    assert len(shards(hub)) == 1  # merged shards are not merged again
