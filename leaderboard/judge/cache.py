@@ -31,6 +31,9 @@ from ..fast_json import loads as decode
 from ..fast_json import loads_many as decode_many
 
 log = logging.getLogger("leaderboard.judge.cache")
+# a shard row whose key starts so is a reply's quoted digest (quoted_many's memo: digest, sha, "true"/"false"
+# flagged), not a verdict (verdict keys are hex)
+QUOTED_ROW = "q:"
 WRITE_BATCH = 256
 FLUSH_AFTER_S = 0.2  # a verdict waits at most this long for its batch: a SIGKILL later loses nothing
 # get_many and values_many read the whole table once when asked, in all, for a sixth of its rows: an index
@@ -189,9 +192,13 @@ class JudgeCache:
         try:
             self.shared.check_private()
             for name, rows in self.shared.read_new(known):
+                quoted = [(key[len(QUOTED_ROW):], sha, int(flag == "true")) for key, sha, flag in rows
+                          if key.startswith(QUOTED_ROW)]
                 with self._db_lock:
                     with self._db:
-                        self._db.executemany("INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?)", rows)
+                        self._db.executemany("INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?)",
+                                             [row for row in rows if not row[0].startswith(QUOTED_ROW)])
+                        self._db.executemany("INSERT OR IGNORE INTO quoted VALUES (?, ?, ?)", quoted)
                         self._db.execute("INSERT OR IGNORE INTO shards VALUES (?)", (name,))
                 read += len(rows)
         except HubConfigError:
@@ -224,6 +231,9 @@ class JudgeCache:
             with self._db_lock:
                 rows = self._db.execute("SELECT v.key, v.raw, v.parsed FROM unpublished u JOIN verdicts v "
                                         "ON v.key = u.key").fetchall()
+                rows += [(QUOTED_ROW + digest, sha, "true" if flagged else "false") for digest, sha, flagged in
+                         self._db.execute("SELECT q.digest, q.sha, q.flagged FROM unpublished u JOIN quoted q "
+                                          "ON u.key = ? || q.digest", (QUOTED_ROW,))]
             if not rows:
                 return 0
             try:
@@ -270,6 +280,14 @@ class JudgeCache:
                 with self._db:
                     self._db.executemany("INSERT OR REPLACE INTO quoted VALUES (?, ?, ?)",
                                          [(d, sha, int(flagged)) for d, (sha, flagged) in new.items()])
+                    if self.shared is not None:  # shared with the verdicts: another worker quotes nothing again
+                        self._db.executemany("INSERT OR IGNORE INTO unpublished VALUES (?)",
+                                             [(QUOTED_ROW + d,) for d in new])
+            if self.shared is not None:
+                with self._lock:
+                    self._unpublished += len(new)
+                    if self._unpublished_since is None:
+                        self._unpublished_since = self.shared.clock()
         return [found[digest] for digest in digests]
 
     def get(self, key: str, memory_only: bool = False) -> tuple[str, dict] | None:

@@ -2,7 +2,9 @@
 
 Each shard is `verdicts/<worker>-<time>-<random>.parquet` with one row per verdict: its cache key (`judge_key`,
 content-addressed: the key names the full request), the judge's raw answer and the parsed verdict (JSON text,
-as the local sqlite cache stores it). A shard is never rewritten or deleted, so two workers never write the same
+as the local sqlite cache stores it). Rows whose key starts with "q:" carry a reply's quoted digest instead
+(cache.quoted_many's memo: key "q:" + digest, raw the digest of the reply as quoted, parsed "true"/"false" for
+its flag), so a worker rescoring another's submission runs no injection detector either. A shard is never rewritten or deleted, so two workers never write the same
 file and a reader needs no lock: it imports the shards it has not imported yet (by name) into its local cache
 (the hot layer), and a key held by several shards is the same verdict of the same request.
 

@@ -3,8 +3,10 @@
 submission the first judged makes no judge call; a worker lost after publishing loses no verdict; what a worker
 could not publish is published by the next process on its disk; racing publishers both land.
 
-The tiny release of test_medrealmm_scoring.py: 9 criteria are judged (cases A, B, C: 3 each; E's reply is empty)."""
+The tiny release of test_medrealmm_scoring.py: 9 criteria are judged (cases A, B, C: 3 each; E's reply is empty),
+and each of the 3 replies' quoted digest is shared too (a "q:" row: the second worker runs no injection detector)."""
 import io
+import sqlite3
 import threading
 
 import pyarrow.parquet as pq
@@ -45,6 +47,14 @@ def judge(server, hub, token, cache, **kw):
                              backoff_max=0.02, timeout=5.0), shared=shared(hub, token, **kw))
 
 
+def memo(cache) -> list[tuple]:
+    return sorted(sqlite3.connect(cache).execute("SELECT digest, sha, flagged FROM quoted"))
+
+
+def verdict_rows(rows) -> list[tuple]:
+    return [row for row in rows if not row[0].startswith("q:")]
+
+
 def shards(hub) -> dict[str, list[tuple]]:
     """path -> its rows (key, raw, parsed) at the head of the verdict repo."""
     files = hub.repo("dataset", REPO).head.files
@@ -60,15 +70,17 @@ def test_a_second_worker_rescoring_a_judged_submission_makes_no_judge_call(built
     with FakeOpenAIServer(verdict_responder) as server:
         first = run(built, tmp_path, judge(server, hub, "a", tmp_path / "a.sqlite"))[1]
         assert server.calls() == 9 and first.metrics == EXPECTED
-        published = shards(hub)  # at the end of the judge's run: one shard, every verdict once
+        published = shards(hub)  # at the end of the submission: one shard, every verdict once
         assert len(published) == 1
         rows = next(iter(published.values()))
-        assert len(rows) == 9 and len({row[0] for row in rows}) == 9
+        assert len(verdict_rows(rows)) == 9 and len({row[0] for row in rows}) == 12  # + the 3 replies' digests
         second = run(built, tmp_path, judge(server, hub, "b", tmp_path / "b.sqlite"))[1]  # another disk
         assert server.calls() == 9  # not one call more
         assert second.metrics == first.metrics
         assert second.protocol["judge_stats"]["cache_hits"] == 9 and second.protocol["judge_stats"]["http_calls"] == 0
-        assert shards(hub) == published  # the second worker had nothing new to publish
+        # the second worker had nothing new to publish: not a verdict, not a reply quoted again
+        assert shards(hub) == published
+        assert memo(tmp_path / "b.sqlite") == memo(tmp_path / "a.sqlite") and len(memo(tmp_path / "a.sqlite")) == 3
 
 
 def test_a_worker_lost_after_publishing_loses_no_verdict(built, tmp_path, hub):
@@ -80,7 +92,8 @@ def test_a_worker_lost_after_publishing_loses_no_verdict(built, tmp_path, hub):
         result = run(built, tmp_path, judge(server, hub, "b", tmp_path / "b.sqlite"))[1]
         assert server.calls() == 9  # only C's 3 criteria were asked again
         assert result.metrics == EXPECTED
-        assert sorted(len(rows) for rows in shards(hub).values()) == [3, 6]
+        assert sorted(len(verdict_rows(rows)) for rows in shards(hub).values()) == [3, 6]
+        assert sorted(len(rows) for rows in shards(hub).values()) == [4, 8]  # with 1 and 2 replies' digests
 
 
 def test_verdicts_not_published_are_published_by_the_next_process_on_the_disk(built, tmp_path):
@@ -92,7 +105,7 @@ def test_verdicts_not_published_are_published_by_the_next_process_on_the_disk(bu
         assert shards(hub) == {}
         restarted = JudgeCache(tmp_path / "a.sqlite", shared(hub, "a"))  # publishes what was left, at start
         published = shards(hub)
-        assert [len(rows) for rows in published.values()] == [9]
+        assert [len(verdict_rows(rows)) for rows in published.values()] == [9]
         restarted.close()
         assert shards(hub) == published  # nothing twice
 
