@@ -157,7 +157,8 @@ def main() -> int:
             times[name]["wall"].append(wall)
             times[name]["cpu"].append(cpu)
     print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{args.repeats} interleaved runs each; medians [quartiles]; floor = plain read of the {rows:,} cached verdicts")
+    print(f"{args.repeats} interleaved runs each; medians [quartiles]; "
+          f"floor = plain read of the {rows:,} cached verdicts")
     for name in commands:
         for kind in ("wall", "cpu"):
             q1, median, q3 = quartiles(times[name][kind])

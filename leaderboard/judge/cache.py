@@ -12,8 +12,9 @@ the last fraction of a second; they are simply asked again.
 With `shared` (leaderboard/judge/shared.py: Parquet shards in a private Hub dataset) the file is the hot layer
 of the verdicts every worker shares: at start it imports the shards it has not imported yet, and the verdicts
 this process adds are published as a new shard (when PUBLISH_BATCH are waiting, when the oldest has waited
-PUBLISH_AFTER_S, at the end of every submission: `Judge.publish`, and on close). Until its shard is acknowledged a verdict is
-listed in the file's `unpublished` table, so a worker restarted on the same disk publishes what it left.
+PUBLISH_AFTER_S, at the end of every submission: `Judge.publish`, and on close). Until its shard is
+acknowledged a verdict is listed in the file's `unpublished` table, so a worker restarted on the same disk
+publishes what it left.
 """
 from __future__ import annotations
 

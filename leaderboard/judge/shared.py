@@ -4,9 +4,10 @@ Each shard is `verdicts/<worker>-<time>-<random>.parquet` with one row per verdi
 content-addressed: the key names the full request), the judge's raw answer and the parsed verdict (JSON text,
 as the local sqlite cache stores it). Rows whose key starts with "q:" carry a reply's quoted digest instead
 (cache.quoted_many's memo: key "q:" + digest, raw the digest of the reply as quoted, parsed "true"/"false" for
-its flag), so a worker rescoring another's submission runs no injection detector either. A shard is never rewritten or deleted, so two workers never write the same
-file and a reader needs no lock: it imports the shards it has not imported yet (by name) into its local cache
-(the hot layer), and a key held by several shards is the same verdict of the same request.
+its flag), so a worker rescoring another's submission runs no injection detector either. A shard is never
+rewritten (only merged, below), so two workers never write the same file and a reader needs no lock: it
+imports the shards it has not imported yet (by name) into its local cache (the hot layer), and a key held by
+several shards is the same verdict of the same request.
 
 A shard is committed with `parent_commit` (leaderboard/hub_calls.py): a commit on a stale head (412) or whose
 acknowledgement was lost is followed by a re-read; the shard is there (done) or it is committed again on the new
