@@ -143,7 +143,8 @@ class Judge:
                  sleep: Callable[[float], Any] | None = None, now: Callable[[], float] = time.time, shared=None):
         """`budget` is shared by the judges of one submission (a second judge, an XML-mode sibling); `clock`
         (monotonic seconds), `sleep` (an async sleep; None: asyncio's) and `now` (epoch seconds, for Retry-After
-        dates) are injected by tests. `shared`: the SharedVerdicts of `config.verdicts_repo` (built from it when None)."""
+        dates) are injected by tests. `shared`: the SharedVerdicts of `config.verdicts_repo` (built from it when
+        None)."""
         if config.response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}")
         self.config = config
