@@ -203,3 +203,38 @@ def test_small_shards_are_merged_once_there_are_enough_and_no_verdict_is_lost(tm
                                                                {"met": True}]
         cache.close()
     assert len(shards(hub)) == 1  # merged shards are not merged again
+
+
+def test_two_cli_processes_as_users_run_them_share_verdicts_through_the_env(built, tmp_path, hub):
+    """`python -m leaderboard score` on two cache folders (two machines), configured only by JUDGE_VERDICTS_REPO,
+    HF_ENDPOINT and HF_TOKEN: the second process makes no judge call; a public repo is a clear error."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from hub_space import hub_env
+    from test_medrealmm_scoring import write_predictions
+
+    root = Path(__file__).resolve().parents[3]
+    pred = write_predictions(tmp_path / "pred.jsonl", PREDICTIONS)
+
+    def score(server, token, cache, repo=REPO):
+        env = {**hub_env(hub.url, token, tmp_path / f"home-{token}"), "JUDGE_VERDICTS_REPO": repo}
+        out = tmp_path / f"{cache}.json"
+        done = subprocess.run([sys.executable, "-m", "leaderboard", "score", "medrealmm", str(pred), "--data", str(built),
+                               "--cache-dir", str(tmp_path / cache), "--judge-base-url", server.base_url,
+                               "--judge-model", "fake-judge", "--resamples", "0", "--quiet", "--json", str(out)],
+                              cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        return done, (json.loads(out.read_text()) if done.returncode == 0 else None)
+
+    with FakeOpenAIServer(verdict_responder) as server:
+        _, first = score(server, "a", "cache-a")
+        assert server.calls() == 9 and first["metrics"] == EXPECTED
+        _, second = score(server, "b", "cache-b")
+        assert server.calls() == 9 and second["metrics"] == EXPECTED
+        assert second["protocol"]["judge_stats"]["http_calls"] == 0
+        hub.create("dataset", "lab/open-verdicts", private=False)
+        refused, _ = score(server, "b", "cache-c", repo="lab/open-verdicts")
+        assert refused.returncode == 2 and "lab/open-verdicts is public" in refused.stderr
+        assert "Traceback" not in refused.stderr and server.calls() == 9
