@@ -70,10 +70,12 @@ def make_release(folder: Path, cases: int, image_kb: int, seed: int = 0) -> None
 
 
 def make_predictions(path: Path, cases: int) -> None:
+    """One reply per case, each different (as a model's are): a reply repeated 5,620 times would let every
+    per-reply memo (the injection detector's, a text hash's) hide its cost behind one computation."""
     with path.open("w", encoding="utf-8") as handle:
         for c in range(cases):
-            handle.write(json.dumps({"id": f"B{c:05d}", "response": "从照片看考虑湿疹，建议外用药物两周，注意保湿。" * 3},
-                                    ensure_ascii=False) + "\n")
+            reply = f"从照片看考虑湿疹（第{c}例），建议外用药物{c % 5 + 1}周，注意保湿。" * 3
+            handle.write(json.dumps({"id": f"B{c:05d}", "response": reply}, ensure_ascii=False) + "\n")
 
 
 def responder(body: dict) -> str:
@@ -158,9 +160,8 @@ def rescore_table(child: list[str], cache: Path, repeats: int) -> None:
           f"read of the {floors[-1]['rows']:,} cached rows {floor:.2f} s: ratio {project / floor:.1f}x "
           f"(medians of {repeats} interleaved runs)")
     print(f"  vs the same read + pyarrow reads of the prediction file and the dataset's dialogues with images "
-          f"({fair[-1]['read']:,} rows) {fairer:.2f} s: ratio {project / fairer:.1f}x; target 3x: "
-          f"{'met' if project <= 3 * floor else 'not met'} against the plain floor, "
-          f"{'met' if project <= 3 * fairer else 'not met'} against the fairer one")
+          f"({fair[-1]['read']:,} rows) {fairer:.2f} s: ratio {project / fairer:.1f}x (in-process, imports left out: "
+          "no pass/fail here; the 3x check times whole processes with the CLI's defaults: bench/rescore_cli.py)")
     cpu = {name: statistics.median(r["cpu"] for r in runs) for name, runs in
            (("project", projects), ("floor", floors), ("fair", fair))}
     print(f"  CPU seconds (process time, all threads; robust to other jobs): rescore {cpu['project']:.2f} s, plain "

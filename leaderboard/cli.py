@@ -17,6 +17,7 @@ from .run_settings import RunSettingsError, read_run_settings
 from .scoring import load_key, score_file, validate_file
 from .scoring_services import CODER_CHOICES, ServiceConfigError, ServiceOptions, configure_services, judge_limits
 from .disclosure import Policy
+from .hub_calls import HubConfigError
 from .settings import Settings, SettingsError
 from .startup import skip_pyarrow_pandas_probe
 
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "validate":
             return _validate(args)
         return _score(args)
-    except (AnswerKeyError, ServiceConfigError, SettingsError) as exc:
+    except (AnswerKeyError, ServiceConfigError, SettingsError, HubConfigError) as exc:  # Hub: JUDGE_VERDICTS_REPO
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except IcdServiceError as exc:  # the WHO ICD-API (or a local container) is down or refusing

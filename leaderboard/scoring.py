@@ -70,6 +70,12 @@ def score_file(benchmark: Benchmark | str, predictions: Path, data: Path, contex
     context = context or ScoringContext()
     if context.data_path is None:
         context.data_path = Path(data)
-    result = benchmark.score(key, report, context)
+    try:
+        result = benchmark.score(key, report, context)
+    finally:  # the end of a submission: its new judge verdicts go to the shared repo now (judge/shared.py)
+        for name in ("judge", "judge_2"):
+            publish = getattr(context.service(name), "publish", None)
+            if publish is not None:
+                publish()
     result.protocol["validation"] = {"errors": len(report.errors), "warnings": len(report.warnings)}
     return report, result

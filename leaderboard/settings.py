@@ -63,6 +63,7 @@ class Settings:
     judge_call_attempts: int = 3  # JUDGE_CALL_ATTEMPTS: HTTP attempts per judge call (retries and re-asks)
     judge_budget: float = 3000.0  # JUDGE_BUDGET: seconds for all judge calls of one submission (0: none)
     judge_stall: float = 60.0  # JUDGE_STALL: seconds without a usable judge answer before giving up (0: never)
+    judge_verdicts_repo: str | None = None  # JUDGE_VERDICTS_REPO: private Hub dataset of shared judge verdicts
     # predict
     predict_api_key: str | None = None  # PREDICT_API_KEY: key for the endpoint `predict` calls
 
@@ -95,7 +96,7 @@ ENV_NAMES = {
     "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",
     "judge_model": "JUDGE_MODEL", "judge_model_2": "JUDGE_MODEL_2", "judge_api_key": "JUDGE_API_KEY",
     "judge_timeout": "JUDGE_TIMEOUT", "judge_call_attempts": "JUDGE_CALL_ATTEMPTS", "judge_budget": "JUDGE_BUDGET",
-    "judge_stall": "JUDGE_STALL",
+    "judge_stall": "JUDGE_STALL", "judge_verdicts_repo": "JUDGE_VERDICTS_REPO",
     "predict_api_key": "PREDICT_API_KEY",
 }
 

@@ -233,20 +233,21 @@ def _met(value: dict) -> bool:
     return value["met"]
 
 
-def criterion_keys(judge, case: CaseContext, response: str, criteria: list[str], prompt: Prompt
-                   ) -> tuple[list[str], bool]:
+def criterion_keys(judge, case: CaseContext, response: str, criteria: list[str], prompt: Prompt,
+                   quoted: tuple[str, bool] | None = None) -> tuple[list[str], bool]:
     """(the cache key of each of `criterion_calls`, whether the reply was flagged as addressing the grader),
-    without building the calls (for `judge.lookup`): a rescore keys 50,586 criteria."""
-    _, item = _shared(case, response)
+    without building the calls (for `judge.lookup`): a rescore keys 50,586 criteria. `quoted`: the reply's
+    `judge.quoted_many` entry (memoised: no injection detector run)."""
+    _, item = _shared(case, response, quoted)
     return judge.item_keys(prompt, VERDICT_SCHEMA, item, "criterion", criteria), item[2]
 
 
-def _shared(case: CaseContext, response: str) -> tuple[dict, tuple]:
+def _shared(case: CaseContext, response: str, quoted: tuple[str, bool] | None = None) -> tuple[dict, tuple]:
     """The variables every criterion call of a case shares, and their digest (the case's part of every
     criterion's cache key, hashed once; from the images or the dataset's digests of them)."""
     shared = {"department": case.department, "patient_metadata": case.patient_metadata, "dialogue": case.dialogue,
               "candidate": response}
-    return shared, item_digest(shared, case.images, image_sha256=case.image_sha256)
+    return shared, item_digest(shared, case.images, image_sha256=case.image_sha256, quoted=quoted)
 
 
 def default_prompt() -> Prompt:

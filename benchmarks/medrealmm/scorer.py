@@ -257,11 +257,15 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
              else None)
     for batch in keyed or ():
         keys, flags, owners = [], [], []
+        # each reply's part of the keys, memoised by the judge's cache: a rescore runs no injection detector
+        quoted = (iter(judge.quoted_many([replies[c.case_id] for c in batch if c.image_sha256 is not None]))
+                  if hasattr(judge, "quoted_many") else None)
         for case in batch:
             order.append(case.case_id)
             if case.image_sha256 is not None:  # else its images are read and hashed below
                 criteria = rubrics.of(index[case.case_id])
-                case_keys, flagged = criterion_keys(judge, case, replies[case.case_id], criteria, prompt)
+                case_keys, flagged = criterion_keys(judge, case, replies[case.case_id], criteria, prompt,
+                                                    next(quoted) if quoted is not None else None)
                 keys += case_keys
                 flags += [flagged] * len(case_keys)
                 owners.append((case.case_id, len(case_keys), flagged))

@@ -2,7 +2,16 @@
 from .cache import item_digest, judge_key
 from .client import Judge, JudgeCall, JudgeConfig, JudgeParseError, JudgeVerdict, item_key_id, parse_json_object
 from .prompts import Prompt, load_prompt
-from .safety import find_injection, quote_candidate, redact
+
+_SAFETY = ("find_injection", "quote_candidate", "redact")  # the injection detector: imported when first named
+
+
+def __getattr__(name: str):
+    if name in _SAFETY:
+        from . import safety
+
+        return getattr(safety, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 NO_JUDGE = "LLM judge not configured: set JUDGE_BASE_URL and JUDGE_MODEL (or --judge-base-url/--judge-model)"
 
