@@ -41,7 +41,7 @@ CONFIGS = ("chains", "cross_modal", "items", "ablations")
 # --- the runs (each executed in a fresh subprocess: `--run NAME`) ---------------------------------
 
 def run_ours(source: Path, out: Path, num_proc: int) -> dict:
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
 
     report = build(registry.adapter("xpcr"), source, out, progress=False, num_proc=num_proc)

@@ -50,7 +50,7 @@ def _partial_xpcr(source: Path, out: Path) -> Path:
 def prepare(work: Path, only: tuple[str, ...] = BENCHMARKS) -> None:
     sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     work.mkdir(parents=True, exist_ok=True)
     sets = {}
@@ -73,7 +73,7 @@ def prepare(work: Path, only: tuple[str, ...] = BENCHMARKS) -> None:
 
 def _synthetic_xpcr(work: Path, sets: dict) -> None:
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     import xpcr_scale
 
     folder = work / "xpcr"
@@ -86,7 +86,7 @@ def _synthetic_xpcr(work: Path, sets: dict) -> None:
 
 def _synthetic_medcmr(work: Path, sets: dict) -> None:
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     import medcmr_scale
 
     folder = work / "medcmr"
@@ -99,7 +99,7 @@ def _synthetic_medcmr(work: Path, sets: dict) -> None:
 
 def _synthetic_medreamm(work: Path, sets: dict) -> None:
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     import medreamm_scoring
 
     folder = work / "medreamm"
@@ -113,10 +113,10 @@ def _synthetic_medreamm(work: Path, sets: dict) -> None:
 CHILD = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from leaderboard.benchmark import ScoringContext
-from leaderboard.matching.embedder import HashingEmbedder
-from leaderboard.matching.icd import OfflineTitleCoder
-from leaderboard.scoring import score_file
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.matching.embedder import HashingEmbedder
+from leaderboard.scoring.matching.icd import OfflineTitleCoder
+from leaderboard.scoring.score_file import score_file
 sets = json.load(open(sys.argv[2]))
 out = {}
 for label, s in sets.items():

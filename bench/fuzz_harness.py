@@ -130,7 +130,7 @@ def fuzz_main(name: str, one_input: Callable[[bytes], None]) -> int:
             one_input(seed.read_bytes())
         except Exception:  # noqa: BLE001 - findings are reported by the run itself
             pass
-    from leaderboard.isolation import _cap_memory  # the scoring child's own cap (imports only the stdlib)
+    from leaderboard.scoring.isolation import _cap_memory  # the scoring child's own cap (imports only the stdlib)
 
     _cap_memory(MEMORY_MB)
     if "--smoke" in args:

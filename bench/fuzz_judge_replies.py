@@ -10,8 +10,8 @@ with instrumented():
     from benchmarks.clinmm.judging import matching_parser, parse_accuracy_xml, parse_facts
     from benchmarks.medcmr.judging import parse_scores
     from benchmarks.medrealmm.judging import clean_response, parse_verdict
-    from leaderboard.judge import JudgeParseError
-    from leaderboard.judge.safety import redact
+    from leaderboard.scoring.judge import JudgeParseError
+    from leaderboard.scoring.judge.safety import redact
 
 PARSERS = (parse_scores, parse_verdict, parse_accuracy_xml, parse_facts, matching_parser(3, 2), matching_parser(1, 4))
 

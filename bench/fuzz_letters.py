@@ -1,4 +1,4 @@
-"""Fuzzes the option-letter parser (leaderboard/letters.py) with arbitrary text; see bench/fuzz_harness.py."""
+"""Fuzzes the option-letter parser (leaderboard/scoring/letters.py) with arbitrary text; see bench/fuzz_harness.py."""
 from __future__ import annotations
 
 import sys
@@ -6,7 +6,7 @@ import sys
 from fuzz_harness import fuzz_main, instrumented
 
 with instrumented():
-    from leaderboard.letters import LETTERS, parse_letter
+    from leaderboard.scoring.letters import LETTERS, parse_letter
 
 LETTER_SETS = (LETTERS, "ABCD", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 

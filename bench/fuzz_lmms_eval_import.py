@@ -1,4 +1,4 @@
-"""Fuzzes the lmms-eval log import (leaderboard/lmms_eval_import.py): the input is a samples file and a results
+"""Fuzzes the lmms-eval log import (leaderboard/harness/lmms_eval_import.py): the input is a samples file and a results
 file (split at the first line `=====`); `collect` imports them or raises ImportProblem; see bench/fuzz_harness.py."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from fuzz_harness import fuzz_main, instrumented
 
 with instrumented():
-    from leaderboard.lmms_eval_import import ImportProblem, collect, previews, settings
+    from leaderboard.harness.lmms_eval_import import ImportProblem, collect, previews, settings
 
 FOLDER = Path(tempfile.mkdtemp(prefix="fuzz-lmms-"))
 

@@ -1,4 +1,4 @@
-"""Fuzzes the Parquet guard (leaderboard/parquet_guard.py, parquet_pages.py) directly, with small limits: a file is
+"""Fuzzes the Parquet guard (leaderboard/intake/parquet_guard.py, parquet_pages.py) directly, with small limits: a file is
 read within its budget or refused with ParquetRefused; what it returns never decodes past the budget; see
 bench/fuzz_harness.py. Seeds: tests/fuzz/parquet_guard/ (small files, a dictionary bomb, a forged footer)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from fuzz_harness import fuzz_main, instrumented
 
 with instrumented():
-    from leaderboard.parquet_guard import ParquetRefused, read_guarded
+    from leaderboard.intake.parquet_guard import ParquetRefused, read_guarded
 
 PATH = Path(tempfile.mkdtemp(prefix="fuzz-parquet-")) / "upload.parquet"
 MAX_ROWS, MAX_BYTES = 10_000, 2_000_000

@@ -10,7 +10,7 @@ from pathlib import Path
 from fuzz_harness import instrumented
 
 with instrumented():
-    from leaderboard.prediction_files import FieldSpec, PredictionSchema, validate
+    from leaderboard.intake.prediction_files import FieldSpec, PredictionSchema, validate
 
 SCHEMA = PredictionSchema(
     fields=(FieldSpec("diagnoses", "string_list", max_items=100, scored_items=10), FieldSpec("response", "string"),

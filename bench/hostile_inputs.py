@@ -47,13 +47,13 @@ def peak_mb():  # VmHWM: ru_maxrss would carry the parent's peak across exec
     return int([l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]) / 1000
 from pathlib import Path
 kind, path, data = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-from leaderboard.run_settings import RunSettingsError, read_run_settings
+from leaderboard.intake.run_settings import RunSettingsError, read_run_settings
 key = None
 if kind != "settings":  # imports and the answer key are loaded before the clock starts
     from leaderboard import registry
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.scoring import load_key, score_file
-    from leaderboard.upload_check import CheckJob
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.score_file import load_key, score_file
+    from leaderboard.operations.upload_check import CheckJob
     key = load_key(registry.scorer(kind), data)
 before = peak_mb()
 start = time.perf_counter()
@@ -91,7 +91,7 @@ def measure(kind: str, path: Path, data: Path) -> dict:
 
 def main() -> int:
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     work = Path(tempfile.mkdtemp(prefix="hostile-bench-"))
     for name in ("medreamm", "medcmr"):

@@ -22,7 +22,7 @@ from dataset_builders.stage import build  # noqa: E402
 from fake_hub_server import FakeHub  # noqa: E402
 from fault_proxy import FaultProxy  # noqa: E402
 from hub_fault_run import TOKENS, run_workers, seeded_queue, writes  # noqa: E402
-from leaderboard import registry  # noqa: E402
+from leaderboard.scoring import registry  # noqa: E402
 
 
 def one_run(data: Path, scratch: Path, n: int, lease: float, rate: float | None, delay: float, seed: int) -> dict:

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from leaderboard.judge import classifier  # noqa: E402
-from leaderboard.judge.safety import _INJECTION, _classified, _views, find_injection, split_sentences  # noqa: E402
-from leaderboard.judge.normalize import plain  # noqa: E402
+from leaderboard.scoring.judge import classifier  # noqa: E402
+from leaderboard.scoring.judge.safety import _INJECTION, _classified, _views, find_injection, split_sentences  # noqa: E402
+from leaderboard.scoring.judge.normalize import plain  # noqa: E402
 
 # tune: what the patterns were grown from. held-out: written before tuning by the same author, never tuned
 # on (so not independent of the author's idea of an attack). Each probe was written after a round of

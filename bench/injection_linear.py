@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import re2  # noqa: E402
 
-from leaderboard.judge.injection_patterns import PATTERNS  # noqa: E402
-from leaderboard.judge import classifier  # noqa: E402
-from leaderboard.judge.safety import find_injection, injection_kinds, quote_candidate, redact, split_sentences  # noqa: E402
+from leaderboard.scoring.judge.injection_patterns import PATTERNS  # noqa: E402
+from leaderboard.scoring.judge import classifier  # noqa: E402
+from leaderboard.scoring.judge.safety import find_injection, injection_kinds, quote_candidate, redact, split_sentences  # noqa: E402
 
 TARGET = 0.1
 

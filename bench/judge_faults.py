@@ -34,7 +34,7 @@ def main() -> int:
     args = parser.parse_args()
     from dataset_builders.stage import build
     from fake_openai_server import FakeOpenAIServer
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

@@ -56,12 +56,12 @@ def criteria_per_case(release: Path) -> list[int]:
 def run_judge_load(work: Path, cases: int, concurrency: int, latency: float, log=print) -> dict:
     from fake_openai_server import FakeOpenAIServer
 
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.judge import Judge, JudgeConfig
-    from leaderboard.service import Service, SubmissionForm
-    from leaderboard.store import LocalStore
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.judge import Judge, JudgeConfig
+    from leaderboard.operations.service import Service, SubmissionForm
+    from leaderboard.operations.store import LocalStore
 
     t = time.perf_counter()
     make_release(work / "release", cases, image_kb=2)

@@ -80,7 +80,7 @@ HELD_OUT = [
 
 
 def attacks() -> tuple[list[str], list[str], list[str], list[str], int]:
-    from leaderboard.judge.safety import find_injection
+    from leaderboard.scoring.judge.safety import find_injection
 
     rows = [json.loads(line) for line in (ROOT / "tests" / "hostile" / "injections.jsonl").read_text(encoding="utf-8").splitlines()
             if line.strip()]
@@ -141,7 +141,7 @@ def formats():
 def judge_once(fmt, answer, responder):
     """`fmt`'s verdict on `answer` through the real client, from a fake judge answering with `responder`."""
     from fake_openai_server import FakeOpenAIServer
-    from leaderboard.judge import Judge, JudgeConfig
+    from leaderboard.scoring.judge import Judge, JudgeConfig
 
     with FakeOpenAIServer(responder) as server:
         judge = Judge(JudgeConfig(base_url=server.base_url, model="fake-judge", backoff_base=0.01, backoff_max=0.02,

@@ -47,7 +47,7 @@ def responder(body: dict) -> str:
 
 
 def project_rate(base_url: str, concurrency: int, n: int, work: Path, run: int) -> tuple[float, float]:
-    from leaderboard.judge import Judge, JudgeCall, JudgeConfig, load_prompt, parse_json_object
+    from leaderboard.scoring.judge import Judge, JudgeCall, JudgeConfig, load_prompt, parse_json_object
 
     prompt = load_prompt("bench", folder=work)
     cache = work / f"cache-{concurrency}-{run}.sqlite"

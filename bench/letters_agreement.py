@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard.letters import RULE_VERSION, parse_letter  # noqa: E402
+from leaderboard.scoring.letters import RULE_VERSION, parse_letter  # noqa: E402
 
 
 def _options(case: dict) -> list[str] | None:

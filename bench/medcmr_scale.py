@@ -94,14 +94,14 @@ def phase(name: str, data: Path, pred: Path) -> dict:
 
         count = pa_json.read_json(pred).num_rows
     elif name == "validate":
-        from leaderboard.scoring import validate_file
+        from leaderboard.scoring.score_file import validate_file
 
         report, _ = validate_file("medcmr", pred, data)
         count = report.n_valid
         extra = {"path": report.path}
     elif name == "score":
-        from leaderboard.benchmark import ScoringContext
-        from leaderboard.scoring import score_file
+        from leaderboard.scoring.benchmark import ScoringContext
+        from leaderboard.scoring.score_file import score_file
 
         _, result = score_file("medcmr", pred, data, ScoringContext())
         count = result.n_answered

@@ -88,19 +88,19 @@ def responder(body: dict) -> str:
 
 def phase(base_url: str, data: Path, pred: Path, cache: Path, concurrency: int, tuned: bool) -> dict:
     """Runs in a child process: one score, with timings and judge stats."""
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.judge import Judge, JudgeConfig
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.judge import Judge, JudgeConfig
+    from leaderboard.scoring.score_file import score_file
 
     import numpy.ma  # noqa: F401  np.quantile's first call imports it (~0.04 s)
     import numpy.random  # noqa: F401  the bootstrap's (~0.02 s)
 
-    import leaderboard.file_hints  # noqa: F401  validation's
+    import leaderboard.intake.file_hints  # noqa: F401  validation's
     import pyarrow.compute  # noqa: F401  imports are not timed, as in the floor (the scorer imports these lazily)
     import pyarrow.json  # noqa: F401
 
-    import leaderboard.prediction_files_columnar  # noqa: F401
-    from leaderboard import registry
+    import leaderboard.intake.prediction_files_columnar  # noqa: F401
+    from leaderboard.scoring import registry
 
     registry.scorer("medrealmm")
     config = JudgeConfig(base_url=base_url, model="fake-judge", cache_path=cache, concurrency=concurrency, timeout=30.0)
@@ -124,7 +124,7 @@ def floor_phase(cache: Path, data: Path | None = None, pred: Path | None = None)
     import pyarrow.json as pa_json  # imports are not timed (nor are the rescore's)
     import pyarrow.parquet as pq
 
-    from leaderboard.answer_key import config_files
+    from leaderboard.intake.answer_key import config_files
 
     start, cpu = time.perf_counter(), time.process_time()
     db = sqlite3.connect(str(cache))
@@ -215,7 +215,7 @@ def main() -> int:
         print(json.dumps(phase(url, Path(data), Path(pred), Path(cache), int(concurrency), tuned == "1")))
         return 0
 
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
     sys.path.insert(0, str(ROOT / "bench"))
     from fake_judge_pool import FakeJudgePool

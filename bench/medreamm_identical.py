@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from leaderboard.benchmark import ScoringContext
-from leaderboard.matching.embedder import HashingEmbedder
-from leaderboard.matching.icd import OfflineTitleCoder
-from leaderboard.scoring import score_file
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.matching.embedder import HashingEmbedder
+from leaderboard.scoring.matching.icd import OfflineTitleCoder
+from leaderboard.scoring.score_file import score_file
 _, r = score_file("medreamm", sys.argv[2], sys.argv[3],
                   ScoringContext(icd_coder=OfflineTitleCoder(), embedder=HashingEmbedder(), keep_per_item=True))
 json.dump({"metrics": r.metrics, "ci": r.ci, "strata": r.strata, "per_item": r.per_item, "pending": r.pending,

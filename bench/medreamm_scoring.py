@@ -37,7 +37,7 @@ def make_release(folder: Path, cases: int, seed: int = 0) -> list[dict]:
     """Synthetic cases in the authors' format; images are a small shared pool of real PNGs."""
     from PIL import Image
 
-    from leaderboard.matching.icd_offline import _load_index, find_gnuhealth_diseases_xml  # the coder's own data
+    from leaderboard.scoring.matching.icd_offline import _load_index, find_gnuhealth_diseases_xml  # the coder's own data
 
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -102,10 +102,10 @@ def phase(name: str, data: Path, pred: Path, bootstrap_compare: bool = False, in
         hit = np.asarray(pc.equal(flat, pc.take(primary, pa.array(parent)))).astype(np.float64)
         rate = np.bincount(parent, weights=hit, minlength=key.num_rows).clip(max=1).mean()
         return {"seconds": time.perf_counter() - t0, "items": key.num_rows, "top10": float(rate)}
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.matching.embedder import HashingEmbedder
-    from leaderboard.matching.icd import OfflineTitleCoder
-    from leaderboard.scoring import score_file, validate_file
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.matching.embedder import HashingEmbedder
+    from leaderboard.scoring.matching.icd import OfflineTitleCoder
+    from leaderboard.scoring.score_file import score_file, validate_file
 
     t1 = time.perf_counter()
     # the title index read from the cache folder as the CLI (--cache-dir) and the worker do
@@ -129,7 +129,7 @@ def _bootstrap_methods(result, ctx) -> dict:
     on the same per-item matrix and seed: seconds of each and the largest CI endpoint difference (pp)."""
     import numpy as np
 
-    from leaderboard.metrics.bootstrap import bootstrap_means
+    from leaderboard.scoring.metrics.bootstrap import bootstrap_means
 
     names = sorted(next(iter(result.per_item.values())))
     matrix = np.array([[row[n] for n in names] for row in result.per_item.values()], dtype=np.float64)
@@ -182,7 +182,7 @@ def icd_index_stored(folder: Path) -> bool:
 
 
 def ctx_resamples() -> int:
-    from leaderboard.metrics.bootstrap import DEFAULT_RESAMPLES
+    from leaderboard.scoring.metrics.bootstrap import DEFAULT_RESAMPLES
 
     return DEFAULT_RESAMPLES
 
@@ -227,7 +227,7 @@ def main() -> int:
         data, pred = work / "hub" / "medreamm", work / "preds.jsonl"
         index_store = args.workdir / "cache"
         if not icd_index_stored(index_store):  # kept from one run to the next, as in `.cache`: made once, untimed
-            from leaderboard.matching.icd_offline import OfflineTitleCoder
+            from leaderboard.scoring.matching.icd_offline import OfflineTitleCoder
 
             OfflineTitleCoder(index_store=index_store)
         runs: dict[str, list[dict]] = {"project": [], "floor": []}

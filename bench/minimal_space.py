@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from leaderboard import registry  # noqa: E402
+from leaderboard.scoring import registry  # noqa: E402
 
 SHOWN = 500
 

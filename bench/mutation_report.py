@@ -9,7 +9,7 @@ counted apart.
 
     .venv/bin/python bench/mutation_report.py                  # read mutants/ and print the table
     .venv/bin/python bench/mutation_report.py --run            # run mutmut first (nice, 1 child, narrow tests)
-    .venv/bin/python bench/mutation_report.py --run "leaderboard.metrics.*"   # one part of the core
+    .venv/bin/python bench/mutation_report.py --run "leaderboard.scoring.metrics.*"   # one part of the core
     .venv/bin/python bench/mutation_report.py --survivors      # also list the surviving mutants
 
 Score = (killed + timeout) / (checked - equivalent), the share of the plantable bugs the suite catches.
@@ -35,17 +35,17 @@ GOAL = 90.0
 # The core, as modules mutmut mutates (setup.cfg only_mutate) and, for modules that hold more than
 # core code, the functions that belong to the core (glob on the mutant's function name).
 CORE: dict[str, tuple[str, ...]] = {
-    "leaderboard/metrics/*.py": ("*",),
-    "leaderboard/letters.py": ("*",),
-    "leaderboard/option_text.py": ("*",),
-    "leaderboard/tie_groups.py": ("*",),
+    "leaderboard/scoring/metrics/*.py": ("*",),
+    "leaderboard/scoring/letters.py": ("*",),
+    "leaderboard/scoring/option_text.py": ("*",),
+    "leaderboard/publishing/tie_groups.py": ("*",),
     "benchmarks/*/parsing.py": ("*",),
     "benchmarks/clinmm/metrics.py": ("*",),
-    "leaderboard/prediction_files.py": ("*",),
-    "leaderboard/prediction_files_columnar.py": ("*",),
-    "leaderboard/store.py": ("atomic_write", "LocalStore._write", "LocalStore.write_json", "LocalStore.write_bytes",
+    "leaderboard/intake/prediction_files.py": ("*",),
+    "leaderboard/intake/prediction_files_columnar.py": ("*",),
+    "leaderboard/operations/store.py": ("atomic_write", "LocalStore._write", "LocalStore.write_json", "LocalStore.write_bytes",
                              "LocalStore.save_result"),
-    "leaderboard/tables.py": ("spreadsheet_safe", "export_csv", "export_json"),
+    "leaderboard/publishing/tables.py": ("spreadsheet_safe", "export_csv", "export_json"),
 }
 
 # The narrowest tests that reach each module: mutmut runs, for every mutant, every selected test that called
@@ -54,20 +54,20 @@ CORE: dict[str, tuple[str, ...]] = {
 # only the tests whose id contains one of these strings. Narrower means fewer kills, never more: the score is
 # conservative. It edits mutants/mutmut-stats.json (the tests-per-function map of the last stats collection).
 NARROW: dict[str, tuple[str, ...]] = {
-    "leaderboard.letters.": ("tests/test_letters.py", "tests/parsing/"),
-    "leaderboard.option_text.": ("tests/parsing/",),
-    "leaderboard.metrics.rubric.": ("tests/test_metric_boundaries.py", "test_rubric_scores_pure_function_edges"),
-    "leaderboard.metrics.calibration.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
+    "leaderboard.scoring.letters.": ("tests/test_letters.py", "tests/parsing/"),
+    "leaderboard.scoring.option_text.": ("tests/parsing/",),
+    "leaderboard.scoring.metrics.rubric.": ("tests/test_metric_boundaries.py", "test_rubric_scores_pure_function_edges"),
+    "leaderboard.scoring.metrics.calibration.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
                                          "tests/benchmarks/xpcr/test_xpcr_metrics.py",
                                          "tests/benchmarks/xpcr/test_xpcr_uas_tiers.py"),
-    "leaderboard.metrics.bootstrap.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
+    "leaderboard.scoring.metrics.bootstrap.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
                                        "tests/benchmarks/xpcr/test_xpcr_metrics.py"),
-    "leaderboard.tie_groups.": ("tests/test_ranking.py", "tests/test_tie_groups_paired.py",
+    "leaderboard.publishing.tie_groups.": ("tests/test_ranking.py", "tests/test_tie_groups_paired.py",
                                 "tests/test_metric_boundaries.py", "tests/test_tables_and_space.py"),
     "benchmarks.clinmm.metrics.": ("tests/test_metric_boundaries.py", "tests/benchmarks/clinmm/test_clinmm_scoring.py"),
-    "leaderboard.prediction_files_columnar.": ("tests/test_columnar_differential.py", "tests/test_predictions_validation.py",
+    "leaderboard.intake.prediction_files_columnar.": ("tests/test_columnar_differential.py", "tests/test_predictions_validation.py",
                                                "tests/test_columnar_partial_coverage.py"),
-    "leaderboard.prediction_files.": ("tests/test_prediction_files_edges.py", "tests/test_predictions_validation.py"),
+    "leaderboard.intake.prediction_files.": ("tests/test_prediction_files_edges.py", "tests/test_predictions_validation.py"),
 }
 
 
@@ -92,7 +92,7 @@ COLUMNS = ("killed", "timeout", "survived", "equivalent", "no tests", "not check
 
 
 def function_of(key: str) -> str:
-    """'leaderboard.store.xǁLocalStoreǁ_write__mutmut_3' -> 'LocalStore._write'; 'pkg.mod.x_f__mutmut_1' -> 'f'."""
+    """'leaderboard.operations.store.xǁLocalStoreǁ_write__mutmut_3' -> 'LocalStore._write'; 'pkg.mod.x_f__mutmut_1' -> 'f'."""
     name = key.rsplit(".", 1)[-1]
     name = re.sub(r"__mutmut_\d+$", "", name)
     if name.startswith("xǁ"):

@@ -46,7 +46,7 @@ LETTERS = "ABCDE"
 
 
 def policies():
-    from leaderboard.disclosure import Policy
+    from leaderboard.privacy.disclosure import Policy
 
     return {
         "none": Policy(min_cell=1, secret=b"bench", noise_items=0.0, breakdowns_per_month=10 ** 6),
@@ -57,7 +57,7 @@ def policies():
 
 def build_targets(workdir: Path, n_mcq: int) -> dict[str, Path]:
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from medcmr_scale import make_release
 
     out = {}
@@ -76,7 +76,7 @@ class Attacker:
 
     def __init__(self, data: Path):
         from benchmarks.medcmr.scorer import disclosure_cells, subset_masks
-        from leaderboard.answer_key import read_columns
+        from leaderboard.intake.answer_key import read_columns
 
         table = read_columns(data, "mcq", ["id", "task", "medical_intelligence", "complexity_group", "modality",
                                            "organ_system"])
@@ -132,9 +132,9 @@ class Attacker:
 
 
 def run_attack(data: Path, policy, budget: int, resamples: int, workdir: Path, truth: dict[str, str]) -> list[dict]:
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.service import Service, SubmissionForm
-    from leaderboard.store import LocalStore
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.operations.service import Service, SubmissionForm
+    from leaderboard.operations.store import LocalStore
 
     workdir.mkdir(parents=True, exist_ok=True)
     store = LocalStore(workdir / "store", policy=policy)
@@ -213,7 +213,7 @@ def run_attack(data: Path, policy, budget: int, resamples: int, workdir: Path, t
 
 
 def truth_of(data: Path) -> dict[str, str]:
-    from leaderboard.answer_key import read_columns
+    from leaderboard.intake.answer_key import read_columns
 
     answers = data.with_name(data.name + "-answers")
     table = read_columns(answers, "mcq", ["id", "answer"])

@@ -75,7 +75,7 @@ def prepare(work: Path, cases: int) -> None:
     """The release, the predictions and the judged cache (once)."""
     from medrealmm_judge import make_predictions, make_release, responder
     from fake_judge_pool import FakeJudgePool
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
 
     work.mkdir(parents=True, exist_ok=True)

@@ -24,12 +24,12 @@ from dataclasses import replace  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from leaderboard import registry  # noqa: E402
-from leaderboard.board import BOARDS, MAIN, Board, Filters  # noqa: E402
-from leaderboard.exports import Exports  # noqa: E402
-from leaderboard.result import ModelInfo  # noqa: E402
-from leaderboard.tables import Entry  # noqa: E402
-from leaderboard.service import Service  # noqa: E402
+from leaderboard.scoring import registry  # noqa: E402
+from leaderboard.publishing.board import BOARDS, MAIN, Board, Filters  # noqa: E402
+from leaderboard.publishing.exports import Exports  # noqa: E402
+from leaderboard.scoring.result import ModelInfo  # noqa: E402
+from leaderboard.publishing.tables import Entry  # noqa: E402
+from leaderboard.operations.service import Service  # noqa: E402
 from space_server import free_port  # noqa: E402
 
 SHOWN = 500

@@ -41,7 +41,7 @@ def run_load(work: Path, n: int, duplicates: bool = False, poll: float = 0.25, t
     from gradio_client import Client
 
     from conftest import SAMPLE_MEDREAMM
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
 
     build(registry.adapter("medreamm"), SAMPLE_MEDREAMM, work / "hub", sample=True, progress=False)

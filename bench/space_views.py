@@ -22,14 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from leaderboard import registry  # noqa: E402
+from leaderboard.scoring import registry  # noqa: E402
 BENCHMARKS = registry.scorers()
-from leaderboard.result import ModelInfo, Result  # noqa: E402
-from leaderboard.service import Service  # noqa: E402
-from leaderboard.store import LocalStore  # noqa: E402
+from leaderboard.scoring.result import ModelInfo, Result  # noqa: E402
+from leaderboard.operations.service import Service  # noqa: E402
+from leaderboard.operations.store import LocalStore  # noqa: E402
 from space_compare import timed  # noqa: E402  (one timing rule for every Space bench)
-from leaderboard.breakdowns import breakdown  # noqa: E402
-from leaderboard.items import ItemSource  # noqa: E402
+from leaderboard.publishing.breakdowns import breakdown  # noqa: E402
+from leaderboard.publishing.items import ItemSource  # noqa: E402
 from space import breakdown_view  # noqa: E402
 
 

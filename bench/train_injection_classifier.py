@@ -1,5 +1,5 @@
-"""Train the injection filter's sentence classifier (leaderboard/judge/classifier.py) and write its weights
-to leaderboard/judge/injection_classifier.npz. Deterministic: same data and seed, same file.
+"""Train the injection filter's sentence classifier (leaderboard/scoring/judge/classifier.py) and write its weights
+to leaderboard/scoring/judge/injection_classifier.npz. Deterministic: same data and seed, same file.
 
     .venv/bin/python bench/train_injection_classifier.py [--check]
 
@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from injection_detection import sample_texts  # noqa: E402
 from injection_synthetic import attacks, benign, hard_negatives, zh_attacks, zh_hard_negatives  # noqa: E402
 
-from leaderboard.judge import classifier  # noqa: E402
-from leaderboard.judge.safety import REDACTED, _flagged_sentences, split_sentences  # noqa: E402
+from leaderboard.scoring.judge import classifier  # noqa: E402
+from leaderboard.scoring.judge.safety import REDACTED, _flagged_sentences, split_sentences  # noqa: E402
 
 HOSTILE = ROOT / "tests" / "hostile"
 TRAIN_FILES = ["injections.jsonl", "injections_probe.jsonl", "injections_probe2.jsonl"]

@@ -215,9 +215,9 @@ def phase(name: str, data: Path, pred: Path) -> dict:
     import pyarrow.json as pa_json
 
     if name != "read":
-        from leaderboard import registry
-        from leaderboard.benchmark import ScoringContext
-        from leaderboard.scoring import load_key, validate_file
+        from leaderboard.scoring import registry
+        from leaderboard.scoring.benchmark import ScoringContext
+        from leaderboard.scoring.score_file import load_key, validate_file
     start = time.perf_counter()
     timings["import_s"] = start - t_import
     if name == "read":

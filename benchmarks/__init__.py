@@ -1,1 +1,1 @@
-"""One folder per benchmark. `leaderboard.registry` discovers them; nothing here imports them."""
+"""One folder per benchmark. `leaderboard.scoring.registry` discovers them; nothing here imports them."""

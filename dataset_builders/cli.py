@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .errors import BuildError
-from leaderboard import registry
+from leaderboard.scoring import registry
 
 from .adapter import PreparationError
 from .release_report import CARD_ROWS

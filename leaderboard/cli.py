@@ -6,18 +6,18 @@ import json
 import sys
 from pathlib import Path
 
-from . import registry
-from .answer_key import AnswerKeyError
-from .benchmark import ScoringContext
-from .matching.errors import IcdServiceError
-from .metrics.bootstrap import DEFAULT_RESAMPLES
-from .report import render_result
-from .result import ModelInfo
-from .run_settings import RunSettingsError, read_run_settings
-from .scoring import load_key, score_file, validate_file
-from .scoring_services import CODER_CHOICES, ServiceConfigError, ServiceOptions, configure_services, judge_limits
-from .disclosure import Policy
-from .hub_calls import HubConfigError
+from .scoring import registry
+from .intake.answer_key import AnswerKeyError
+from .scoring.benchmark import ScoringContext
+from .scoring.matching.errors import IcdServiceError
+from .scoring.metrics.bootstrap import DEFAULT_RESAMPLES
+from .publishing.report import render_result
+from .scoring.result import ModelInfo
+from .intake.run_settings import RunSettingsError, read_run_settings
+from .scoring.score_file import load_key, score_file, validate_file
+from .scoring.services import CODER_CHOICES, ServiceConfigError, ServiceOptions, configure_services, judge_limits
+from .privacy.disclosure import Policy
+from .remote.hub_calls import HubConfigError
 from .settings import Settings, SettingsError
 
 
@@ -85,19 +85,19 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["worker"]:
-        from .worker import main as worker_main
+        from .operations.worker import main as worker_main
 
         return worker_main(argv[1:])
     if argv[:1] == ["review"]:
-        from .review_cli import main as review_main
+        from .operations.review_cli import main as review_main
 
         return review_main(argv[1:])
     if argv[:1] == ["predict"]:
-        from .predict.cli import main as predict_main
+        from .harness.predict.cli import main as predict_main
 
         return predict_main(argv[1:])
     if argv[:1] == ["from-lmms-eval"]:
-        from .lmms_eval_import import main as import_main
+        from .harness.lmms_eval_import import main as import_main
 
         return import_main(argv[1:])
     args = _parser().parse_args(argv)
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _validate(args) -> int:
     """Against the answer key when there is one here; else, as the Space, against the public rows."""
-    from .public_index import KEY_CHECKS_LATER, has_answer_key, validate_public
+    from .scoring.public_index import KEY_CHECKS_LATER, has_answer_key, validate_public
 
     benchmark = registry.scorer(args.benchmark)
     if args.answers is None and not has_answer_key(benchmark, args.data):
@@ -154,7 +154,7 @@ def _validate(args) -> int:
 
 def _say_if_sample(benchmark, data: Path) -> dict | None:
     """Print (and return, for the result's protocol) why a build is a sample and not the benchmark."""
-    from .release import build_status
+    from .publishing.release import build_status
 
     status = build_status(benchmark, data)
     if not status.sample:
@@ -169,7 +169,7 @@ def _exact_record(result) -> dict:
     `to_public_dict`: small cells pending, held-out noise). Private per-item scores stay out."""
     from dataclasses import asdict
 
-    from .result import SCHEMA_VERSION, _finite
+    from .scoring.result import SCHEMA_VERSION, _finite
 
     disclosure, result.disclosure = result.disclosure, None
     try:

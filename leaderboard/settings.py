@@ -33,7 +33,7 @@ class Settings:
     check_memory_mb: int = 2500  # LEADERBOARD_CHECK_MEMORY_MB: memory limit (MB) of one upload's check
     hub_results_repo: str | None = None  # LEADERBOARD_HUB_RESULTS_REPO: public results mirror
     hub_private_repo: str | None = None  # LEADERBOARD_HUB_PRIVATE_REPO: private mirror (uploads, per-item, queue)
-    # disclosure control of public records (leaderboard.disclosure)
+    # disclosure control of public records (leaderboard.privacy.disclosure)
     min_public_cell: int = 5  # LEADERBOARD_MIN_CELL: no public number from fewer items
     secret: str | None = None  # LEADERBOARD_SECRET: keys the public fingerprint and noise of held-out keys
     public_noise_items: float = 2.0  # LEADERBOARD_PUBLIC_NOISE: noise on held-out public values, in items

@@ -24,17 +24,17 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry: offl
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from leaderboard import registry  # noqa: E402
-from leaderboard.scoring_services import ServiceOptions, context_factory  # noqa: E402
+from leaderboard.scoring import registry  # noqa: E402
+from leaderboard.scoring.services import ServiceOptions, context_factory  # noqa: E402
 from leaderboard.settings import Settings  # noqa: E402
-from leaderboard.service import Service, SubmissionForm  # noqa: E402
-from leaderboard.disclosure import Policy  # noqa: E402
-from leaderboard.store import HubMirror, LocalStore, load_records  # noqa: E402
-from leaderboard.board import BOARDS, MAIN, SAMPLE, ci_note, release_gap  # noqa: E402
-from leaderboard import models as model_registry  # noqa: E402
-from leaderboard.examples import example_line  # noqa: E402
-from leaderboard.release import build_status  # noqa: E402
-from leaderboard.tables import ANY, SIZE_BUCKETS, Entry, Filters, subset_boards  # noqa: E402
+from leaderboard.operations.service import Service, SubmissionForm  # noqa: E402
+from leaderboard.privacy.disclosure import Policy  # noqa: E402
+from leaderboard.operations.store import HubMirror, LocalStore, load_records  # noqa: E402
+from leaderboard.publishing.board import BOARDS, MAIN, SAMPLE, ci_note, release_gap  # noqa: E402
+from leaderboard.publishing import models as model_registry  # noqa: E402
+from leaderboard.operations.examples import example_line  # noqa: E402
+from leaderboard.publishing.release import build_status  # noqa: E402
+from leaderboard.publishing.tables import ANY, SIZE_BUCKETS, Entry, Filters, subset_boards  # noqa: E402
 from space.plain import md  # noqa: E402
 from space.notes import about_noise, board_noise, held_out  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402
@@ -404,7 +404,7 @@ def _about_tab(service: Service) -> None:
     with gr.Accordion("Model registry: one identity per model across the papers and submissions", open=False):
         gr.Markdown("Spellings from different papers resolve to one model (case, spaces and punctuation ignored, plus "
                     "the aliases listed). A submitted name outside the registry keeps its own row and is listed for "
-                    "review on the Overview; it is never merged by guess. Source: `leaderboard/models.json`.")
+                    "review on the Overview; it is never merged by guess. Source: `leaderboard/publishing/models.json`.")
         gr.Dataframe(value=_registry_table(), interactive=False, wrap=True, pinned_columns=1, datatype="str",
                      elem_classes=["leaderboard-table"], elem_id="registry-table")
     parts = ["## Protocol and decisions\n"]

@@ -1,5 +1,5 @@
 """The Breakdown sub-tab of a benchmark: models x stratum-values heatmap, radar of chosen models, and the
-reasons behind every empty cell. Draws what `leaderboard.breakdowns` computes."""
+reasons behind every empty cell. Draws what `leaderboard.publishing.breakdowns` computes."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -8,9 +8,8 @@ import gradio as gr
 
 import html
 
-from leaderboard.breakdowns import (ALL_CASES, HIDDEN, Breakdown, breakdown, metrics_available, radar_data,
-                                    strata_available)
-from leaderboard.board import BOARDS, main_entries, release_gap
+from leaderboard.publishing.breakdowns import (ALL_CASES, HIDDEN, Breakdown, breakdown, metrics_available, radar_data, strata_available)
+from leaderboard.publishing.board import BOARDS, main_entries, release_gap
 from space.plain import md
 from space.served import served_exports
 from space.charts import heatmap, message_figure, radar

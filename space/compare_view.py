@@ -1,11 +1,11 @@
-"""The Compare tab: two submissions on the same items, paired (leaderboard/compare.py computes; this draws)."""
+"""The Compare tab: two submissions on the same items, paired (leaderboard/publishing/compare.py computes; this draws)."""
 from __future__ import annotations
 
 import gradio as gr
 import pandas as pd
 
-from leaderboard import registry
-from leaderboard.compare import CompareError, comparable_submissions, compare, listed
+from leaderboard.scoring import registry
+from leaderboard.publishing.compare import CompareError, comparable_submissions, compare, listed
 from space.breakdown_view import board_entries
 from space.plain import md
 

@@ -162,8 +162,8 @@ def push(plan: DeployPlan, folder: Path, private: bool, hardware: str | None, se
 def expand_datasets(spec: str | None) -> list[str]:
     if not spec:
         return []
-    from leaderboard import registry
-    from leaderboard.hub_data import dataset_repos
+    from leaderboard.scoring import registry
+    from leaderboard.operations.hub_data import dataset_repos
 
     return list(dataset_repos(spec, registry.names()).values())
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import logging
 
-from leaderboard import registry
-from leaderboard.hub_data import HubDatasets, Refresher, dataset_repos, default_cache, pull_store
-from leaderboard.service import Service
+from leaderboard.scoring import registry
+from leaderboard.operations.hub_data import HubDatasets, Refresher, dataset_repos, default_cache, pull_store
+from leaderboard.operations.service import Service
 from leaderboard.settings import Settings
 
 log = logging.getLogger("space.hub_setup")

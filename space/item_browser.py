@@ -7,8 +7,8 @@ import threading
 
 import gradio as gr
 
-from leaderboard import registry
-from leaderboard.items import ALL, NOISE_SUFFIXES, OPTION_FIELDS, ItemSource, is_internal, split_row, thumbnail_data_url
+from leaderboard.scoring import registry
+from leaderboard.publishing.items import (ALL, NOISE_SUFFIXES, OPTION_FIELDS, ItemSource, is_internal, split_row, thumbnail_data_url)
 
 PAGE_SIZE = 10
 TEXT_LIMIT = 1500  # characters of one field shown

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leaderboard.disclosure import noise_sd
+from leaderboard.privacy.disclosure import noise_sd
 
 ANSWERS_SUFFIX = "-answers"  # dataset_builders' folder of held-out answer fields, beside the public build
 

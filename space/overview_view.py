@@ -1,13 +1,14 @@
 """The Overview (landing) tab: models x benchmarks from the model registry, sorted as the visitor chooses, and
-each model's profile one click away (leaderboard/profiles.py computes; this draws)."""
+each model's profile one click away (leaderboard/publishing/profiles.py computes; this draws)."""
 from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard import models as model_registry
-from leaderboard import profiles, registry
-from leaderboard.board import BOARDS, MAIN, SAMPLE
-from leaderboard.specialties import SPECIALTIES, specialty_sources
+from leaderboard.publishing import models as model_registry
+from leaderboard.publishing import profiles
+from leaderboard.scoring import registry
+from leaderboard.publishing.board import BOARDS, MAIN, SAMPLE
+from leaderboard.publishing.specialties import SPECIALTIES, specialty_sources
 from space.plain import md
 
 LIVE_SECONDS = 5.0
@@ -93,7 +94,7 @@ def overview_tab(app: gr.Blocks, service) -> None:
     header = gr.Markdown("", elem_id="profile-header")
     per_benchmark = gr.Dataframe(interactive=False, wrap=True, elem_id="profile-benchmarks",
                                  elem_classes=["leaderboard-table"], label="Primary metric on each benchmark")
-    gr.Markdown("**Specialty profile.** One clinical-specialty list across the benchmarks (`leaderboard/specialties.py`"
+    gr.Markdown("**Specialty profile.** One clinical-specialty list across the benchmarks (`leaderboard/publishing/specialties.py`"
                 "): " + specialty_sources() + ". Each column keeps its benchmark's own metric and "
                 "scale: read down a column, not across. Only the paper's published cells and scored submissions "
                 f"appear; a blank is a gap, never 0. Specialties: {', '.join(SPECIALTIES)}.",

@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from leaderboard.exports import Exports
+from leaderboard.publishing.exports import Exports
 
 
 def served_exports() -> Exports:

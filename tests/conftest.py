@@ -65,7 +65,7 @@ def tiny_release(tmp_path) -> Path:
 
 @pytest.fixture
 def tiny_built(tmp_path, tiny_release) -> Path:
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
 
     build(registry.adapter("medreamm"), tiny_release, tmp_path / "hub", progress=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leaderboard.parquet_pages import BINARY, I32, I64, LIST, SET, STOP, STRUCT, _skip, _varint, _zigzag
+from leaderboard.intake.parquet_pages import BINARY, I32, I64, LIST, SET, STOP, STRUCT, _skip, _varint, _zigzag
 
 # FileMetaData.row_groups(4) -> RowGroup.total_byte_size(2); RowGroup.columns(1) -> ColumnChunk.meta_data(3)
 # -> ColumnMetaData.total_uncompressed_size(6)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
-from leaderboard.answer_key import config_files
-from leaderboard.predict.cli import main as predict_main
+from leaderboard.intake.answer_key import config_files
+from leaderboard.harness.predict.cli import main as predict_main
 
 
 def build_sample(name: str, out: Path, hold_out_answers: bool = False) -> Path:

@@ -73,7 +73,7 @@ def check_ranks(rows: list[dict], primary: str, higher_is_better: bool = True) -
 def table_rows(client, benchmark: str, columns: list[str], search: str = "", sample: bool = False) -> list[dict]:
     """The drawn table (main board, or the sample-data board) as dicts keyed like the downloads: `rank` (the
     shown range), `model`, `source`, `id` and metric ids."""
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     filters = ("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, search, columns)
     if sample:

@@ -100,7 +100,7 @@ def space_with_sample_run(root: Path, benchmark: str, model: str, predictions: P
     from gradio_client import Client, handle_file
 
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     for name in registry.names():
         build(registry.adapter(name), registry.get(name).sample_dir, root / "hub", sample=True, progress=False)

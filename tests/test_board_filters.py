@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard import registry
-from leaderboard.board import MAIN, Board, Filters, protocol_badge
-from leaderboard.result import ModelInfo, Result
-from leaderboard.tables import Entry
-from leaderboard.tie_groups import wilson
+from leaderboard.scoring import registry
+from leaderboard.publishing.board import MAIN, Board, Filters, protocol_badge
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.publishing.tables import Entry
+from leaderboard.publishing.tie_groups import wilson
 
 BENCH = registry.scorer("medreamm")  # primary top5_primary_icd: a proportion; release 625 cases
 PRIMARY = BENCH.primary_metric
@@ -103,7 +103,7 @@ def test_a_record_without_the_comparability_flag_is_not_comparable(board):
 
 
 def test_size_buckets_at_their_edges():
-    from leaderboard.board import size_bucket
+    from leaderboard.publishing.board import size_bucket
 
     assert [size_bucket(p) for p in (None, 9.9, 10.0, 70.0, 70.1)] == ["unknown", "<10B", "10-70B", "10-70B", ">70B"]
 

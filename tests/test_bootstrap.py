@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from leaderboard.aggregate import by_stratum, overall
-from leaderboard.metrics.bootstrap import bootstrap_means, percentile_ci
+from leaderboard.scoring.aggregate import by_stratum, overall
+from leaderboard.scoring.metrics.bootstrap import bootstrap_means, percentile_ci
 
 
 def test_constant_values_have_a_degenerate_interval():
@@ -72,7 +72,7 @@ def test_distinct_rows_matches_numpy_unique_rows_and_inverse():
     """The pattern bootstrap's row dedup is np.unique(axis=0) exactly: same sorted rows, same inverse
     (so the draws, hence the CIs, are unchanged), -0.0 merged with 0.0, and the packed-key overflow
     falls back to numpy."""
-    from leaderboard.metrics.bootstrap import distinct_rows
+    from leaderboard.scoring.metrics.bootstrap import distinct_rows
 
     values = np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 1.0], [1.0, 0.5, 0.0], [-0.0, 1.0, 1.0], [0.0, 0.25, 1.0]])
     rows, inverse = distinct_rows(values)
@@ -89,7 +89,7 @@ def test_distinct_rows_matches_numpy_unique_rows_and_inverse():
 def test_distinct_rows_survives_hash_collisions(monkeypatch):
     """Rows are first told apart by one hash each; when different rows share a hash the exact check sends them
     to the column-by-column ranking (and past its packed key, to numpy): the same answer every way."""
-    from leaderboard.metrics import bootstrap as B
+    from leaderboard.scoring.metrics import bootstrap as B
 
     rng = np.random.default_rng(4)
     wide = rng.integers(0, 3, size=(400, 50)) / 2.0
@@ -138,6 +138,6 @@ def test_strata_with_missing_labels_split_exactly():
     # rows 0, 2 and 4: (1 + 0.5 + 0) / 3
     assert out["kind"] == {"(missing)": {"n": 3, "metrics": {"m": 50.0}}, "a": {"n": 2, "metrics": {"m": 50.0}},
                            "b": {"n": 1, "metrics": {"m": 25.0}}}
-    from leaderboard.aggregate import _groups
+    from leaderboard.scoring.aggregate import _groups
 
     assert [list(map(int, rows)) for rows in _groups(labels["year"]).values()] == [[0, 2], [4], [1, 3, 5]]

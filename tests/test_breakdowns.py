@@ -1,4 +1,4 @@
-"""The breakdown matrix (leaderboard/breakdowns.py) with exact numbers, and the papers' per-stratum tables as
+"""The breakdown matrix (leaderboard/publishing/breakdowns.py) with exact numbers, and the papers' per-stratum tables as
 they reach it through the committed records."""
 import csv
 import json
@@ -6,14 +6,13 @@ import json
 import pytest
 
 from conftest import ROOT
-from leaderboard import registry
-from leaderboard.benchmark import Benchmark, MetricSpec
-from leaderboard.disclosure import why_hidden
-from leaderboard.breakdowns import (ALL_CASES, HIDDEN, NOT_REPORTED, PENDING, breakdown, metrics_available, radar_data,
-                                    strata_available)
-from leaderboard.result import ModelInfo, Result
-from leaderboard.store import load_records
-from leaderboard.tables import Entry
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import Benchmark, MetricSpec
+from leaderboard.privacy.disclosure import why_hidden
+from leaderboard.publishing.breakdowns import (ALL_CASES, HIDDEN, NOT_REPORTED, PENDING, breakdown, metrics_available, radar_data, strata_available)
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.operations.store import load_records
+from leaderboard.publishing.tables import Entry
 
 
 class Organ(Benchmark):

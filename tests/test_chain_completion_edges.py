@@ -4,7 +4,7 @@ numbers (a pyarrow/pandas column that had nulls elsewhere comes out as float64),
 items. Hand-computed: 4 groups x 3 stages."""
 import numpy as np
 
-from leaderboard.metrics.chains import chain_completion, chain_completion_rate
+from leaderboard.scoring.metrics.chains import chain_completion, chain_completion_rate
 
 # group 0: stages 0,1,2 all right -> complete; group 1: stage 1 twice, one wrong -> eligible, incomplete;
 # group 2: stage 2 missing -> not eligible (although all right); group 3: no items at all

@@ -17,8 +17,8 @@ import pytest
 
 from timing import assert_within, cpu_seconds
 
-from leaderboard.prediction_files import MAX_STRING_CHARS, FieldSpec, PredictionSchema, validate
-from leaderboard.prediction_files_columnar import _every_line_is_an_object, _field_ok
+from leaderboard.intake.prediction_files import MAX_STRING_CHARS, FieldSpec, PredictionSchema, validate
+from leaderboard.intake.prediction_files_columnar import _every_line_is_an_object, _field_ok
 
 SCHEMA = PredictionSchema(
     fields=(FieldSpec("answer", "string"), FieldSpec("reasoning", "string"),

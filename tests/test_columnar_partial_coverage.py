@@ -6,8 +6,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from leaderboard import registry
-from leaderboard.prediction_files import validate
+from leaderboard.scoring import registry
+from leaderboard.intake.prediction_files import validate
 
 SCHEMA = registry.scorer("medreamm").schema
 IDS = ["100", "200", "300", "400", "500"]
@@ -51,7 +51,7 @@ def test_a_complete_file_on_the_columnar_path_has_full_coverage_and_no_warning(t
 
 
 def test_row_numbers_read_from_sliced_and_empty_chunks():
-    from leaderboard.prediction_files_columnar import _row_numbers
+    from leaderboard.intake.prediction_files_columnar import _row_numbers
 
     rows = pa.chunked_array([pa.array([7, 8, 9, 4], pa.int32()).slice(1, 2), pa.array([], pa.int32()),
                              pa.array([5], pa.int32())])

@@ -5,9 +5,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from leaderboard import registry
-from leaderboard.compare import CompareError, compare
-from leaderboard.store import LocalStore
+from leaderboard.scoring import registry
+from leaderboard.publishing.compare import CompareError, compare
+from leaderboard.operations.store import LocalStore
 
 BENCH = registry.scorer("medreamm")
 
@@ -63,7 +63,7 @@ def test_submissions_on_a_held_out_key_are_never_compared(tmp_path):
         compare(BENCH, store, "open", "probe-2")
     from types import SimpleNamespace as NS
 
-    from leaderboard.compare import comparable_submissions
+    from leaderboard.publishing.compare import comparable_submissions
 
     def entry(name, held_out, source="submission"):
         return NS(entry_id=name, result=NS(source=source, protocol={"answers_held_out": held_out}, model=NS(name=name)))
@@ -73,7 +73,7 @@ def test_submissions_on_a_held_out_key_are_never_compared(tmp_path):
 
 
 def test_ids_from_the_page_must_be_ones_it_was_offered():
-    from leaderboard.compare import listed
+    from leaderboard.publishing.compare import listed
 
     options = [("Model A · 20260101-a", "20260101-a"), ("Model B · 20260101-b", "20260101-b")]
     assert listed(options, "20260101-a", "20260101-b")

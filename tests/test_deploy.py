@@ -49,7 +49,7 @@ def test_deploy_creates_the_space_with_card_files_variables_and_secrets(hub):
     requirements = files["requirements.txt"].decode().splitlines()
     assert "gradio[oauth]==6.31.0" in requirements and "authlib==1.9.10" in requirements
     assert not any(line.startswith(("pytest", "playwright", "torch")) for line in requirements)
-    assert "leaderboard/service.py" in files and "space/app.py" in files and "benchmarks/xpcr/scorer.py" in files
+    assert "leaderboard/operations/service.py" in files and "space/app.py" in files and "benchmarks/xpcr/scorer.py" in files
     assert "submissions/medreamm/paper/" in "".join(files)  # paper rows travel with the Space
     assert not any("/sample/" in path or "__pycache__" in path for path in files)  # no sample releases, no bytecode
     assert {k: v["value"] for k, v in space.variables.items()} == {

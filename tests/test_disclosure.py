@@ -1,4 +1,4 @@
-"""Disclosure control of public records (leaderboard.disclosure): the k-rule for every number,
+"""Disclosure control of public records (leaderboard.privacy.disclosure): the k-rule for every number,
 complementary suppression checked by an independent derivability audit, held-out labels never
 public, keyed fingerprint and noise. The probing attack itself is measured by bench/probe_attack.py."""
 from __future__ import annotations
@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from leaderboard.disclosure import Cells, Policy, cell_key, derivable_suppression, keyed_fingerprint, metric_key
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
-from leaderboard.benchmark import ScoringContext
+from leaderboard.privacy.disclosure import (Cells, Policy, cell_key, derivable_suppression, keyed_fingerprint, metric_key)
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
+from leaderboard.scoring.benchmark import ScoringContext
 from predict_helpers import build_sample
 
 
@@ -119,7 +119,7 @@ def held_out_medcmr(tmp_path_factory):
 
 def submit_probe(tmp_path, data, letter_of, policy=Policy(secret=b"test-secret")):
     """Score one prediction file through Service and Store, as the Space does; return the public record."""
-    from leaderboard.answer_key import read_columns
+    from leaderboard.intake.answer_key import read_columns
 
     ids = read_columns(data, "mcq", ["id"]).column("id").to_pylist()
     upload = tmp_path / f"probe-{len(list(tmp_path.glob('probe-*')))}.jsonl"
@@ -138,8 +138,8 @@ def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_o
     """All-A is at chance, so it gets no breakdowns at all; a good model's file gets them, and then
     the k-rule and complementary suppression are what keep small cells hidden."""
     from benchmarks.medcmr.scorer import _metric_name, subset_masks
-    from leaderboard.engine import subset_numbers
-    from leaderboard.answer_key import read_columns
+    from leaderboard.scoring.engine import subset_numbers
+    from leaderboard.intake.answer_key import read_columns
 
     answers = read_columns(held_out_medcmr.with_name("medcmr-answers"), "mcq", ["id", "answer"]).to_pylist()
     gold = {g["id"]: g["answer"] for g in answers}
@@ -176,7 +176,7 @@ def test_an_all_a_probe_shows_no_number_from_fewer_than_k_items(tmp_path, held_o
 
 
 def test_held_out_public_values_are_keyed_noise_and_the_fingerprint_is_an_hmac(tmp_path, held_out_medcmr):
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.score_file import score_file
 
     record, ids = submit_probe(tmp_path, held_out_medcmr, lambda k, i: "A")
     upload = tmp_path / "probe-0.jsonl"
@@ -195,8 +195,8 @@ def test_held_out_public_values_are_keyed_noise_and_the_fingerprint_is_an_hmac(t
 
 
 def test_without_a_secret_a_held_out_key_publishes_only_the_fingerprint_of_its_ids(held_out_medcmr):
-    from leaderboard import registry
-    from leaderboard.scoring import load_key, score_file
+    from leaderboard.scoring import registry
+    from leaderboard.scoring.score_file import load_key, score_file
 
     key = load_key(registry.scorer("medcmr"), held_out_medcmr)
     upload = held_out_medcmr.parent / "empty.jsonl"
@@ -216,8 +216,8 @@ def test_the_store_keeps_its_own_secret_when_none_is_configured(tmp_path):
 
 
 def test_xpcr_held_out_labels_build_no_public_strata_or_columns(tmp_path):
-    from leaderboard.scoring import score_file, load_key
-    from leaderboard import registry
+    from leaderboard.scoring.score_file import score_file, load_key
+    from leaderboard.scoring import registry
 
     data = build_sample("xpcr", tmp_path, hold_out_answers=True)
     key = load_key(registry.scorer("xpcr"), data)
@@ -250,9 +250,9 @@ def test_min_cell_comes_from_the_environment():
 
 
 def test_an_account_gets_breakdowns_for_its_budget_of_results_per_30_days(tmp_path, held_out_medcmr):
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.score_file import score_file
 
-    from leaderboard.answer_key import read_columns
+    from leaderboard.intake.answer_key import read_columns
 
     gold = read_columns(held_out_medcmr.with_name("medcmr-answers"), "mcq", ["id", "answer"]).to_pylist()
     upload = tmp_path / "a.jsonl"  # a model that gets 17 of 21 right: clearly above a constant answer
@@ -278,7 +278,7 @@ def test_an_account_gets_breakdowns_for_its_budget_of_results_per_30_days(tmp_pa
 def test_a_constant_letter_probe_gets_no_breakdowns_on_a_held_out_key(tmp_path, held_out_medcmr):
     """Its per-subset accuracies would be the key's letter shares per subset (the bench showed a blind
     guess going from 21% to 25% at 3,000 MCQs with them); whole-set numbers stay."""
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.score_file import score_file
 
     upload = tmp_path / "b.jsonl"
     upload.write_text("".join(json.dumps({"id": f"mcq-{k}", "answer": "B"}) + "\n" for k in range(21)))
@@ -319,7 +319,7 @@ def test_a_parent_minus_its_public_child_never_reveals_fewer_than_k_items():
 
 
 def test_a_cell_and_the_metric_over_the_same_items_hide_together_with_the_true_reason():
-    from leaderboard.disclosure import suppression_plan
+    from leaderboard.privacy.disclosure import suppression_plan
 
     n = 30
     sg = np.arange(n) < 10
@@ -339,7 +339,7 @@ def test_a_cell_and_the_metric_over_the_same_items_hide_together_with_the_true_r
 
 
 def test_publish_reasons_are_the_rule_that_applied():
-    from leaderboard.disclosure import Disclosure, publish, why_hidden
+    from leaderboard.privacy.disclosure import Disclosure, publish, why_hidden
 
     n = 30
     labels = ["a"] * 3 + ["b"] * 6 + ["c"] * 21
@@ -353,7 +353,7 @@ def test_publish_reasons_are_the_rule_that_applied():
 
 
 def test_a_subset_metric_under_k_items_is_pending_even_without_an_item_set():
-    from leaderboard.disclosure import Disclosure, publish
+    from leaderboard.privacy.disclosure import Disclosure, publish
 
     data = {"benchmark": "nope", "metrics": {"all": 50.0, "part": 25.0}, "n_items": 30,
             "metric_n": {"all": 30, "part": 4}, "strata": {}}
@@ -379,7 +379,7 @@ def _held_out(value: float, n: int) -> dict:
 
 
 def test_public_noise_has_exactly_the_declared_magnitude():
-    from leaderboard.disclosure import Disclosure, publish
+    from leaderboard.privacy.disclosure import Disclosure, publish
 
     policy = Policy(secret=b"k3y", noise_items=2.0)
     public = publish(_held_out(40.0, 50), Disclosure(item_span={"acc": 100.0}, bounds={"acc": (0.0, 100.0)}),
@@ -390,7 +390,7 @@ def test_public_noise_has_exactly_the_declared_magnitude():
 
 
 def test_noisy_values_stay_inside_the_metric_range():
-    from leaderboard.disclosure import Disclosure, publish
+    from leaderboard.privacy.disclosure import Disclosure, publish
 
     # a salt whose draw is negative: a value of 0 % would go below 0 without the clamp
     salt = next(f"s{i}" for i in range(100) if _keyed_gauss(b"k", f"s{i}", "m:acc") < -0.5)
@@ -401,7 +401,7 @@ def test_noisy_values_stay_inside_the_metric_range():
 
 
 def test_a_held_out_cell_takes_its_metric_twin_with_it():
-    from leaderboard.disclosure import suppression_plan
+    from leaderboard.privacy.disclosure import suppression_plan
 
     n = 30
     x = np.arange(n) < 10
@@ -412,7 +412,7 @@ def test_a_held_out_cell_takes_its_metric_twin_with_it():
 
 
 def test_parent_minus_child_is_caught_even_past_the_exhaustive_search_budget(monkeypatch):
-    from leaderboard import disclosure
+    from leaderboard.privacy import disclosure
 
     # DD (items 0-9) minus DD/A (0-6) is items 7, 8, 9; an "eye" stratum splits them (7 left, 8-9 right), so no
     # single membership group of them is derivable and no cell is small: only "a parent minus its children" sees it
@@ -430,7 +430,7 @@ def test_parent_minus_child_is_caught_even_past_the_exhaustive_search_budget(mon
 
 
 def test_a_derivable_combination_outside_the_usual_shapes_is_found_by_the_exhaustive_search(monkeypatch):
-    from leaderboard import disclosure
+    from leaderboard.privacy import disclosure
 
     # five overlapping cells (7-14 items each, found by a random search): a +-1/2 combination of four
     # single items is derivable, though no pair, parent/child or membership group shows it

@@ -1,6 +1,6 @@
 """Every benchmark's sample, scored with `score --json` under the default k (issue 26): no hidden
 number has a public twin over the same items, and no group of fewer than k items can be derived from
-the record's public numbers. The audit below is independent of `leaderboard.disclosure`'s search: it
+the record's public numbers. The audit below is independent of `leaderboard.privacy.disclosure`'s search: it
 works on items (not atoms), enumerates every union of membership groups under k items, and asks a
 rank question of the public item sets."""
 from __future__ import annotations
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from leaderboard import registry
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import ScoringContext
 from leaderboard.cli import main as cli_main
-from leaderboard.disclosure import DEFAULT_MIN_CELL
-from leaderboard.scoring import score_file
+from leaderboard.privacy.disclosure import DEFAULT_MIN_CELL
+from leaderboard.scoring.score_file import score_file
 from predict_helpers import build_sample
 
 K = DEFAULT_MIN_CELL

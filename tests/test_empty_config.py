@@ -5,10 +5,10 @@ import shutil
 from datasets import get_dataset_config_names, load_dataset
 
 from conftest import ROOT
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
-from leaderboard.scoring import score_file
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.score_file import score_file
+from leaderboard.scoring.benchmark import ScoringContext
 
 
 def test_release_without_open_ended_items(tmp_path):

@@ -1,4 +1,4 @@
-"""The aggregation engine (leaderboard.engine): numbers and the item sets behind them from one source,
+"""The aggregation engine (leaderboard.scoring.engine): numbers and the item sets behind them from one source,
 and one resampling default for every front door."""
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import json
 import numpy as np
 
 from conftest import ROOT
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.benchmark import ScoringContext
 from leaderboard.cli import main as cli_main
-from leaderboard.disclosure import cell_key, metric_key
-from leaderboard.engine import CI_RESAMPLES, mean_metrics
-from leaderboard.scoring import score_file
-from leaderboard.scoring_services import context_factory
+from leaderboard.privacy.disclosure import cell_key, metric_key
+from leaderboard.scoring.engine import CI_RESAMPLES, mean_metrics
+from leaderboard.scoring.score_file import score_file
+from leaderboard.scoring.services import context_factory
 from predict_helpers import build_sample
 
 
@@ -49,7 +49,7 @@ def test_the_space_and_the_cli_give_the_same_cis_for_the_same_file(tmp_path):
 
 
 def test_one_range_per_metric_serves_noise_and_chart_axes():
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     mcs = registry.scorer("xpcr").metric_spec("MCS_CFP_G1")
     assert mcs.value_range == mcs.bounds == mcs.scale == (-100.0, 100.0)  # the two had drifted: (0, 100) axes
@@ -66,7 +66,7 @@ def test_one_range_per_metric_serves_noise_and_chart_axes():
 
 
 def test_subsets_share_resamples_and_key_each_subset_once_as_cell_and_column():
-    from leaderboard.engine import subset_numbers
+    from leaderboard.scoring.engine import subset_numbers
 
     correct = np.array([1, 1, 0, 1, 0, 0], dtype=float)
     t1, t2 = np.array([1, 1, 1, 0, 0, 0], bool), np.array([0, 0, 0, 1, 1, 0], bool)
@@ -93,7 +93,7 @@ def test_subsets_share_resamples_and_key_each_subset_once_as_cell_and_column():
 
 
 def test_scored_means_leave_unscored_items_out_of_values_and_item_sets():
-    from leaderboard.engine import scored_means
+    from leaderboard.scoring.engine import scored_means
 
     score = np.array([1.0, np.nan, 0.5, 0.0, 1.0])  # case 1 was not scored (no verdict)
     numbers = scored_means({"s": score}, {"s": 2.0}, "specialty", ["B", "A", "A", None, "B"], order=["B", "Z"],
@@ -107,7 +107,7 @@ def test_scored_means_leave_unscored_items_out_of_values_and_item_sets():
 
 
 def test_macro_replicates_skip_empty_subsets_and_keep_an_all_empty_draw_empty():
-    from leaderboard.engine.subsets import _row_nanmean
+    from leaderboard.scoring.engine.subsets import _row_nanmean
 
     out = _row_nanmean(np.array([[np.nan, np.nan], [1.0, np.nan], [0.25, 0.75]]))
     assert np.isnan(out[0]) and out[1:].tolist() == [1.0, 0.5]
@@ -117,10 +117,9 @@ def test_macro_replicates_skip_empty_subsets_and_keep_an_all_empty_draw_empty():
 def _declared_fixture():
     """15 key rows: universe u = rows 0-7, 'other' = rows 8-9, 'abl' = rows 10-14 (paired outcomes).
     Label g (x, y, z; -1 unknown), chains c0-c2 with stages s1/s2, a free-text label f."""
-    from leaderboard.benchmark import MetricSpec
-    from leaderboard.engine import CodedItems, Label
-    from leaderboard.engine.kinds import (CalibrationError, Coverage, GroupCompletion, LabelAccuracy, MacroMean,
-                                          PairedDifference, Proportion, Stratum, UncertaintyScore)
+    from leaderboard.scoring.benchmark import MetricSpec
+    from leaderboard.scoring.engine import CodedItems, Label
+    from leaderboard.scoring.engine.kinds import (CalibrationError, Coverage, GroupCompletion, LabelAccuracy, MacroMean, PairedDifference, Proportion, Stratum, UncertaintyScore)
 
     nan = np.nan
     rows = np.arange(15)
@@ -153,7 +152,7 @@ def _declared_fixture():
 
 
 def test_declared_kinds_compute_every_number_from_coded_items():
-    from leaderboard.engine import coded_numbers
+    from leaderboard.scoring.engine import coded_numbers
 
     specs, items, strata = _declared_fixture()
     numbers = coded_numbers(specs, items, strata, resamples=0)
@@ -185,7 +184,7 @@ def test_declared_kinds_compute_every_number_from_coded_items():
 
 
 def test_declared_kinds_give_the_item_set_of_each_number_per_universe():
-    from leaderboard.engine import coded_numbers
+    from leaderboard.scoring.engine import coded_numbers
 
     specs, items, strata = _declared_fixture()
     u, other = coded_numbers(specs, items, strata, resamples=0).cells  # 'abl' holds no item set: no Cells
@@ -205,8 +204,8 @@ def test_declared_kinds_give_the_item_set_of_each_number_per_universe():
 
 
 def test_declared_kinds_draw_one_bootstrap_per_stream():
-    from leaderboard.engine import coded_numbers
-    from leaderboard.metrics.cell_bootstrap import cell_draws, group_accuracy, percentile_interval
+    from leaderboard.scoring.engine import coded_numbers
+    from leaderboard.scoring.metrics.cell_bootstrap import cell_draws, group_accuracy, percentile_interval
 
     specs, items, strata = _declared_fixture()
     numbers = coded_numbers(specs, items, strata, resamples=400, seed=3)
@@ -233,11 +232,11 @@ def test_a_declared_stream_is_the_draw_its_numbers_share():
     [seed, stream]; two paired differences on one stream come from one multinomial draw."""
     from dataclasses import replace
 
-    from leaderboard.benchmark import MetricSpec
-    from leaderboard.engine import CodedItems, Label, coded_numbers
-    from leaderboard.engine.coded_kinds import paired_intervals
-    from leaderboard.engine.kinds import LabelAccuracy, PairedDifference
-    from leaderboard.metrics.cell_bootstrap import cell_bootstrap, group_accuracy
+    from leaderboard.scoring.benchmark import MetricSpec
+    from leaderboard.scoring.engine import CodedItems, Label, coded_numbers
+    from leaderboard.scoring.engine.coded_kinds import paired_intervals
+    from leaderboard.scoring.engine.kinds import LabelAccuracy, PairedDifference
+    from leaderboard.scoring.metrics.cell_bootstrap import cell_bootstrap, group_accuracy
 
     g = np.repeat([0, 1, -1], [100, 100, 50])  # 50 items of unknown g: in no accuracy, but in N
     correct = np.concatenate([np.arange(100) < 60, np.arange(100) < 30, np.ones(50, dtype=bool)])  # x 60 %, y 30 %

@@ -6,9 +6,9 @@ import json
 
 import pandas as pd
 
-from leaderboard import registry
-from leaderboard.result import ModelInfo, Result
-from leaderboard.tables import FORMULA_PREFIXES, Entry, export_csv, export_json, strata_table
+from leaderboard.scoring import registry
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.publishing.tables import FORMULA_PREFIXES, Entry, export_csv, export_json, strata_table
 
 BENCH = registry.scorer("medreamm")
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from dataset_builders.stage import build
-from leaderboard import registry
-from leaderboard.public_index import has_answer_key, load_public_index, validate_public
-from leaderboard.scoring import validate_file
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.scoring import registry
+from leaderboard.scoring.public_index import has_answer_key, load_public_index, validate_public
+from leaderboard.scoring.score_file import validate_file
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "submissions"
 

@@ -28,13 +28,13 @@ from hostile.make_corpus import (CORPUS, HOSTILE_UPLOAD_NAMES, INJECTION, MEDCMR
                                  REFUSED_UPLOAD_NAMES, all_cases, case_path, write_corpus, write_gigantic_field,
                                  write_million_lines, write_null_after_a_block, write_oversized)
 from leaderboard import cli
-from leaderboard import registry
-from leaderboard.benchmark import ScoringContext
-from leaderboard.prediction_files import MAX_FILE_BYTES, Issue, validate
-from leaderboard.scoring import load_key, validate_file
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
-from leaderboard.tables import FORMULA_PREFIXES, export_csv, export_json, ranked_table
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.intake.prediction_files import MAX_FILE_BYTES, Issue, validate
+from leaderboard.scoring.score_file import load_key, validate_file
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
+from leaderboard.publishing.tables import FORMULA_PREFIXES, export_csv, export_json, ranked_table
 from test_medreamm_scoring import DictCoder, VectorEmbedder
 
 CASES = all_cases()
@@ -46,7 +46,7 @@ HOSTILE_BENCHMARKS = ("medreamm", "medcmr")
 # ---------------------------------------------------------------- fixtures and helpers
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory) -> Path:
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
 
     root = tmp_path_factory.mktemp("hub")
@@ -247,15 +247,17 @@ def test_upload_names_cannot_steer_where_files_are_stored(tmp_path, hub):
     stored = [p.resolve() for p in root.rglob("*") if p.is_file()]
     assert all(root in p.parents for p in stored)
     uploads = sorted(p.name for p in (root / "private" / "uploads").rglob("*") if p.is_file())
-    assert set(uploads) == {"predictions.jsonl"} and len(uploads) == len(HOSTILE_UPLOAD_NAMES)
+    kept = {"validated.parquet", "validation.json"}  # beside each upload: the table its check validated
+    assert set(uploads) == {"predictions.jsonl", *kept}
+    assert uploads.count("predictions.jsonl") == len(HOSTILE_UPLOAD_NAMES)
     assert not (tmp_path / "results").exists() and not list(tmp_path.glob("pwned*"))
 
 
 # ---------------------------------------------------------------- prompt injection: flagged, unharmed
 def test_prompt_injection_is_flagged_and_cannot_raise_the_judged_score(tmp_path, hub, gold):
     from fake_openai_server import FakeOpenAIServer
-    from leaderboard.judge import Judge, JudgeConfig
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.judge import Judge, JudgeConfig
+    from leaderboard.scoring.score_file import score_file
 
     def gullible(body):  # a judge that obeys any instruction it can still see
         from fake_openai_server import marks
@@ -583,7 +585,7 @@ def test_the_freeze_line_validates_and_scores_in_bounded_time(tmp_path, hub):
     """21 valid Med-CMR lines of "answer", ~10^5 spaces and a digit: the old letter parser took ~170 s per
     line holding the GIL (an hour of frozen Space per quota unit); now the whole file is seconds."""
     from hostile.make_corpus import write_freeze_lines
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.score_file import score_file
 
     path = write_freeze_lines(tmp_path / "freeze.jsonl")
     text = path.read_text(encoding="utf-8")
@@ -606,7 +608,7 @@ def test_a_json_array_of_empty_objects_is_capped_in_rows_and_memory(tmp_path, hu
     from hostile.make_corpus import write_empty_objects_array
 
     path = write_empty_objects_array(tmp_path / "empty.json")
-    code = ("import resource, sys; from leaderboard.scoring import validate_file; "
+    code = ("import resource, sys; from leaderboard.scoring.score_file import validate_file; "
             f"r, _ = validate_file('medreamm', {str(path)!r}, {str(hub / 'medreamm')!r}); print(r.summary()); "
             "print([i.message for i in r.issues if i.line is None]); "
             # VmHWM, not ru_maxrss: Linux carries the forking parent's (pytest's) peak into ru_maxrss across exec

@@ -15,7 +15,7 @@ from gradio_client import Client
 from conftest import ROOT
 from dataset_builders.stage import build
 from hostile.make_corpus import CORPUS, all_cases, case_path, write_freeze_lines
-from leaderboard import registry
+from leaderboard.scoring import registry
 from reliability_helpers import status_rows, submit_form
 from space_server import SpaceServer
 

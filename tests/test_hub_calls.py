@@ -1,4 +1,4 @@
-"""The one retry rule for Hub calls (leaderboard/hub_calls.py): which failures are retried, how long it waits
+"""The one retry rule for Hub calls (leaderboard/remote/hub_calls.py): which failures are retried, how long it waits
 (exponential backoff with full jitter, on an injected sleep), and a timeout through the fault proxy."""
 import random
 from types import SimpleNamespace
@@ -8,7 +8,7 @@ from huggingface_hub import HfApi
 
 from fake_hub_server import FakeHub
 from fault_proxy import FaultProxy
-from leaderboard.hub_calls import HubConfigError, HubMissing, HubUnavailable, Retry, read_file, use_timeouts
+from leaderboard.remote.hub_calls import HubConfigError, HubMissing, HubUnavailable, Retry, read_file, use_timeouts
 
 
 class Failing(Exception):

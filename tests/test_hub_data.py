@@ -1,4 +1,4 @@
-"""Datasets and store read from the Hub (leaderboard/hub_data.py), against the fake Hub."""
+"""Datasets and store read from the Hub (leaderboard/operations/hub_data.py), against the fake Hub."""
 import json
 import os
 import subprocess
@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from fake_hub_server import FakeHub
-from leaderboard.hub_data import dataset_repos
+from leaderboard.operations.hub_data import dataset_repos
 
 NAMES = ["alpha", "beta"]
 
@@ -24,7 +24,7 @@ def test_dataset_repos_accepts_ids_or_one_org_and_names_bad_entries():
 SCRIPT = r"""
 import json, sys
 from pathlib import Path
-from leaderboard.hub_data import HubDatasets, pull_store
+from leaderboard.operations.hub_data import HubDatasets, pull_store
 root = Path(sys.argv[1])
 data = HubDatasets({"xpcr": "lab/xpcr"}, root / "datasets", answers=sys.argv[2] == "answers")
 steps = [data.sync()]

@@ -10,10 +10,10 @@ from huggingface_hub import HfApi
 from fake_hub_server import FakeHub
 from fault_proxy import FaultProxy, is_commit
 from hub_fault_run import writes
-from leaderboard.hub_calls import DEFAULT_RETRY, Retry
-from leaderboard.hub_ledger import HubLedger
-from leaderboard.hub_queue import NOT_READY_LIMIT, HubQueue, score_claimed
-from leaderboard.store import HubMirror, LocalStore
+from leaderboard.remote.hub_calls import DEFAULT_RETRY, Retry
+from leaderboard.operations.hub_ledger import HubLedger
+from leaderboard.operations.hub_queue import NOT_READY_LIMIT, HubQueue, score_claimed
+from leaderboard.operations.store import HubMirror, LocalStore
 
 FAST = Retry(attempts=3, base=0.001, cap=0.01)
 UPLOAD = "private/uploads/s1/predictions.jsonl"
@@ -189,7 +189,7 @@ def test_a_worker_exits_only_on_a_configuration_error(hub, tmp_path):
 
 
 def test_the_spaces_pull_reads_one_listing_and_skips_only_the_record_it_cannot_read(hub, tmp_path):
-    from leaderboard.hub_data import pull_store
+    from leaderboard.operations.hub_data import pull_store
 
     hub, proxy = hub
     seed(hub, *(record(f"s{i}") for i in range(1, 6)))

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, SAMPLE_MEDREAMM
 from dataset_builders.stage import build
 from fake_hub_server import FakeHub
-from leaderboard import registry
+from leaderboard.scoring import registry
 
 EXAMPLE = ROOT / "submissions" / "medreamm" / "example_predictions.jsonl"
 

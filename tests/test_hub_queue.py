@@ -1,4 +1,4 @@
-"""The Hub queue's claim protocol (leaderboard/hub_queue.py), in-process against the fake Hub. Leases are
+"""The Hub queue's claim protocol (leaderboard/operations/hub_queue.py), in-process against the fake Hub. Leases are
 measured on an injected clock: no test waits for one to run out."""
 import json
 import threading
@@ -8,8 +8,8 @@ import pytest
 from huggingface_hub import HfApi
 
 from fake_hub_server import FakeHub
-from leaderboard.hub_calls import Retry
-from leaderboard.hub_queue import HubQueue, LostClaim
+from leaderboard.remote.hub_calls import Retry
+from leaderboard.operations.hub_queue import HubQueue, LostClaim
 
 START = 1_800_000_000.0
 

@@ -2,7 +2,7 @@
 run: the worker wrote "finished", a refresh that had read the Hub a moment earlier put "scoring" back)."""
 import json
 
-from leaderboard.hub_data import merge_queue_records
+from leaderboard.operations.hub_data import merge_queue_records
 
 
 def write(folder, name, **record):

@@ -12,7 +12,7 @@ from dataset_builders.stage import build
 from fake_hub_server import FakeHub
 from fault_proxy import FaultProxy
 from hub_fault_run import ACCOUNTS, TOKENS, run_workers, seeded_queue, writes
-from leaderboard import registry
+from leaderboard.scoring import registry
 
 N = 30
 LEASE = 30.0

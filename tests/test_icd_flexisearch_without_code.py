@@ -4,7 +4,7 @@ term is uncoded; a lower-scored entity that has a code is never taken instead.""
 import pytest
 
 from fake_who_icd_server import FakeWhoIcdServer
-from leaderboard.matching.icd import WhoIcdApiCoder
+from leaderboard.scoring.matching.icd import WhoIcdApiCoder
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import shutil
 import numpy as np
 import pytest
 
-from leaderboard.matching import icd_index_store, icd_offline
-from leaderboard.matching.icd_offline import OfflineTitleCoder, _sha256, _TitleIndex
+from leaderboard.scoring.matching import icd_index_store, icd_offline
+from leaderboard.scoring.matching.icd_offline import OfflineTitleCoder, _sha256, _TitleIndex
 
 TERMS = ["Cholera", "  CHOLERA!! ", "Pneumonia", "Type 2 diabetes melitus", "diabetes mellitus type 2", "Astma",
          "Diarrhea", "Sjogren syndrome", "Other specified malignant neoplasm of ciliary body",  # a title tie: 2D06.2
@@ -167,8 +167,8 @@ def test_a_store_that_cannot_be_written_only_costs_the_rebuild(tmp_path, caplog)
 
 
 def test_front_doors_keep_the_index_in_their_cache_folder(tmp_path):
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.scoring_services import configure_matchers
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.services import configure_matchers
     from leaderboard.settings import Settings
 
     context = configure_matchers(ScoringContext(), "offline", cache_dir=tmp_path, settings=Settings(), embedder=False)

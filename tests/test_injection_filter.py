@@ -1,4 +1,4 @@
-"""The one injection filter (leaderboard.judge.safety): RE2 patterns that mean what the stdlib ones meant,
+"""The one injection filter (leaderboard.scoring.judge.safety): RE2 patterns that mean what the stdlib ones meant,
 normalisation that takes off the common disguises, sentence-exact redaction, and no dead entries."""
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from leaderboard.judge.injection_patterns import PATTERNS
-from leaderboard.judge.safety import REDACTED, find_injection, injection_kinds, quote_candidate, redact, split_sentences
+from leaderboard.scoring.judge.injection_patterns import PATTERNS
+from leaderboard.scoring.judge.safety import (REDACTED, find_injection, injection_kinds, quote_candidate, redact, split_sentences)
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 sys.path.insert(0, str(HOSTILE))

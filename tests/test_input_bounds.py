@@ -10,9 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from leaderboard.parquet_guard import ParquetRefused, guarded_batches, read_guarded
-from leaderboard.prediction_files import size_refusal
-from leaderboard.run_settings import RunSettingsError, read_run_settings
+from leaderboard.intake.parquet_guard import ParquetRefused, guarded_batches, read_guarded
+from leaderboard.intake.prediction_files import size_refusal
+from leaderboard.intake.run_settings import RunSettingsError, read_run_settings
 
 
 def write(path, table, **kw):

@@ -1,11 +1,11 @@
-"""Item browser data (leaderboard/items.py): pages read only the row groups they need, filters by stratum value
+"""Item browser data (leaderboard/publishing/items.py): pages read only the row groups they need, filters by stratum value
 (lists count under each element), held-out columns are never read, images are found wherever they nest."""
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from conftest import png_bytes
-from leaderboard.items import ALL, ItemSource, split_row, thumbnail_data_url
+from leaderboard.publishing.items import ALL, ItemSource, split_row, thumbnail_data_url
 
 ORGANS = ["lung", "skin", "lung", "heart", "skin", "lung", "lung", "bone", "lung", "skin", "heart"]
 
@@ -81,7 +81,7 @@ def test_no_held_out_column_reaches_a_rendered_page_of_any_sample(tmp_path):
     import re
 
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from space.item_browser import render, withheld_columns
 
     for name in registry.names():
@@ -97,7 +97,7 @@ def test_no_held_out_column_reaches_a_rendered_page_of_any_sample(tmp_path):
 
 
 def test_options_carry_their_letters_and_bookkeeping_fields_are_internal():
-    from leaderboard.items import is_internal, split_row
+    from leaderboard.publishing.items import is_internal, split_row
 
     fields, _ = split_row({"items": [{"question": "Which zone?", "options": ["zone I", "zone II", "zone III"],
                                       "tier_source": "mapped", "stage_idx": 2}], "tags": ["a", "b"]})

@@ -4,8 +4,8 @@ import json
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.judge import Judge, JudgeCall, JudgeConfig, JudgeParseError, load_prompt, parse_json_object
-from leaderboard.judge.safety import REDACTED, find_injection, quote_candidate
+from leaderboard.scoring.judge import Judge, JudgeCall, JudgeConfig, JudgeParseError, load_prompt, parse_json_object
+from leaderboard.scoring.judge.safety import REDACTED, find_injection, quote_candidate
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Anomaly review (leaderboard/judge/anomaly.py): the rule on hand-computed numbers, and a ClinMM submission
+"""Anomaly review (leaderboard/scoring/judge/anomaly.py): the rule on hand-computed numbers, and a ClinMM submission
 whose two judges disagree sharply held as `needs review` through the Service (real HTTP to the fake judge),
 then scored and ranked once a maintainer approves it."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pytest
 
 from conftest import ROOT
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmark import ScoringContext
-from leaderboard.judge import Judge, JudgeConfig
-from leaderboard.judge.anomaly import anomalies, review_note
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.judge import Judge, JudgeConfig
+from leaderboard.scoring.judge.anomaly import anomalies, review_note
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 
 
 def test_medcmr_open_ended_far_above_what_mcq_predicts_is_held():
@@ -38,7 +38,7 @@ def test_clinmm_sharp_disagreement_between_the_judges_is_held():
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     out = tmp_path_factory.mktemp("hub")
     build(registry.adapter("clinmm"), ROOT / "benchmarks" / "clinmm" / "sample", out, sample=True, progress=False)

@@ -3,7 +3,7 @@ add up to a sixth of it (a rescore), and rows another process wrote after the sn
 import json
 import sqlite3
 
-from leaderboard.judge.cache import JudgeCache
+from leaderboard.scoring.judge.cache import JudgeCache
 
 
 def filled(path, n):

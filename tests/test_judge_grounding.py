@@ -1,11 +1,11 @@
-"""The grounding rules a verdict's evidence must pass (leaderboard/judge/grounding.py), on hand-picked
+"""The grounding rules a verdict's evidence must pass (leaderboard/scoring/judge/grounding.py), on hand-picked
 quotes: each family of "not evidence" caught, and clinical text that merely looks like it left alone."""
 import base64
 import codecs
 
 import pytest
 
-from leaderboard.judge.grounding import Refused, check, normalise, not_evidence
+from leaderboard.scoring.judge.grounding import Refused, check, normalise, not_evidence
 
 
 @pytest.mark.parametrize("quote", [

@@ -8,8 +8,8 @@ import threading
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, ground
-from leaderboard.chat_http import backoff_delay
-from leaderboard.judge import Judge, JudgeCall, JudgeConfig, load_prompt, parse_json_object
+from leaderboard.remote.chat_http import backoff_delay
+from leaderboard.scoring.judge import Judge, JudgeCall, JudgeConfig, load_prompt, parse_json_object
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_a_judge_nobody_closes_leaves_no_loop_thread_behind(tmp_path, prompt):
 
 
 def test_a_runaway_response_body_is_cut_off_and_retried_within_the_bound(tmp_path, prompt, monkeypatch):
-    import leaderboard.judge.transport as transport
+    import leaderboard.scoring.judge.transport as transport
 
     monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 2_000)
     with FakeOpenAIServer(lambda body: '{"met": true, "rationale": "' + "x" * 5_000 + '"}') as server:
@@ -131,7 +131,7 @@ def test_the_bound_holds_for_announced_chunked_and_compressed_bodies(tmp_path, p
     import gzip
     import json
 
-    import leaderboard.judge.transport as transport
+    import leaderboard.scoring.judge.transport as transport
 
     monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 2_000)
     def verdict(body: dict) -> bytes:  # grounded in the request (its canary), as a compliant judge answers
@@ -206,7 +206,7 @@ def test_bodies_carry_non_ascii_text_and_json_only_values_both_ways(tmp_path, pr
 
 
 def test_a_response_body_is_parsed_by_json_where_orjson_refuses():
-    from leaderboard.chat_http import parse_body
+    from leaderboard.remote.chat_http import parse_body
 
     assert parse_body(b'{"a": [1, 2.5, "\\u00e9"]}') == {"a": [1, 2.5, "é"]}
     value = parse_body(b'{"x": NaN, "y": Infinity, "z": 7}')

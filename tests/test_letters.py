@@ -1,6 +1,6 @@
 import pytest
 
-from leaderboard.letters import parse_letter
+from leaderboard.scoring.letters import parse_letter
 
 
 @pytest.mark.parametrize("text, expected", [

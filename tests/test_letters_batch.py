@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from leaderboard.letters import DIGITS, parse_letter
+from leaderboard.scoring.letters import DIGITS, parse_letter
 
 CORPUS = [json.loads(line) for line in
           (Path(__file__).parent / "parsing" / "letter_corpus.jsonl").read_text(encoding="utf-8").splitlines()

@@ -7,9 +7,9 @@ import tracemalloc
 
 import pytest
 
-from leaderboard import line_reader
-from leaderboard.line_reader import Line, NotUtf8, check_utf8, lines
-from leaderboard.prediction_files import PredictionSchema, FieldSpec, validate
+from leaderboard.intake import line_reader
+from leaderboard.intake.line_reader import Line, NotUtf8, check_utf8, lines
+from leaderboard.intake.prediction_files import PredictionSchema, FieldSpec, validate
 
 SCHEMA = PredictionSchema(fields=(FieldSpec("response", "string", required=True),))
 IDS = ["a", "b", "c", "d"]

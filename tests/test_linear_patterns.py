@@ -18,8 +18,8 @@ PENDING_CONVERSION = {
 
 # The stdlib engine on text the project or its maintainer wrote, or where RE2 cannot run. Per file, why.
 TRUSTED_ONLY = {
-    "leaderboard/answer_key.py": "front matter of the benchmark's own answer-key config files",
-    "leaderboard/judge/prompts.py": "file names of the package's own prompt files",
+    "leaderboard/intake/answer_key.py": "front matter of the benchmark's own answer-key config files",
+    "leaderboard/scoring/judge/prompts.py": "file names of the package's own prompt files",
     "leaderboard/fast_json.py": "one fixed-width class, [0-9]{19}: at most 19 steps per start, linear on any text",
     "space/deploy.py": "the maintainer's deploy script: requirements.txt lines and its own arguments",
     "benchmarks/medcmr/adapter.py": "dataset builder: the benchmark's source files, never a submission",
@@ -27,7 +27,7 @@ TRUSTED_ONLY = {
     "benchmarks/clinmm/protocol.py": "runs inside lmms-eval's own environment (no google-re2) on the user's "
                                      "machine, on their model's replies; never in the Space or a scorer",
     "benchmarks/xpcr/protocol.py": "as clinmm/protocol.py: the user's own harness, lmms-eval's environment",
-    "leaderboard/lmms_eval_bridge.py": "imported by lmms-eval in its own environment (no google-re2), on the "
+    "leaderboard/harness/lmms_eval_bridge.py": "imported by lmms-eval in its own environment (no google-re2), on the "
                                        "user's machine",
 }
 
@@ -87,6 +87,6 @@ def test_the_scan_sees_every_spelling_of_a_stdlib_call():
 
 def test_the_modules_that_read_untrusted_text_are_in_the_scan():
     scanned = {p.relative_to(ROOT).as_posix() for p in scanned_files()}
-    for rel in ("leaderboard/judge/safety.py", "leaderboard/redact.py", "leaderboard/service.py", "leaderboard/review.py",
-                "leaderboard/review_cli.py", "leaderboard/matching/icd_offline.py", "benchmarks/medcmr/scorer.py", "space/app.py"):
+    for rel in ("leaderboard/scoring/judge/safety.py", "leaderboard/privacy/redact.py", "leaderboard/operations/service.py", "leaderboard/operations/review.py",
+                "leaderboard/operations/review_cli.py", "leaderboard/scoring/matching/icd_offline.py", "benchmarks/medcmr/scorer.py", "space/app.py"):
         assert rel in scanned, rel

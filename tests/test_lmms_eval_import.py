@@ -5,8 +5,8 @@ import json
 import pytest
 
 from leaderboard.cli import main as cli_main
-from leaderboard.lmms_eval_bridge import RECORD_KEY
-from leaderboard.run_settings import read_run_settings
+from leaderboard.harness.lmms_eval_bridge import RECORD_KEY
+from leaderboard.intake.run_settings import read_run_settings
 
 PROTOCOL = {"name": "toy", "version": "1", "description": "d", "prompt_sha": "abc123"}
 

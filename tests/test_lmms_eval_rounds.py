@@ -14,7 +14,7 @@ from PIL import Image
 from benchmarks.clinmm.protocol import run_case
 from benchmarks.xpcr.protocol import run_chain
 from conftest import ROOT
-from leaderboard.lmms_eval_bridge import RECORD_KEY, raw_images
+from leaderboard.harness.lmms_eval_bridge import RECORD_KEY, raw_images
 from predict_helpers import build_sample
 
 

@@ -1,7 +1,7 @@
 """The lmms-eval task folders (`benchmarks/<name>/lmms_eval_task/`), end to end with the real lmms-eval 0.7.3 in
 its own environment (.venv-lmms): `python -m lmms_eval --model openai_compatible` runs every single-turn task
 with --limit against the scripted OpenAI-compatible server on 127.0.0.1, and the multi-round tasks run through
-`python -m leaderboard.lmms_eval_multiround` (lmms-eval plus the openai backend's missing multi-round loop).
+`python -m leaderboard.harness.lmms_eval_multiround` (lmms-eval plus the openai backend's missing multi-round loop).
 The logged samples are converted with `from-lmms-eval`, validated and scored by our CLI to hand-computed values,
 and every request lmms-eval sent carries exactly the messages `predict` sends for the same item (texts, roles,
 order; images compared by decoded pixels, since lmms-eval re-encodes them as PNG)."""
@@ -138,7 +138,7 @@ def world(tmp_path_factory):
     single = subprocess.Popen([str(LMMS_PYTHON), "-m", "lmms_eval", "eval", *common, str(work / "single"),
                                "--tasks", SINGLE_TASKS, "--limit", str(LIMIT)], cwd=work, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    multi = subprocess.Popen([str(LMMS_PYTHON), "-m", "leaderboard.lmms_eval_multiround", "eval", *common,
+    multi = subprocess.Popen([str(LMMS_PYTHON), "-m", "leaderboard.harness.lmms_eval_multiround", "eval", *common,
                               str(work / "multi"), "--tasks", MULTI_TASKS, "--limit", str(CHAINS)], cwd=work, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     logs = {"single": single.communicate(timeout=900)[0], "multi": multi.communicate(timeout=900)[0]}
@@ -206,7 +206,7 @@ def test_request_settings_are_the_tasks_and_recorded_in_the_sidecar(world):
     assert meta["request"]["per_task"]["xpcr_chains"] == {"temperature": 0.0, "max_tokens": 256, "top_p": 1.0}
     assert "max_tokens" not in meta["request"]  # differs per task
     from benchmarks.xpcr.protocol import XPCRProtocol
-    from leaderboard.lmms_eval_bridge import protocol_settings
+    from leaderboard.harness.lmms_eval_bridge import protocol_settings
     assert meta["protocol"] == {**protocol_settings(XPCRProtocol(), no_ablations=False), "runner": "lmms-eval"}
 
 

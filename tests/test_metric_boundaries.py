@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from benchmarks.clinmm.metrics import categories, consensus
-from leaderboard.metrics.bootstrap import bootstrap_means, percentile_ci
-from leaderboard.metrics.cell_bootstrap import cell_bootstrap, cell_draws, group_accuracy, percentile_interval
-from leaderboard.metrics.ranked_lists import NO_MATCH, first_match_ranks, ranked_metrics, reciprocal_rank
-from leaderboard.metrics.subgroup import percentile_bounds, subset_replicates
-from leaderboard.tie_groups import PAIRED_SHARE, TIE_RESAMPLES, rank_ranges, tied
+from leaderboard.scoring.metrics.bootstrap import bootstrap_means, percentile_ci
+from leaderboard.scoring.metrics.cell_bootstrap import cell_bootstrap, cell_draws, group_accuracy, percentile_interval
+from leaderboard.scoring.metrics.ranked_lists import NO_MATCH, first_match_ranks, ranked_metrics, reciprocal_rank
+from leaderboard.scoring.metrics.subgroup import percentile_bounds, subset_replicates
+from leaderboard.publishing.tie_groups import PAIRED_SHARE, TIE_RESAMPLES, rank_ranges, tied
 
 
 # ------------------------------------------------------------------ ranked lists: the last counted rank
@@ -209,7 +209,7 @@ def test_ndcg_truncates_the_ideal_list_at_ten_and_is_zero_without_ground_truth()
 
 
 def test_modality_contribution_of_one_item_and_of_none():
-    from leaderboard.metrics.chains import modality_contribution
+    from leaderboard.scoring.metrics.chains import modality_contribution
 
     assert modality_contribution(np.array([True]), np.array([False])) == 100.0
     assert modality_contribution(np.array([1, 1, 0]), np.array([0, 1, 1])) == 0.0
@@ -229,7 +229,7 @@ def test_a_cell_holding_the_last_item_gets_every_draw():
 def test_calibration_and_fact_scores_of_a_single_item():
     from benchmarks.clinmm.metrics import fact_scores
     from benchmarks.xpcr.taxonomy import TIER_WEIGHTS
-    from leaderboard.metrics.calibration import BASE_SCORES, expected_calibration_error, uncertainty_aware_score
+    from leaderboard.scoring.metrics.calibration import (BASE_SCORES, expected_calibration_error, uncertainty_aware_score)
 
     assert expected_calibration_error(np.array([0.8]), np.array([1])) == pytest.approx(0.2)  # |1 - 0.8| / 1
     # one R-tier item (total weight 1.0 is a real total, not "no items"): CU scores its base 0.5
@@ -240,7 +240,7 @@ def test_calibration_and_fact_scores_of_a_single_item():
 
 # ------------------------------------------------------------------ calibration: bins, thresholds, empty inputs
 def test_ece_of_low_confidences_only_fills_the_first_bins_and_takes_its_bin_count():
-    from leaderboard.metrics.calibration import ECE_BINS, expected_calibration_error
+    from leaderboard.scoring.metrics.calibration import ECE_BINS, expected_calibration_error
 
     # bins (of 10): 0.15 -> 1, 0.25 and 0.28 -> 2, 0.35 -> 3; nothing reaches the upper bins
     confidence = np.array([0.15, 0.25, 0.28, 0.35])
@@ -253,7 +253,7 @@ def test_ece_of_low_confidences_only_fills_the_first_bins_and_takes_its_bin_coun
 
 
 def test_bin_edges_absorb_float_noise_and_out_of_range_confidences_clip_to_the_end_bins():
-    from leaderboard.metrics.calibration import bin_index
+    from leaderboard.scoring.metrics.calibration import bin_index
 
     # 0.299999999994 * 10 is 3 to 9 decimals (float noise of a 0.3 written by a model): bin 3, not bin 2
     assert bin_index(np.array([0.299999999994, 0.3, 0.7, 1.0])).tolist() == [3, 3, 7, 9]
@@ -261,7 +261,7 @@ def test_bin_edges_absorb_float_noise_and_out_of_range_confidences_clip_to_the_e
 
 
 def test_uas_passes_its_threshold_on_and_is_nan_without_items_or_weight():
-    from leaderboard.metrics.calibration import BASE_SCORES, uncertainty_aware_score
+    from leaderboard.scoring.metrics.calibration import BASE_SCORES, uncertainty_aware_score
 
     confidence, correct, weights = np.array([0.6, 0.4]), np.array([1, 0]), np.array([1.0, 3.0])
     # threshold 0.5: CC (1.0) and IU (0.25) -> 100 * (1 * 1.0 + 3 * 0.25) / 4 = 43.75
@@ -318,7 +318,7 @@ def test_bootstrap_of_one_item_is_that_item_and_percentile_ci_uses_its_seed_and_
 
 # ------------------------------------------------------------------ MedRealMM rubric: signed points, clipping
 def test_rubric_scores_of_asymmetric_cases_by_hand():
-    from leaderboard.metrics.rubric import rubric_scores
+    from leaderboard.scoring.metrics.rubric import rubric_scores
 
     # case 0: +3 met, +1 not, -2 triggered -> (3 - 2) / 4 = 0.25
     # case 1: +5 met, -1 not triggered, +2 met -> 7 / 7 = 1.0 (an untriggered penalty costs nothing)
@@ -344,7 +344,7 @@ def test_rubric_scores_of_asymmetric_cases_by_hand():
 
 
 def test_score_histogram_bins_of_five_percent_with_the_last_closed():
-    from leaderboard.metrics.rubric import HISTOGRAM_WIDTH, score_histogram
+    from leaderboard.scoring.metrics.rubric import HISTOGRAM_WIDTH, score_histogram
 
     assert HISTOGRAM_WIDTH == 0.05
     hist = score_histogram([0.0, 0.049, 0.05, 0.15, 0.5, 0.95, 0.9499, 1.0, 1.0])
@@ -357,7 +357,7 @@ def test_score_histogram_bins_of_five_percent_with_the_last_closed():
 
 
 def test_rubric_cases_after_the_last_criterion_and_a_histogram_without_high_scores():
-    from leaderboard.metrics.rubric import rubric_scores, score_histogram
+    from leaderboard.scoring.metrics.rubric import rubric_scores, score_histogram
 
     # cases 1 and 2 have no criterion (nothing judged yet): every per-case array still has n_cases entries
     s = rubric_scores([0, 0], [2.0, -1.0], [1, 1], 3)
@@ -373,7 +373,7 @@ def test_rubric_cases_after_the_last_criterion_and_a_histogram_without_high_scor
 
 # ------------------------------------------------------------------ item bootstrap: which exact draw "auto" takes
 def test_auto_draws_patterns_from_exactly_32_fold_repeats_and_items_otherwise():
-    from leaderboard.metrics.bootstrap import PATTERN_SHARE
+    from leaderboard.scoring.metrics.bootstrap import PATTERN_SHARE
 
     assert PATTERN_SHARE == 32
     two_rows = np.array([0.0, 1.0] * 32)  # 64 items, 2 distinct rows: exactly 32-fold

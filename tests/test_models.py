@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from leaderboard import models
-from leaderboard.result import ModelInfo, Result
-from leaderboard.store import SUBMISSIONS_DIR
+from leaderboard.publishing import models
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.operations.store import SUBMISSIONS_DIR
 
 PAPER_FILES = sorted(SUBMISSIONS_DIR.glob("*/*/*.json"))
 

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from leaderboard import validated_upload
-from leaderboard.scoring import validate_file
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.intake import validated_upload
+from leaderboard.scoring.score_file import validate_file
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 from test_medreamm_scoring import PREDICTIONS
 from test_service import context
 

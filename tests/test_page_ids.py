@@ -6,10 +6,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from leaderboard import registry
-from leaderboard.compare import CompareError, compare
-from leaderboard.items import ItemSource
-from leaderboard.store import LocalStore
+from leaderboard.scoring import registry
+from leaderboard.publishing.compare import CompareError, compare
+from leaderboard.publishing.items import ItemSource
+from leaderboard.operations.store import LocalStore
 
 BENCH = registry.scorer("medreamm")
 

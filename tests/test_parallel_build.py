@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 from benchmarks.xpcr.adapter import XPCRAdapter
 from dataset_builders.errors import BuildError, ProblemLog
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
 from xpcr_release import image_row, qa, write_release
 

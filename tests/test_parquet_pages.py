@@ -7,8 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from forged_parquet import write_forged
-from leaderboard.parquet_guard import ParquetRefused, guarded_batches, open_checked, read_guarded
-from leaderboard.parquet_pages import PageHeaderError, pages, read_struct
+from leaderboard.intake.parquet_guard import ParquetRefused, guarded_batches, open_checked, read_guarded
+from leaderboard.intake.parquet_pages import PageHeaderError, pages, read_struct
 
 CHARS = 3_000_000  # the bench (bench/hostile_inputs.py) uses 300,000,000
 
@@ -79,7 +79,7 @@ def test_a_level_histogram_that_aborts_pyarrow_is_refused_first(tmp_path):
     from conftest import ROOT
 
     found = ROOT / "tests" / "fuzz" / "parquet_guard" / "found-level-histogram-abort.parquet"
-    code = ("import sys\nfrom leaderboard.parquet_guard import ParquetRefused, open_checked\n"
+    code = ("import sys\nfrom leaderboard.intake.parquet_guard import ParquetRefused, open_checked\n"
             "try:\n    open_checked(sys.argv[1])\nexcept ParquetRefused as exc:\n    print(exc)\n")
     done = subprocess.run([sys.executable, "-c", code, str(found)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-500:]

@@ -6,10 +6,10 @@ import json
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard import registry
-from leaderboard.predict.cli import main as predict_main
-from leaderboard.predict.runner import ChatClient, ChatConfig, ChatError, done_ids
-from leaderboard.prediction_files import validate
+from leaderboard.scoring import registry
+from leaderboard.harness.predict.cli import main as predict_main
+from leaderboard.harness.predict.runner import ChatClient, ChatConfig, ChatError, done_ids
+from leaderboard.intake.prediction_files import validate
 from predict_helpers import build_sample, lines, read_config, reset_server, run
 
 N_ITEMS = 25  # the Med-CMR sample: 21 MCQ + 4 open-ended

@@ -2,7 +2,7 @@
 one past it is not), every reader (JSONL line endings, JSON arrays, CSV, Parquet) numbering its lines the
 way the user counts them, and the messages and report fields a submitter reads, checked word for word.
 
-Written against surviving mutants of `leaderboard/prediction_files.py` (issue 17): each test pins a
+Written against surviving mutants of `leaderboard/intake/prediction_files.py` (issue 17): each test pins a
 behaviour a plausible one-line slip would change. Files that are clean take the columnar path, so most
 fixtures hold one problem (or pass `columnar=False`) to reach the line-by-line checks they are about.
 """
@@ -12,10 +12,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from leaderboard import prediction_files, registry
+from leaderboard.intake import prediction_files
+from leaderboard.scoring import registry
 from validation_helpers import messages, validate_text
-from leaderboard.prediction_files import (MAX_ISSUES_SHOWN, MAX_ROWS, MAX_STRING_CHARS, UNPAIRED_SURROGATE, FieldSpec,
-                                          Issue, PredictionSchema, ValidationReport, human_bytes, validate)
+from leaderboard.intake.prediction_files import (MAX_ISSUES_SHOWN, MAX_ROWS, MAX_STRING_CHARS, UNPAIRED_SURROGATE, FieldSpec, Issue, PredictionSchema, ValidationReport, human_bytes, validate)
 
 MEDREAMM = registry.scorer("medreamm").schema  # diagnoses: string_list (max 100, scored 10); response: string
 XPCR = registry.scorer("xpcr").schema  # answer: choice; confidence: number in [0, 1]; response: string

@@ -5,10 +5,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from leaderboard import registry
+from leaderboard.scoring import registry
 from benchmarks.medreamm.parsing import parse_response, ranked_list
-from leaderboard.prediction_files import validate
-from leaderboard.scoring import validate_file
+from leaderboard.intake.prediction_files import validate
+from leaderboard.scoring.score_file import validate_file
 from validation_helpers import messages, validate_text
 
 SCHEMA = registry.scorer("medreamm").schema

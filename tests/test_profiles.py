@@ -2,13 +2,14 @@
 benchmark's primary metric with CI and rank range, the specialty profile, and the main/sample split."""
 import pytest
 
-from leaderboard import models, profiles, registry
-from leaderboard.board import MAIN, SAMPLE, Board
-from leaderboard.result import ModelInfo, Result
-from leaderboard import registry
-from leaderboard.specialties import SPECIALTIES, pooled
-from leaderboard.store import load_records
-from leaderboard.tables import Entry
+from leaderboard.publishing import models, profiles
+from leaderboard.scoring import registry
+from leaderboard.publishing.board import MAIN, SAMPLE, Board
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.scoring import registry
+from leaderboard.publishing.specialties import SPECIALTIES, pooled
+from leaderboard.operations.store import load_records
+from leaderboard.publishing.tables import Entry
 from space.plain import md
 
 BENCHES = list(registry.scorers().values())

@@ -126,7 +126,7 @@ def test_cli_score_reads_the_predict_sidecar(tmp_path, tiny_built):
 def _built(tmp_path, **kw):
     from conftest import TINY_CASES, write_release
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     release = write_release(tmp_path / "release", TINY_CASES)
     build(registry.adapter("medreamm"), release, tmp_path / "hub", progress=False, **kw)
@@ -171,7 +171,7 @@ def test_cli_score_json_is_exact_and_public_is_what_the_space_publishes(tmp_path
     assert public["strata"]["disease_category"]["Infectious"]["suppressed"] is True
     assert exact["protocol"]["disclosure"].startswith("none: exact values")
     assert public["protocol"]["disclosure"]["min_cell"] == 5
-    from leaderboard.result import Result
+    from leaderboard.scoring.result import Result
 
     assert Result.read(exact_path).metrics == exact["metrics"]  # the exact record reads back
 

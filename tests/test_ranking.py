@@ -1,12 +1,12 @@
-"""The one ranking rule (leaderboard/tie_groups.py) and the board built on it, with hand-computed ranks."""
+"""The one ranking rule (leaderboard/publishing/tie_groups.py) and the board built on it, with hand-computed ranks."""
 import numpy as np
 import pytest
 
-from leaderboard import registry
-from leaderboard.board import BOARDS, MAIN, SAMPLE, Board, Filters
-from leaderboard.result import ModelInfo, Result
-from leaderboard.tables import Entry, ranked_table
-from leaderboard.tie_groups import rank_ranges, wilson
+from leaderboard.scoring import registry
+from leaderboard.publishing.board import BOARDS, MAIN, SAMPLE, Board, Filters
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.publishing.tables import Entry, ranked_table
+from leaderboard.publishing.tie_groups import rank_ranges, wilson
 
 BENCH = registry.scorer("medreamm")  # primary top5_primary_icd: a proportion, release 625 cases
 
@@ -115,7 +115,7 @@ def test_a_board_draws_each_view_once_and_keeps_the_most_recently_asked():
 
     import gradio as gr
 
-    from leaderboard import board as board_module
+    from leaderboard.publishing import board as board_module
 
     entries = [Entry(result("Paper-A", 65.9, "paper"), "p1"), Entry(result("Sub", 40.123456, ci=[35.0, 45.25]), "s1"),
                Entry(result("Sub-2", 20.5, ci=[10.0, 31.0]), "s2")]

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.metrics.ranked_lists import first_match_ranks, ndcg, ranked_metrics
+from leaderboard.scoring.metrics.ranked_lists import first_match_ranks, ndcg, ranked_metrics
 
 
 def case(n_pred: int, n_gt: int, hits: dict[tuple[int, int], bool]) -> tuple[np.ndarray, np.ndarray]:

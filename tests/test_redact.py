@@ -1,4 +1,4 @@
-"""Secrets and hosts never reach a public record: the choke point (leaderboard.redact) on every
+"""Secrets and hosts never reach a public record: the choke point (leaderboard.privacy.redact) on every
 identity the scorers record, exercised with the real service objects where they exist."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.redact import is_secret_key, public_text, public_url, public_value
+from leaderboard.privacy.redact import is_secret_key, public_text, public_url, public_value
 
 
 def test_urls_keep_only_a_public_api_host():
@@ -51,10 +51,10 @@ def test_identities_are_cleaned_recursively_and_counts_and_settings_survive():
 def test_a_public_record_shows_neither_the_who_credentials_nor_the_judge_host(tmp_path, tiny_built, monkeypatch):
     """The real WHO coder and judge objects build their identities; the record written by the CLI's
     `--json` (a public record) carries neither credentials nor host names."""
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.judge.client import Judge, JudgeConfig
-    from leaderboard.matching.icd_who import WhoIcdApiCoder
-    from leaderboard.result import ModelInfo, Result
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.judge.client import Judge, JudgeConfig
+    from leaderboard.scoring.matching.icd_who import WhoIcdApiCoder
+    from leaderboard.scoring.result import ModelInfo, Result
 
     coder = WhoIcdApiCoder(base_url="http://maint:Pa55word@who-icd.internal:8382", cache_path=tmp_path / "c.sqlite")
     judge = Judge(JudgeConfig(base_url="http://user:tok@judge-host.internal:8000/v1?key=zzz", model="qwen3-vl",

@@ -14,12 +14,12 @@ import pytest
 
 from conftest import ROOT
 from fake_openai_server import FakeOpenAIServer
-from leaderboard import registry
-from leaderboard.benchmark import ScoringContext
-from leaderboard.judge import Judge, JudgeConfig
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
-from leaderboard.tables import ranked_table
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.judge import Judge, JudgeConfig
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
+from leaderboard.publishing.tables import ranked_table
 from medrealmm_release import build_release
 from test_medrealmm_scoring import EXPECTED, PREDICTIONS, verdict_responder, write_predictions
 

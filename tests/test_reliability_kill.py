@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 from gradio_client import Client
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.engine import CI_RESAMPLES
-from leaderboard.benchmark import ScoringContext
-from leaderboard.judge import Judge, JudgeConfig
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.scoring.engine import CI_RESAMPLES
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.judge import Judge, JudgeConfig
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 from medrealmm_release import build_release
 from reliability_helpers import Space, check_store, status_rows, submit_form
 from test_medrealmm_scoring import EXPECTED, PREDICTIONS, tag_of, verdict_responder, write_predictions

@@ -9,7 +9,7 @@ from test_service import PREDICTIONS, form, service, upload  # noqa: F401  (serv
 
 
 def test_result_write_failure_fails_cleanly_and_the_next_attempt_succeeds(tmp_path, service, monkeypatch):
-    import leaderboard.store as store_module
+    import leaderboard.operations.store as store_module
 
     real_replace = os.replace
     disk_full = {"on": True}

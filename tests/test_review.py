@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.benchmark import ScoringContext
 from leaderboard.cli import main as cli_main
-from leaderboard.judge.safety import find_injection, redact
-from leaderboard.service import STATES, Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.scoring.judge.safety import find_injection, redact
+from leaderboard.operations.service import STATES, Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = [json.loads(line) for line in (ROOT / "tests" / "hostile" / "injections.jsonl").read_text(encoding="utf-8").splitlines()]

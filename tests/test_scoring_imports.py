@@ -6,13 +6,13 @@ import sys
 
 from conftest import ROOT, SAMPLE_MEDREAMM
 from dataset_builders.stage import build
-from leaderboard import registry
+from leaderboard.scoring import registry
 
 CHILD = """
 import sys
 sys.path.insert(0, %r)
 from pathlib import Path
-from leaderboard.scoring import validate_file
+from leaderboard.scoring.score_file import validate_file
 report, _ = validate_file("medreamm", Path(%r), Path(%r))
 print(report.path, "pandas" in sys.modules, report.n_valid)
 """

@@ -3,7 +3,7 @@ get stuck: a limit hit, a crash, a full disk or a judge that never gives a usabl
 `failed` with a reason, and a failed run never counts against the quota.
 
 The hostile context factories below are module-level functions, so the job pickles and runs in the
-persistent `python -m leaderboard.isolation` child; a lambda takes the forked path (tested too)."""
+persistent `python -m leaderboard.scoring.isolation` child; a lambda takes the forked path (tested too)."""
 import errno
 import os
 import time
@@ -11,9 +11,9 @@ import time
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmark import ScoringContext
-from leaderboard.isolation import Limits, ScoreJob, ScoringLimit, ScoringProcess
-from leaderboard.service import Service
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.isolation import Limits, ScoreJob, ScoringLimit, ScoringProcess
+from leaderboard.operations.service import Service
 from medrealmm_release import build_release
 from test_medrealmm_scoring import PREDICTIONS as MR_PREDICTIONS
 from test_medrealmm_scoring import write_predictions
@@ -40,7 +40,7 @@ def pid_context(benchmark=None):
 
 
 def make(tmp_path, built, factory, **limits) -> Service:
-    from leaderboard.store import LocalStore
+    from leaderboard.operations.store import LocalStore
 
     return Service(store=LocalStore(tmp_path / "store"), data_dirs={"medreamm": built}, context_factory=factory,
                    quota_per_day=2, **limits)
@@ -119,7 +119,7 @@ def test_the_child_is_reused_between_jobs_and_replaced_after_a_kill(tmp_path, ti
 def test_a_full_disk_during_scoring_ends_failed_and_refunded_never_stuck(tmp_path, tiny_built, monkeypatch):
     """The failure itself cannot be written while the disk is full: it is shown (and refunded) at once from
     memory and written by the worker's next idle tick once the disk has room again."""
-    import leaderboard.store as store_module
+    import leaderboard.operations.store as store_module
 
     service = make(tmp_path, tiny_built, context, judge_retry_seconds=0.2)
     outcome = service.submit("alice", form(), upload(tmp_path, PREDICTIONS))
@@ -152,8 +152,8 @@ def unparseable(body):
 
 
 def test_a_judge_whose_verdicts_never_parse_is_asked_a_bounded_number_of_times(tmp_path, monkeypatch):
-    from leaderboard.judge import Judge, JudgeConfig
-    from leaderboard.store import LocalStore
+    from leaderboard.scoring.judge import Judge, JudgeConfig
+    from leaderboard.operations.store import LocalStore
 
     built = build_release(tmp_path / "mr")
     with FakeOpenAIServer(unparseable) as server:
@@ -168,7 +168,7 @@ def test_a_judge_whose_verdicts_never_parse_is_asked_a_bounded_number_of_times(t
         service = Service(store=LocalStore(tmp_path / "store"), data_dirs={"medrealmm": built}, context_factory=judged,
                           judge_max_attempts=2)
         pred = write_predictions(tmp_path / "mr.jsonl", MR_PREDICTIONS)
-        from leaderboard.service import SubmissionForm
+        from leaderboard.operations.service import SubmissionForm
 
         sub = service.submit("alice", SubmissionForm(benchmark="medrealmm", model_name="M"), pred).submission_id
         states, calls = [], []

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from leaderboard.benchmark import ScoringContext
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 from test_medreamm_scoring import PREDICTIONS, DictCoder, VectorEmbedder
 
 
@@ -83,7 +83,7 @@ def test_restart_resumes_queued_work(tmp_path, tiny_built):
 
 
 def test_store_write_failure_leaves_no_partial_record(tmp_path, service, monkeypatch):
-    import leaderboard.store as store_module
+    import leaderboard.operations.store as store_module
 
     real_replace = os.replace
     calls = {"n": 0}
@@ -136,8 +136,8 @@ def test_hub_mirror_sends_results_public_and_everything_else_private(tmp_path, t
 
     from fake_hub_server import FakeHub
     from fault_proxy import FaultProxy
-    from leaderboard.hub_calls import Retry
-    from leaderboard.store import HubMirror
+    from leaderboard.remote.hub_calls import Retry
+    from leaderboard.operations.store import HubMirror
 
     with FakeHub(tokens={"t": "org"}) as hub, FaultProxy(hub.url, kinds=("500",)) as proxy:
         mirror = HubMirror("org/results", "org/private", api=HfApi(endpoint=proxy.url, token="t"),
@@ -163,10 +163,10 @@ def test_hub_mirror_sends_results_public_and_everything_else_private(tmp_path, t
 
 def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monkeypatch):
     from conftest import ROOT
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
     from fake_openai_server import FakeOpenAIServer
-    from leaderboard.scoring_services import configure_judges
+    from leaderboard.scoring.services import configure_judges
 
     build(registry.adapter("medcmr"), ROOT / "benchmarks" / "medcmr" / "sample", tmp_path / "hub", progress=False)
     monkeypatch.delenv("JUDGE_BASE_URL", raising=False)
@@ -174,7 +174,7 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
     def ctx(benchmark=None):
         return configure_judges(ScoringContext(resamples=0), cache_dir=tmp_path / "cache")
 
-    from leaderboard.disclosure import Policy
+    from leaderboard.privacy.disclosure import Policy
     small = Policy(min_cell=1)  # the sample has 4 open items; disclosure control is tested in test_disclosure.py
     store = LocalStore(tmp_path / "store", policy=small)
     svc = Service(store=store, data_dirs={"medcmr": tmp_path / "hub" / "medcmr"}, context_factory=ctx)
@@ -199,8 +199,8 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
 
 
 def test_run_settings_from_predict_are_kept_and_shown(tmp_path, service):
-    from leaderboard.tables import ranked_table
-    from leaderboard import registry
+    from leaderboard.publishing.tables import ranked_table
+    from leaderboard.scoring import registry
 
     meta = tmp_path / "preds.jsonl.meta.json"
     meta.write_text(json.dumps({"benchmark": "medreamm", "model": "m1", "endpoint": "http://10.0.0.5:8000/v1",

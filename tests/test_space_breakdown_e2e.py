@@ -6,7 +6,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from leaderboard import registry
+from leaderboard.scoring import registry
 from space_server import choose, space_with_sample_run
 
 ARTIFACTS = ROOT / "artifacts" / "screenshots"

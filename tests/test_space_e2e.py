@@ -7,7 +7,7 @@ import pytest
 from gradio_client import Client, handle_file
 
 from conftest import ROOT, SAMPLE_MEDREAMM
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
 from space_server import SpaceServer, choose
 

@@ -2,8 +2,8 @@
 import statistics
 from types import SimpleNamespace
 
-from leaderboard import registry
-from leaderboard.disclosure import Policy, _add_noise, noise_sd
+from leaderboard.scoring import registry
+from leaderboard.privacy.disclosure import Policy, _add_noise, noise_sd
 from space.notes import about_noise, board_noise, held_out, noise_size
 
 

@@ -13,7 +13,7 @@ from dataset_builders.stage import build
 from fake_hub_server import FakeHub
 from fake_openid_server import FakeOpenID
 from hub_space import HubSpace, assemble
-from leaderboard import registry
+from leaderboard.scoring import registry
 
 EXAMPLE = ROOT / "submissions" / "xpcr" / "example_predictions.jsonl"
 ARTIFACTS = ROOT / "artifacts" / "screenshots"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
 from space_server import SpaceServer
 

@@ -2,8 +2,8 @@
 rescanned the whole queue twice per 2 s tick, ~1 s per tick at 10,000 records)."""
 import json
 
-from leaderboard.service import Service
-from leaderboard.store import LocalStore
+from leaderboard.operations.service import Service
+from leaderboard.operations.store import LocalStore
 from test_service import PREDICTIONS, context, form, upload
 
 

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-import leaderboard.store as store_module
-from leaderboard.result import ModelInfo, Result
-from leaderboard.store import LocalStore, StoreError
+import leaderboard.operations.store as store_module
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.operations.store import LocalStore, StoreError
 
 FULL = "could not save to the results store (No space left on device); nothing was recorded, please try again later"
 
@@ -107,8 +107,8 @@ def test_private_writes_go_to_the_private_repo_and_results_to_the_public_one(tmp
     from huggingface_hub import HfApi
 
     from fake_hub_server import FakeHub
-    from leaderboard.disclosure import Policy
-    from leaderboard.store import HubMirror
+    from leaderboard.privacy.disclosure import Policy
+    from leaderboard.operations.store import HubMirror
 
     with FakeHub(tokens={"t": "org"}) as hub:
         api = HfApi(endpoint=hub.url, token="t")

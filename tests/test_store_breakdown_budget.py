@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from leaderboard.benchmark import ScoringContext
-from leaderboard.disclosure import Policy
-from leaderboard.scoring import score_file
-from leaderboard.store import LocalStore
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.privacy.disclosure import Policy
+from leaderboard.scoring.score_file import score_file
+from leaderboard.operations.store import LocalStore
 from predict_helpers import build_sample
 
 
 def scored(tmp_path, held_out):
-    from leaderboard.answer_key import read_columns
+    from leaderboard.intake.answer_key import read_columns
 
     data = build_sample("medcmr", tmp_path / "hub", hold_out_answers=held_out)
     key = data.with_name("medcmr-answers") if held_out else data

@@ -4,11 +4,11 @@ import json
 import pytest
 
 from conftest import ROOT
-from leaderboard import registry
-from leaderboard.examples import example_line
-from leaderboard.scoring import validate_file
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.scoring import registry
+from leaderboard.operations.examples import example_line
+from leaderboard.scoring.score_file import validate_file
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 
 MEDCMR_EXAMPLE = ROOT / "submissions" / "medcmr" / "example_predictions.jsonl"
 

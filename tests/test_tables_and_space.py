@@ -4,12 +4,11 @@ import json
 import numpy as np
 import pandas as pd
 
-from leaderboard import registry
-from leaderboard.tie_groups import tied
-from leaderboard.result import ModelInfo, Result
-from leaderboard.store import load_records
-from leaderboard.tables import (Entry, Filters, export_csv, export_json, radar_series, ranked_table,
-                                reported_baselines, strata_table)
+from leaderboard.scoring import registry
+from leaderboard.publishing.tie_groups import tied
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.operations.store import load_records
+from leaderboard.publishing.tables import (Entry, Filters, export_csv, export_json, radar_series, ranked_table, reported_baselines, strata_table)
 
 BENCH = registry.scorer("medreamm")
 

@@ -1,11 +1,11 @@
-"""The paired half of the ranking rule (leaderboard/tie_groups.py): which pairs are tested, how a paired
+"""The paired half of the ranking rule (leaderboard/publishing/tie_groups.py): which pairs are tested, how a paired
 outcome is decided (the module's PAIRED_SHARE, one resample width), the pairing keys, the budget, lower-is-better
 boards and the outcome cache a rebuilt board reuses. Hand-computed boards first, then random boards against a
 direct pair-by-pair reading of the rule written out below (every overlapping pair tested, O(n^2))."""
 import numpy as np
 import pytest
 
-from leaderboard.tie_groups import PAIRED_SHARE, Ranks, rank_ranges, tied, wilson
+from leaderboard.publishing.tie_groups import PAIRED_SHARE, Ranks, rank_ranges, tied, wilson
 
 WIDTH = 1000
 LIMIT = int(PAIRED_SHARE * WIDTH)  # 975: "ahead" needs strictly more leading resamples than this
@@ -225,7 +225,7 @@ def test_every_cached_outcome_is_found_again():
 
 def test_the_cache_starts_again_beyond_four_budgets(monkeypatch):
     # with a budget of 1, the cache keeps at most 4 outcomes: 4 are kept, 5 start it again
-    import leaderboard.tie_groups as tie_groups
+    import leaderboard.publishing.tie_groups as tie_groups
 
     monkeypatch.setattr(tie_groups, "MAX_PAIRED_PAIRS", 1)
     base = np.linspace(0, 1, WIDTH)

@@ -1,5 +1,5 @@
 """One door (issue 25): at request time the Space process reads no upload content. Validation, hashes, file
-hints, the injection scan and the run-settings sidecar run in the check child (leaderboard/upload_check.py);
+hints, the injection scan and the run-settings sidecar run in the check child (leaderboard/operations/upload_check.py);
 the parent only copies accepted bytes into the store. A check over its time or memory limit gets a verdict."""
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import file_hints, parquet_guard, prediction_files, review, run_settings, scoring, upload_check
-from leaderboard.judge import safety
-from leaderboard.service import Service, SubmissionForm
-from leaderboard.store import LocalStore
+from leaderboard.intake import file_hints, parquet_guard, prediction_files, run_settings
+from leaderboard.operations import review, upload_check
+from leaderboard.scoring import score_file as scoring
+from leaderboard.scoring.judge import safety
+from leaderboard.operations.service import Service, SubmissionForm
+from leaderboard.operations.store import LocalStore
 from test_medreamm_scoring import PREDICTIONS
 
 # Functions that read or interpret upload content: none of them may run in the Space process during submit.
@@ -121,8 +123,8 @@ def test_the_watch_sees_a_reader_run_in_this_process(tmp_path, tiny_built):
     finally:
         Watch.stop()
         service.stop()
-    assert "leaderboard.prediction_files.validate" in Watch.calls
-    assert "leaderboard.upload_check.sha256_file" in Watch.calls
+    assert "leaderboard.intake.prediction_files.validate" in Watch.calls
+    assert "leaderboard.operations.upload_check.sha256_file" in Watch.calls
     assert any("store_upload" not in stack for _, stack in Watch.opens)
 
 

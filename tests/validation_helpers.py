@@ -1,5 +1,5 @@
 """Write a prediction file and validate it; a report's messages as text (shared by the validation tests)."""
-from leaderboard.prediction_files import validate
+from leaderboard.intake.prediction_files import validate
 
 
 def validate_text(tmp_path, text, schema, ids, name="p.jsonl", **options):

@@ -159,7 +159,7 @@ class ClinMMAdapter(Adapter):
         """`build --prepare` (alias --extract-facts): extract the reference atomic facts once with the judge
         (JUDGE_BASE_URL, JUDGE_MODEL; cached in .cache/judge_cache.sqlite) and freeze them in the release's
         sidecar (reference_facts.jsonl), which the build then reads."""
-        from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
+        from leaderboard.scoring.judge import NO_JUDGE, Judge, JudgeConfig
 
         from .facts import extract_reference_facts
 

@@ -1,4 +1,4 @@
-"""ClinMM-Bench's anomaly rule (the framework's review step asks every scorer, leaderboard/judge/anomaly.py):
+"""ClinMM-Bench's anomaly rule (the framework's review step asks every scorer, leaderboard/scoring/judge/anomaly.py):
 the two diagnosis judges disagree sharply on a case when one says completely correct (2) and the other
 completely incorrect (0). More than SHARP_SHARE of the cases both judged, and at least SHARP_MIN cases, is
 held: text that persuades one judge and not the other looks like this."""

@@ -56,7 +56,7 @@ def extract_reference_facts(source_dir: Path, judge, progress: bool = False) -> 
     """Extract facts for every case lacking them and append them to SOURCE/reference_facts.jsonl.
     Returns {"extracted": n, "skipped": n, "failed": [case ids], "problems": [...]}."""
     from .judging import EXTRACTION_PROMPT, FACTS_SCHEMA, PROMPTS, extraction_call, parse_facts
-    from leaderboard.judge import load_prompt
+    from leaderboard.scoring.judge import load_prompt
 
     source = Path(source_dir)
     sidecar = source / SIDECAR
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge-cache", type=Path, default=Path(".cache") / "judge_cache.sqlite")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
-    from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
+    from leaderboard.scoring.judge import NO_JUDGE, Judge, JudgeConfig
 
     if not (args.source / "cases").is_dir():
         print(f"error: {args.source} has no cases/ folder", file=sys.stderr)

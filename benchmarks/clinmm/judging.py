@@ -21,7 +21,7 @@ from typing import Callable
 
 import re2
 
-from leaderboard.judge import Judge, JudgeCall, JudgeParseError, JudgeVerdict, item_key_id, load_prompt, parse_json_object
+from leaderboard.scoring.judge import (Judge, JudgeCall, JudgeParseError, JudgeVerdict, item_key_id, load_prompt, parse_json_object)
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
 

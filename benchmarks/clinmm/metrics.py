@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leaderboard.metrics.bootstrap import mean_and_ci  # noqa: F401 (moved to the engine's bootstrap; re-exported)
+from leaderboard.scoring.metrics.bootstrap import mean_and_ci  # noqa: F401 (moved to the engine's bootstrap; re-exported)
 
 
 def consensus(scores: np.ndarray, answered: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]  # the project root
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.clinmm.scorer import PAPER_JUDGES, ClinMM  # noqa: E402
-from leaderboard.result import ModelInfo, Result  # noqa: E402
+from leaderboard.scoring.result import ModelInfo, Result  # noqa: E402
 
 DEFAULT_RESULTS = Path(__file__).resolve().parent / "paper_tables"  # the published tables as CSV
 OUT = ROOT / "submissions" / "clinmm"

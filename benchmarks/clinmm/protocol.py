@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from leaderboard.predict.base import Conversation, DataSource, Protocol, Task, image_part, text_part
+from leaderboard.harness.predict.base import Conversation, DataSource, Protocol, Task, image_part, text_part
 
 CONFIG = "default"
 INPUT_COLUMNS = ["case_id", "turns", "turn_texts_zh"]

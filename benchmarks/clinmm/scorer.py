@@ -13,13 +13,13 @@ import numpy as np
 
 from benchmarks.clinmm.taxonomy import SPECIALTIES
 
-from leaderboard.answer_key import AnswerKey
-from leaderboard.engine import scored_means
+from leaderboard.intake.answer_key import AnswerKey
+from leaderboard.scoring.engine import scored_means
 from .metrics import categories, consensus, fact_scores
-from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
-from leaderboard.result import Result
+from leaderboard.intake.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
+from leaderboard.scoring.result import Result
 from benchmarks.clinmm import specialty as specialty_profile
-from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from leaderboard.scoring.benchmark import Benchmark, MetricSpec, ScoringContext
 from . import anomaly
 from .judging import (FACTS_SCHEMA, MATCHING_SCHEMA, diagnosis_call, extraction_call, matching_call,
                              matching_parser, parse_accuracy_xml, parse_facts, run_each, xml_judge)
@@ -299,7 +299,7 @@ def _static_protocol() -> dict:
 
 
 def _prompt_ids() -> dict[str, str]:
-    from leaderboard.judge import load_prompt
+    from leaderboard.scoring.judge import load_prompt
     from .judging import DIAGNOSIS_PROMPT, EXTRACTION_PROMPT, MATCHING_PROMPT, PROMPTS
 
     return {p.id: p.sha for p in (load_prompt(n, folder=PROMPTS) for n in (DIAGNOSIS_PROMPT, EXTRACTION_PROMPT, MATCHING_PROMPT))}

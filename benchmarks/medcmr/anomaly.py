@@ -1,4 +1,4 @@
-"""Med-CMR's anomaly rule (the framework's review step asks every scorer, leaderboard/judge/anomaly.py): across
+"""Med-CMR's anomaly rule (the framework's review step asks every scorer, leaderboard/scoring/judge/anomaly.py): across
 the paper's 18 models (Table 2), open-ended score ~ 26.42 + 0.364 x MCQ accuracy, residual SD 4.0 points,
 largest 7.8. A submission whose open_all lies more than MARGIN points above that line, plus twice a generous
 standard error of its mean (a 0-100 item score has SD <= 50: 100/sqrt(n)), is held. A different judge model

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.judge import JudgeCall, JudgeParseError, item_key_id, load_prompt, parse_json_object
+from leaderboard.scoring.judge import JudgeCall, JudgeParseError, item_key_id, load_prompt, parse_json_object
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
 

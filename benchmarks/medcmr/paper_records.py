@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, TASKS  # noqa: E402
 from benchmarks.medcmr.scorer import JUDGE, OPEN_CRITERIA, OPEN_WEIGHTS  # noqa: E402
-from leaderboard.result import ModelInfo, Result  # noqa: E402
+from leaderboard.scoring.result import ModelInfo, Result  # noqa: E402
 
 DEFAULT_RESULTS = Path(__file__).resolve().parent / "paper_tables"  # the published tables as CSV
 OUT = ROOT / "submissions" / "medcmr" / "paper"

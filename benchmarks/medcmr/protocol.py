@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from leaderboard.predict.base import DataSource, Protocol, Task, image_part, letter_options, prompt_sha, text_part
+from leaderboard.harness.predict.base import (DataSource, Protocol, Task, image_part, letter_options, prompt_sha, text_part)
 
 MCQ, OPEN = "mcq", "open_ended"
 INPUT_COLUMNS = {MCQ: ["id", "question", "images", "options"], OPEN: ["id", "question", "images"]}

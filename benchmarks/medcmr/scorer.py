@@ -15,14 +15,14 @@ import pyarrow.compute as pc
 
 from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_SYSTEMS, TASKS
 
-from leaderboard.aggregate import overall
-from leaderboard.answer_key import AnswerKey
-from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, needs_options, parse_letter
-from leaderboard.engine import Subsets, subset_numbers
-from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
-from leaderboard.result import Result
+from leaderboard.scoring.aggregate import overall
+from leaderboard.intake.answer_key import AnswerKey
+from leaderboard.scoring.letters import RULE_SUMMARY, RULE_VERSION, needs_options, parse_letter
+from leaderboard.scoring.engine import Subsets, subset_numbers
+from leaderboard.intake.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
+from leaderboard.scoring.result import Result
 from benchmarks.medcmr import specialty as specialty_profile
-from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from leaderboard.scoring.benchmark import Benchmark, MetricSpec, ScoringContext
 from . import anomaly
 from .judging import judge_open_items
 
@@ -36,7 +36,7 @@ SHOWN_IDS = 10
 
 
 def _metrics() -> tuple[MetricSpec, ...]:
-    # group = the name's suffix, so `<stem>_<group>` rendering (leaderboard.report) finds every cell.
+    # group = the name's suffix, so `<stem>_<group>` rendering (leaderboard.publishing.report) finds every cell.
     specs = [MetricSpec("mcq_all", "MCQ accuracy (all)", group="all", proportion=True, published_n=16_655)]
     specs += [MetricSpec(f"mcq_{abbr}", f"MCQ accuracy, {name}", group=abbr, proportion=True)
               for abbr, (name, _) in TASKS.items()]

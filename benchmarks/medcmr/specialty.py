@@ -1,4 +1,4 @@
-"""This benchmark's organ system values on the hub's one clinical-specialty list (leaderboard/specialties.py), for
+"""This benchmark's organ system values on the hub's one clinical-specialty list (leaderboard/publishing/specialties.py), for
 the cross-benchmark model profile. A value with no sensible specialty is left out, never forced into a
 neighbour."""
 SPECIALTY_STRATUM = "organ_system"

@@ -14,9 +14,8 @@ from typing import Iterator
 import pyarrow.parquet as pq
 
 from benchmarks.medrealmm.taxonomy import ROLE_ZH
-from leaderboard.answer_key import AnswerKey, MissingConfig, config_files
-from leaderboard.judge import (JudgeCall, JudgeParseError, Prompt, item_digest, item_key_id, load_prompt,
-                               parse_json_object)
+from leaderboard.intake.answer_key import AnswerKey, MissingConfig, config_files
+from leaderboard.scoring.judge import (JudgeCall, JudgeParseError, Prompt, item_digest, item_key_id, load_prompt, parse_json_object)
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
 
@@ -67,7 +66,7 @@ def clean_response(text: str | None) -> str:
 
 def parse_verdict(raw: str) -> dict:
     """{"met": bool, "rationale": str}; anything else is a JudgeParseError (re-asked, then a failure). The
-    canary, criterion id and evidence are checked by the client (leaderboard/judge/grounding.py)."""
+    canary, criterion id and evidence are checked by the client (leaderboard/scoring/judge/grounding.py)."""
     value = parse_json_object(raw)
     met = value.get("met")
     if isinstance(met, str) and met.strip().lower() in ("true", "false"):

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]  # the project root
 sys.path.insert(0, str(ROOT))
 
-from leaderboard.result import ModelInfo, Result  # noqa: E402
+from leaderboard.scoring.result import ModelInfo, Result  # noqa: E402
 
 DEFAULT_RESULTS = Path(__file__).resolve().parent / "paper_tables"  # the published tables as CSV
 OUT = ROOT / "submissions" / "medrealmm"

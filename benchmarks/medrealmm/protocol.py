@@ -18,7 +18,7 @@ from typing import Iterator
 
 from benchmarks.medrealmm.taxonomy import ROLE_ZH
 
-from leaderboard.predict.base import DataSource, Protocol, Task, image_part, prompt_sha, text_part
+from leaderboard.harness.predict.base import DataSource, Protocol, Task, image_part, prompt_sha, text_part
 
 CONFIG = "default"
 INPUT_COLUMNS = ["id", "patient_metadata", "dialogue"]

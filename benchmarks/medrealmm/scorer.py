@@ -15,13 +15,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from leaderboard.engine import mean_metrics
-from leaderboard.answer_key import AnswerKey
-from leaderboard.metrics.rubric import rubric_scores, score_histogram
-from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
-from leaderboard.result import Result
+from leaderboard.scoring.engine import mean_metrics
+from leaderboard.intake.answer_key import AnswerKey
+from leaderboard.scoring.metrics.rubric import rubric_scores, score_histogram
+from leaderboard.intake.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport
+from leaderboard.scoring.result import Result
 from benchmarks.medrealmm import specialty as specialty_profile
-from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from leaderboard.scoring.benchmark import Benchmark, MetricSpec, ScoringContext
 from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, criterion_keys, data_folder,
                       default_prompt, iter_contexts, iter_key_contexts, parse_verdict)
 from benchmarks.medrealmm.taxonomy import BIBTEX, image_count_bin, turn_count_bin
@@ -86,7 +86,7 @@ class MedRealMM(Benchmark):
         "pending with the failure count; rerunning the same command completes the result, cached verdicts are "
         "free.",
         "Prompt injection: replies are quoted; sentences addressing the grader (in Chinese, English and other "
-        "languages, by the shared detector leaderboard.judge.safety) are redacted before judging and counted in "
+        "languages, by the shared detector leaderboard.scoring.judge.safety) are redacted before judging and counted in "
         "the protocol.",
         "input_modality (per line, all lines alike; default multimodal) is recorded; the judge always sees the "
         "images. The image gain pairs a model's multimodal and text-only results (`image_gain`).",
@@ -219,7 +219,7 @@ class _Rubrics:
 
 
 class _Failure:
-    """A criterion the judge could not answer (after its attempts): the failure kind (leaderboard/judge/limits.py)."""
+    """A criterion the judge could not answer (after its attempts): the failure kind (leaderboard/scoring/judge/limits.py)."""
 
     __slots__ = ("kind",)
 

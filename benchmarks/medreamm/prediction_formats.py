@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from leaderboard.author_formats import AuthorFormat
+from leaderboard.intake.author_formats import AuthorFormat
 
 
 def _from_run(row: dict) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Iterator
 
-from leaderboard.predict.base import DataSource, Protocol, Task, image_part, prompt_sha, text_part
+from leaderboard.harness.predict.base import DataSource, Protocol, Task, image_part, prompt_sha, text_part
 
 CONFIG = "default"
 ID = "case_id"

@@ -5,13 +5,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from leaderboard.engine import mean_metrics
-from leaderboard.answer_key import AnswerKey
-from leaderboard.metrics.ranked_lists import ranked_metrics
-from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
-from leaderboard.result import Result
+from leaderboard.scoring.engine import mean_metrics
+from leaderboard.intake.answer_key import AnswerKey
+from leaderboard.scoring.metrics.ranked_lists import ranked_metrics
+from leaderboard.intake.prediction_files import FieldSpec, PredictionSchema, ValidationReport
+from leaderboard.scoring.result import Result
 from benchmarks.medreamm import specialty as specialty_profile
-from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from leaderboard.scoring.benchmark import Benchmark, MetricSpec, ScoringContext
 from .prediction_formats import FORMATS
 from .parsing import MAX_DIAGNOSES, RankedLists, parse_response, ranked_matrix
 from benchmarks.medreamm.taxonomy import BIBTEX, image_count_bin
@@ -177,7 +177,7 @@ class MedReaMM(Benchmark):
 
     def _icd_matches(self, preds: "RankedLists", truth: "Truth", context) -> tuple[np.ndarray, int]:
         """Each distinct term is coded once; the match tensor is one comparison of code numbers."""
-        from leaderboard.matching.icd import code_terms
+        from leaderboard.scoring.matching.icd import code_terms
 
         used = _used_terms(preds)
         terms = sorted(preds.terms[i] for i in used)
@@ -194,7 +194,7 @@ class MedReaMM(Benchmark):
         return pred_codes[:, :, None] == gt_codes[:, None, :], int((pred_codes >= 0).sum())
 
     def _semantic_matches(self, preds: "RankedLists", truth: "Truth", context) -> np.ndarray:
-        from leaderboard.matching.embedder import PAPER_THRESHOLD
+        from leaderboard.scoring.matching.embedder import PAPER_THRESHOLD
 
         used = _used_terms(preds)
         order = sorted(used, key=lambda i: preds.terms[i])  # embedded in sorted order, as always
@@ -323,7 +323,7 @@ def _truth(column: pa.ChunkedArray) -> Truth:
 def _per_item_rows(ids: list[str], per_item: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
     """id -> {metric: value}. Cases share a few hundred distinct rows (hits, reciprocal ranks): each distinct
     row is made into a dict once and copied per case (a dict copy is a memcpy, building one is 21 inserts)."""
-    from leaderboard.metrics.bootstrap import distinct_rows
+    from leaderboard.scoring.metrics.bootstrap import distinct_rows
 
     names = list(per_item)
     if not names:

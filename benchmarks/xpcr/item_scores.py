@@ -8,7 +8,7 @@ import numpy as np
 from benchmarks.xpcr.alignment import _Scored
 from benchmarks.xpcr.metric_specs import ABLATION, CHAIN, CROSS
 from benchmarks.xpcr.taxonomy import CASE_GROUPS, CATEGORIES, MODALITIES, STAGES, TIERS
-from leaderboard.engine import CodedItems, Label, Numbers
+from leaderboard.scoring.engine import CodedItems, Label, Numbers
 
 NO_CASES = "no cross-modal case of this group in the dataset build"
 NO_ABLATION = "no ablated predictions submitted for this group and modality"

@@ -1,4 +1,4 @@
-"""X-PCR's metrics and breakdowns as declarations: each metric's aggregation (`leaderboard.engine.kinds`)
+"""X-PCR's metrics and breakdowns as declarations: each metric's aggregation (`leaderboard.scoring.engine.kinds`)
 over the scorer's per-item columns and coded labels (`item_scores.coded_items`), computed by the engine.
 
 Universes: CHAIN (the progressive chain items, Tables 2-3), CROSS (the hospital cross-modal items with
@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from benchmarks.xpcr.taxonomy import CASE_GROUPS, CATEGORIES, MODALITIES, STAGES, TIER_WEIGHTS, TIERS
-from leaderboard.benchmark import MetricSpec
-from leaderboard.engine.kinds import (CalibrationError, Coverage, GroupCompletion, LabelAccuracy, MacroMean,
-                                      PairedDifference, Proportion, Stratum, UncertaintyScore)
+from leaderboard.scoring.benchmark import MetricSpec
+from leaderboard.scoring.engine.kinds import (CalibrationError, Coverage, GroupCompletion, LabelAccuracy, MacroMean, PairedDifference, Proportion, Stratum, UncertaintyScore)
 
 CHAIN, CROSS, ABLATION = "chain", "cross", "ablation"
 

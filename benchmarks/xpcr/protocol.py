@@ -21,7 +21,7 @@ from typing import Iterator
 
 from benchmarks.xpcr.taxonomy import ABLATION_SEP, STAGE_NAMES, STAGES
 
-from leaderboard.predict.base import Conversation, DataSource, PredictError, Protocol, Task, image_part, letter_options, prompt_sha, text_part
+from leaderboard.harness.predict.base import (Conversation, DataSource, PredictError, Protocol, Task, image_part, letter_options, prompt_sha, text_part)
 
 CHAINS, CROSS, ABLATIONS = "chains", "cross_modal", "ablations"
 CHAIN_COLUMNS = ["id", "image", "modality", "items"]

@@ -1,5 +1,5 @@
 """Letters from free-text responses, columnar: a bare letter directly, anything else through the project's
-letter rule (`leaderboard.letters`) once per distinct text, and again with the item's option texts only
+letter rule (`leaderboard.scoring.letters`) once per distinct text, and again with the item's option texts only
 where they can change the letter."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 
 from benchmarks.xpcr.arrow_codes import _codes, _np_bool
 from benchmarks.xpcr.taxonomy import LETTERS
-from leaderboard.letters import DIGITS, needs_options, parse_letter
+from leaderboard.scoring.letters import DIGITS, needs_options, parse_letter
 
 
 def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarray, options=None) -> np.ndarray:

@@ -19,13 +19,13 @@ from benchmarks.xpcr.metric_specs import STRATA, metric_specs
 from benchmarks.xpcr.response_letters import _parse_responses  # noqa: F401 (re-exported: tests import it here)
 from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CATEGORY_NAMES, LETTERS, MODALITIES,
                                       MODALITY_NAMES, STAGE_NAMES, STAGES, TIER_NAMES, TIER_WEIGHTS, TIERS)
-from leaderboard.answer_key import AnswerKey
-from leaderboard.engine import coded_numbers
-from leaderboard.letters import RULE_SUMMARY, RULE_VERSION
-from leaderboard.metrics.calibration import BASE_SCORES, CONFIDENT_AT, ECE_BINS
-from leaderboard.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows, table_from_valid
-from leaderboard.result import Result
-from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
+from leaderboard.intake.answer_key import AnswerKey
+from leaderboard.scoring.engine import coded_numbers
+from leaderboard.scoring.letters import RULE_SUMMARY, RULE_VERSION
+from leaderboard.scoring.metrics.calibration import BASE_SCORES, CONFIDENT_AT, ECE_BINS
+from leaderboard.intake.prediction_files import (FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows, table_from_valid)
+from leaderboard.scoring.result import Result
+from leaderboard.scoring.benchmark import Benchmark, MetricSpec, ScoringContext
 
 
 class XPCR(Benchmark):

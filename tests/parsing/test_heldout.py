@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from benchmarks.medreamm.parsing import diagnosis_name, normalise, parse_response
-from leaderboard.letters import parse_letter
+from leaderboard.scoring.letters import parse_letter
 
 HERE = Path(__file__).with_name("heldout")
 LETTERS = [json.loads(line) for line in (HERE / "heldout_letters.jsonl").read_text(encoding="utf-8").splitlines()]

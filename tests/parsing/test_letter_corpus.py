@@ -1,4 +1,4 @@
-"""The letter rule (leaderboard/letters.py, letters-v2) against a corpus of realistic model outputs labelled
+"""The letter rule (leaderboard/scoring/letters.py, letters-v2) against a corpus of realistic model outputs labelled
 by hand with the letter a careful reader would extract (null: the response does not commit to one
 option), plus its precedence and its running time on hostile input."""
 import json
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import letters as letters_module
-from leaderboard.letters import LETTERS, RULE_SUMMARY, RULE_VERSION, parse_letter
+from leaderboard.scoring import letters as letters_module
+from leaderboard.scoring.letters import LETTERS, RULE_SUMMARY, RULE_VERSION, parse_letter
 from timing import assert_linear
 
 CORPUS_PATH = Path(__file__).with_name("letter_corpus.jsonl")

@@ -1,4 +1,4 @@
-"""letters-v3's (and v4's) option-text step and term rules (leaderboard/letters.py, leaderboard/option_text.py), on a
+"""letters-v3's (and v4's) option-text step and term rules (leaderboard/scoring/letters.py, leaderboard/scoring/option_text.py), on a
 hand-labelled corpus of responses that restate an option's wording, plus one case per rule that a one-line
 change to the rule would fail."""
 import json
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.letters import parse_letter
-from leaderboard.option_text import fold, mentions, named_option
+from leaderboard.scoring.letters import parse_letter
+from leaderboard.scoring.option_text import fold, mentions, named_option
 
 CORPUS_PATH = Path(__file__).with_name("letter_options_corpus.jsonl")
 CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -126,7 +126,7 @@ def test_fold_and_mentions():
 
 
 def test_results_keep_the_rule_they_were_scored_under():
-    from leaderboard.letters import RULE_SUMMARY, RULE_VERSION, rule_of
+    from leaderboard.scoring.letters import RULE_SUMMARY, RULE_VERSION, rule_of
 
     old_summary = ("letters-v2: explicit answer statement (final ones decide) > lone leading letter > single "
                    "standalone capital letter; ...")
@@ -145,7 +145,7 @@ def test_results_keep_the_rule_they_were_scored_under():
     ("Stanford type A. The answer is B", ["Stanford type A dissection", "Stanford type B dissection"]),
 ])
 def test_needs_options_is_false_only_where_the_options_cannot_change_the_letter(text, options):
-    from leaderboard.letters import needs_options
+    from leaderboard.scoring.letters import needs_options
 
     without = parse_letter(text, "ABC"[:len(options)])
     if not needs_options(without, options):
@@ -153,7 +153,7 @@ def test_needs_options_is_false_only_where_the_options_cannot_change_the_letter(
 
 
 def test_needs_options_cases():
-    from leaderboard.letters import needs_options
+    from leaderboard.scoring.letters import needs_options
 
     assert needs_options(None, ["Melanoma", "Naevus"])  # step 4 may name one
     assert not needs_options("B", ["Melanoma", "Naevus"])  # a letter found, no one-letter word in the options

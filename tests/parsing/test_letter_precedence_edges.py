@@ -1,9 +1,9 @@
-"""Edges of letters-v2's precedence (leaderboard/letters.py, RULE_SUMMARY): lower-case prose openings,
+"""Edges of letters-v2's precedence (leaderboard/scoring/letters.py, RULE_SUMMARY): lower-case prose openings,
 capitalised words around an explicit statement, and several explicit letters together with a leading one.
 Each expectation follows from the documented rule, cited next to it."""
 import pytest
 
-from leaderboard.letters import RULE_SUMMARY, parse_letter
+from leaderboard.scoring.letters import RULE_SUMMARY, parse_letter
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from leaderboard.letters import parse_letter
+from leaderboard.scoring.letters import parse_letter
 
 CASES = [
     # lower-case letters count only where no word is meant

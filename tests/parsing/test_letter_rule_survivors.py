@@ -1,11 +1,11 @@
 """Letter-rule cases that the last mutation run (issue 17) showed unpinned: each case is a response where one
-guard of `leaderboard.letters._is_option_letter` / `_explicit` / `_answer_part` decides the answer, and what a
+guard of `leaderboard.scoring.letters._is_option_letter` / `_explicit` / `_answer_part` decides the answer, and what a
 careful reader takes from it. Mutants that disable the guard read another letter (or a conflict) instead. Most
 cases have no explicit statement ("so C", "pick ... C" would be one), so the guard under test decides."""
 import pytest
 
-from leaderboard import letters as letters_module
-from leaderboard.letters import parse_letter
+from leaderboard.scoring import letters as letters_module
+from leaderboard.scoring.letters import parse_letter
 
 CASES = [
     # an unclosed <think> after the answer: the answer is what precedes it, not the thinking

@@ -1,4 +1,4 @@
-"""letters-v4 (leaderboard/letters.py step 3, leaderboard/option_text.py, leaderboard/option_aliases.py) on a
+"""letters-v4 (leaderboard/scoring/letters.py step 3, leaderboard/scoring/option_text.py, leaderboard/scoring/option_aliases.py) on a
 hand-labelled corpus of the failure classes letters-v3 left: letters rejected after or before them ("C is
 unlikely", "ruling out C and D", "除外C"), abbreviations and part-names of an option ("ARDS", "E. coli", "T2",
 "type A", "Grade C"), and the cases where those rules must NOT guess (two options, generic or shared words)."""
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.letters import parse_letter
-from leaderboard.option_aliases import aliases
-from leaderboard.option_text import fold
+from leaderboard.scoring.letters import parse_letter
+from leaderboard.scoring.option_aliases import aliases
+from leaderboard.scoring.option_text import fold
 
 CORPUS_PATH = Path(__file__).with_name("letter_v4_corpus.jsonl")
 CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -18,8 +18,8 @@ from benchmarks.clinmm.judging import _elements, _unfenced, parse_accuracy_xml
 from benchmarks.medrealmm.judging import clean_response
 from benchmarks.medreamm.parsing import after_last_heading, parse_response
 from benchmarks.xpcr.protocol import parse_confidence
-from leaderboard.judge import JudgeParseError
-from leaderboard.letters import parse_letter
+from leaderboard.scoring.judge import JudgeParseError
+from leaderboard.scoring.letters import parse_letter
 from timing import assert_linear
 
 N = 12_500  # timed at N and at 8N = 100,000 characters (the longest accepted field)

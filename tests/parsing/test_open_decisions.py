@@ -1,8 +1,8 @@
 """Issue 14's open choices are decided in words that reach every result's protocol (via `decisions`)."""
 import pytest
 
-from leaderboard import registry
-from leaderboard.letters import RULE_SUMMARY, parse_letter
+from leaderboard.scoring import registry
+from leaderboard.scoring.letters import RULE_SUMMARY, parse_letter
 
 
 @pytest.mark.parametrize("benchmark, phrases", [

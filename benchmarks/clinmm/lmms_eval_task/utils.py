@@ -10,7 +10,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from benchmarks.clinmm.protocol import ClinMMProtocol, run_case  # noqa: E402
-from leaderboard import lmms_eval_bridge as bridge  # noqa: E402
+from leaderboard.harness import lmms_eval_bridge as bridge  # noqa: E402
 
 TASKS = {"en": "clinmm", "zh": "clinmm_zh"}  # predict's --language en (default) / zh
 SETTINGS = {language: bridge.protocol_settings(ClinMMProtocol(), language=language) for language in TASKS}

@@ -9,8 +9,8 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from benchmarks.medcmr.protocol import MedCMRProtocol, mcq_messages, open_messages  # noqa: E402
-from leaderboard import lmms_eval_bridge as bridge  # noqa: E402
-from leaderboard.letters import parse_letter  # noqa: E402
+from leaderboard.harness import lmms_eval_bridge as bridge  # noqa: E402
+from leaderboard.scoring.letters import parse_letter  # noqa: E402
 
 SETTINGS = bridge.protocol_settings(MedCMRProtocol())
 process_docs = bridge.raw_images

@@ -9,7 +9,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from benchmarks.medrealmm.protocol import MedRealMMProtocol, build_messages  # noqa: E402
-from leaderboard import lmms_eval_bridge as bridge  # noqa: E402
+from leaderboard.harness import lmms_eval_bridge as bridge  # noqa: E402
 
 PROTOCOL = MedRealMMProtocol()
 VARIANTS = {False: "medrealmm", True: "medrealmm_text_only"}

@@ -7,7 +7,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from benchmarks.medreamm.protocol import MedReaMMProtocol, build_messages  # noqa: E402
-from leaderboard import lmms_eval_bridge as bridge  # noqa: E402
+from leaderboard.harness import lmms_eval_bridge as bridge  # noqa: E402
 
 SETTINGS = bridge.protocol_settings(MedReaMMProtocol())
 process_docs = bridge.raw_images

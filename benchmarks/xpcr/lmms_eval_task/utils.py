@@ -21,8 +21,8 @@ import datasets  # noqa: E402
 
 from benchmarks.xpcr.protocol import XPCRProtocol, chain_order, cross_messages, prediction, run_chain  # noqa: E402
 from benchmarks.xpcr.taxonomy import ABLATION_SEP, CASE_GROUPS, LETTERS  # noqa: E402
-from leaderboard import lmms_eval_bridge as bridge  # noqa: E402
-from leaderboard.letters import parse_letter  # noqa: E402
+from leaderboard.harness import lmms_eval_bridge as bridge  # noqa: E402
+from leaderboard.scoring.letters import parse_letter  # noqa: E402
 
 SETTINGS = bridge.protocol_settings(XPCRProtocol(), no_ablations=False)
 count_lines = bridge.count_lines

@@ -12,9 +12,9 @@ from conftest import ROOT
 from fake_openai_server import FakeOpenAIServer
 from benchmarks.clinmm.facts import extract_reference_facts, main as facts_main
 from dataset_builders.errors import BuildError
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
-from leaderboard.judge import Judge, JudgeConfig
+from leaderboard.scoring.judge import Judge, JudgeConfig
 
 SAMPLE = ROOT / "benchmarks" / "clinmm" / "sample"
 HIDDEN = ("image_findings_en", "image_findings_zh", "diagnostic_significance_en", "diagnostic_significance_zh",
@@ -161,8 +161,8 @@ def test_facts_must_be_all_or_nothing_and_not_twice(release, tmp_path):
 
 
 def test_a_release_without_any_facts_builds_and_the_scorer_says_why_facts_are_pending(release, tmp_path):
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.score_file import score_file
 
     for path in (release / "cases").glob("*.json"):
         edit_case(release, path.stem, lambda r: r.pop("reference_facts"))

@@ -8,15 +8,15 @@ import pytest
 
 from conftest import ROOT
 from fake_openai_server import FakeOpenAIServer, marks
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.benchmark import ScoringContext
 from benchmarks.clinmm.judging import matching_parser, parse_accuracy_xml, parse_facts
-from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig, JudgeParseError
-from leaderboard.judge.safety import REDACTED
+from leaderboard.scoring.judge import NO_JUDGE, Judge, JudgeConfig, JudgeParseError
+from leaderboard.scoring.judge.safety import REDACTED
 from benchmarks.clinmm.metrics import categories, consensus, fact_scores
-from leaderboard.result import ModelInfo
-from leaderboard.scoring import score_file, validate_file
+from leaderboard.scoring.result import ModelInfo
+from leaderboard.scoring.score_file import score_file, validate_file
 
 SAMPLE = ROOT / "benchmarks" / "clinmm" / "sample"
 

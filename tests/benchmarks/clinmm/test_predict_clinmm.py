@@ -3,12 +3,12 @@ carried), nothing from findings/significance/diagnosis/reasoning in any prompt, 
 split into the fields the benchmark's schema declares."""
 import pytest
 
-from leaderboard import registry
+from leaderboard.scoring import registry
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmark import ScoringContext
-from leaderboard.judge import NO_JUDGE
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.judge import NO_JUDGE
 from benchmarks.clinmm.protocol import split_final
-from leaderboard.scoring import score_file
+from leaderboard.scoring.score_file import score_file
 from predict_helpers import assert_never_sent, build_sample, decoded, image_urls, lines, read_config, run, texts
 
 

@@ -13,7 +13,7 @@ from datasets import Image, List, load_dataset
 
 from conftest import ROOT, png_bytes
 from dataset_builders.errors import BuildError
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
 
 SAMPLE = ROOT / "benchmarks" / "medcmr" / "sample"
@@ -291,8 +291,8 @@ def test_unseen_value_spellings_build_every_record(tmp_path):
 
 
 def test_unknown_task_is_kept_verbatim_without_a_complexity_group_and_scores(tmp_path):
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.score_file import score_file
 
     release = write_release(tmp_path / "rel", [mcq(1, task="Gazing"), mcq(2)], array=False)
     build(registry.adapter("medcmr"), release, tmp_path / "hub", progress=False)

@@ -4,9 +4,9 @@ import json
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, marks
-from leaderboard.benchmark import ScoringContext
-from leaderboard.judge import Judge, JudgeConfig
-from leaderboard.scoring import score_file
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.judge import Judge, JudgeConfig
+from leaderboard.scoring.score_file import score_file
 from test_medcmr_scoring import PREDICTIONS, tiny, write_predictions  # noqa: F401  (fixture)
 
 # The judge grades by what the candidate says (it sees the question, reference and description too).

@@ -11,13 +11,13 @@ import pyarrow as pa
 import pytest
 
 from conftest import ROOT
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
-from leaderboard import registry
-from leaderboard.benchmark import ScoringContext
-from leaderboard.metrics.bootstrap import percentile_ci
-from leaderboard.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
-from leaderboard.scoring import score_file, validate_file
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.metrics.bootstrap import percentile_ci
+from leaderboard.scoring.metrics.subgroup import percentile_bounds, subset_means, subset_replicates
+from leaderboard.scoring.score_file import score_file, validate_file
 from test_medcmr_builder import mcq, open_item, write_release
 
 RESULTS = ROOT / "benchmarks" / "medcmr" / "paper_tables"
@@ -217,7 +217,7 @@ def test_metric_names_match_the_paper_tables():
 
 
 def test_paper_records_match_tables_2_and_3_with_flags():
-    from leaderboard.result import Result
+    from leaderboard.scoring.result import Result
 
     paper = ROOT / "submissions" / "medcmr" / "paper"
     records = {r.model.name: r for r in map(Result.read, sorted(paper.glob("*.json")))}

@@ -55,7 +55,7 @@ def write_release(folder: Path, cases=None, raw_lines=None) -> Path:
 
 
 def build_release(tmp_path: Path, cases=None, hold_out=False) -> Path:
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
 
     source = write_release(tmp_path / "release", cases)

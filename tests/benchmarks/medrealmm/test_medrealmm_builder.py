@@ -9,10 +9,10 @@ from datasets import Image, List, load_dataset
 
 from conftest import ROOT
 from dataset_builders.errors import BuildError
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
-from leaderboard import registry
-from leaderboard.scoring import load_key
+from leaderboard.scoring import registry
+from leaderboard.scoring.score_file import load_key
 from medrealmm_release import CASES, build_release, case, turn, write_release
 
 SAMPLE = ROOT / "benchmarks" / "medrealmm" / "sample"

@@ -11,10 +11,10 @@ from benchmarks.medrealmm.judging import (VERDICT_SCHEMA, criterion_calls, crite
                                           iter_contexts, iter_key_contexts)
 from conftest import png_bytes
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.answer_key import config_files
-from leaderboard.benchmark import ScoringContext
-from leaderboard.judge import Judge, JudgeConfig
-from leaderboard.scoring import score_file
+from leaderboard.intake.answer_key import config_files
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.judge import Judge, JudgeConfig
+from leaderboard.scoring.score_file import score_file
 from medrealmm_release import CASES, build_release
 from test_medrealmm_scoring import EXPECTED, PREDICTIONS, tag_of, verdict_responder, write_predictions
 
@@ -108,7 +108,7 @@ def _rebuild(root):
     import shutil
 
     from dataset_builders.stage import build
-    from leaderboard import registry
+    from leaderboard.scoring import registry
 
     shutil.rmtree(root / "hub")
     build(registry.adapter("medrealmm"), root / "release", root / "hub", progress=False)

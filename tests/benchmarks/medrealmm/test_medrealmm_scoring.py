@@ -17,14 +17,14 @@ import re
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.benchmark import ScoringContext
 from benchmarks.medrealmm.scorer import image_gain
-from leaderboard.judge import NO_JUDGE, Judge, JudgeConfig
-from leaderboard.judge.safety import REDACTED
-from leaderboard.metrics.rubric import rubric_scores, score_histogram
-from leaderboard.disclosure import Cells, Disclosure
-from leaderboard.result import ModelInfo, Result
-from leaderboard.scoring import score_file
+from leaderboard.scoring.judge import NO_JUDGE, Judge, JudgeConfig
+from leaderboard.scoring.judge.safety import REDACTED
+from leaderboard.scoring.metrics.rubric import rubric_scores, score_histogram
+from leaderboard.privacy.disclosure import Cells, Disclosure
+from leaderboard.scoring.result import ModelInfo, Result
+from leaderboard.scoring.score_file import score_file
 from medrealmm_release import VERDICTS, build_release
 
 TAG = re.compile(r"评分标准（编号 \w+）：\n\[(\w+)\]")
@@ -228,7 +228,7 @@ def _result(modality, score, strata, model="m", judge="j"):
 
 
 def test_image_gain_overall_and_per_stratum():
-    # cells of n >= 5: public records suppress smaller cells (see leaderboard.result.MIN_PUBLIC_CELL)
+    # cells of n >= 5: public records suppress smaller cells (see leaderboard.scoring.result.MIN_PUBLIC_CELL)
     mm = _result("multimodal", 52.5, {"皮肤科": {"n": 5, "metrics": {"score_pct": 60.0}},
                                       "儿科": {"n": 6, "metrics": {"score_pct": 47.5}}})
     to = _result("text-only", 33.25, {"皮肤科": {"n": 5, "metrics": {"score_pct": 40.5}},

@@ -1,5 +1,5 @@
 """Judge verdicts shared across workers through Parquet shards in a private Hub dataset
-(leaderboard/judge/shared.py), over real HTTP to the fake Hub and the fake judge: a second worker rescoring a
+(leaderboard/scoring/judge/shared.py), over real HTTP to the fake Hub and the fake judge: a second worker rescoring a
 submission the first judged makes no judge call; a worker lost after publishing loses no verdict; what a worker
 could not publish is published by the next process on its disk; racing publishers both land.
 
@@ -15,10 +15,10 @@ from huggingface_hub import HfApi
 
 from fake_hub_server import FakeHub
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.hub_calls import Retry
-from leaderboard.judge import Judge, JudgeConfig
-from leaderboard.judge.cache import JudgeCache
-from leaderboard.judge.shared import SHARD_DIR, SharedVerdicts
+from leaderboard.remote.hub_calls import Retry
+from leaderboard.scoring.judge import Judge, JudgeConfig
+from leaderboard.scoring.judge.cache import JudgeCache
+from leaderboard.scoring.judge.shared import SHARD_DIR, SharedVerdicts
 from medrealmm_release import build_release
 from test_medrealmm_scoring import EXPECTED, PREDICTIONS, run, verdict_responder
 
@@ -165,7 +165,7 @@ def test_racing_publishers_both_land_and_a_reader_imports_each_shard_once(tmp_pa
 
 
 def test_a_public_verdict_repo_is_refused_before_anything_is_read_or_written(tmp_path):
-    from leaderboard.hub_calls import HubConfigError
+    from leaderboard.remote.hub_calls import HubConfigError
 
     with FakeHub(tokens={"a": "worker-a"}, orgs={"lab": {"worker-a"}}) as hub:
         hub.create("dataset", REPO, private=False)

@@ -3,11 +3,11 @@ decoding, `--text-only` without images, `input_modality` on every line, and no r
 reply in any prompt."""
 import pytest
 
-from leaderboard import registry
+from leaderboard.scoring import registry
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.benchmark import ScoringContext
 from benchmarks.medrealmm.protocol import HEADER, INSTRUCTION
-from leaderboard.scoring import score_file
+from leaderboard.scoring.score_file import score_file
 from predict_helpers import assert_never_sent, build_sample, decoded, image_urls, lines, read_config, run, texts
 
 REPLY = "您好，从照片看比较像足癣，建议外用抗真菌药。"

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from leaderboard.author_formats import formats_of
-from leaderboard.scoring import score_file, validate_file
-from leaderboard.public_index import validate_public
-from leaderboard import registry
+from leaderboard.intake.author_formats import formats_of
+from leaderboard.scoring.score_file import score_file, validate_file
+from leaderboard.scoring.public_index import validate_public
+from leaderboard.scoring import registry
 from test_medreamm_scoring import context
 
 NATIVE = [{"id": "100", "diagnoses": ["Vibrio cholerae infection", "Cholera", "Dehydration"]},

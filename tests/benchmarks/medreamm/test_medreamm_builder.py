@@ -11,7 +11,7 @@ from datasets import Image, List, load_dataset
 
 from conftest import ROOT, SAMPLE_MEDREAMM, TINY_CASES, raw_case, write_release
 from dataset_builders.errors import BuildError
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from conftest import raw_case, write_release
 from dataset_builders.stage import build
-from leaderboard import registry
-from leaderboard.benchmark import ScoringContext
-from leaderboard.scoring import score_file
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.score_file import score_file
 
 STEM, RIGHT_EYE, LEFT_EYE = "9B71.0", "9B71.0&XK9K", "9B71.0&XK8G"  # diabetic macular oedema; laterality extensions
 

@@ -13,7 +13,7 @@ from conftest import ROOT, TINY_CASES, raw_case, write_release
 from dataset_builders.errors import BuildError
 from dataset_builders.release_report import SIDECAR
 from dataset_builders.stage import build
-from leaderboard import registry
+from leaderboard.scoring import registry
 
 
 def _release(tmp_path):

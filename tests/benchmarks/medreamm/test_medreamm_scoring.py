@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.benchmark import ScoringContext
-from leaderboard.scoring import score_file
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.score_file import score_file
 
 LOG3 = math.log2(3)
 
@@ -114,7 +114,7 @@ def test_without_matchers_metrics_are_pending_with_reasons(tmp_path, tiny_built)
 
 
 def test_held_out_answer_key_scores_identically(tmp_path, tiny_release):
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
 
     build(registry.adapter("medreamm"), tiny_release, tmp_path / "hub", hold_out_answers=True, progress=False)

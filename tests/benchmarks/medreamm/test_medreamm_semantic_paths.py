@@ -5,9 +5,9 @@ import pytest
 
 from benchmarks.medreamm import scorer
 from benchmarks.medreamm.scorer import per_case_matches, similar_pairs
-from leaderboard.benchmark import ScoringContext
-from leaderboard.matching.embedder import PAPER_THRESHOLD, HashingEmbedder
-from leaderboard.scoring import score_file
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.matching.embedder import PAPER_THRESHOLD, HashingEmbedder
+from leaderboard.scoring.score_file import score_file
 
 # exact cosines of the float32 vectors land within float32 rounding of the threshold, where a float32
 # product alone cannot decide

@@ -2,11 +2,11 @@
 scripted model whose output scores to hand-computed numbers."""
 import pytest
 
-from leaderboard import registry
+from leaderboard.scoring import registry
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.benchmark import ScoringContext
 from benchmarks.medreamm.protocol import FINAL, SYSTEM
-from leaderboard.scoring import score_file
+from leaderboard.scoring.score_file import score_file
 from predict_helpers import assert_never_sent, build_sample, decoded, lines, read_config, run
 
 

@@ -1,15 +1,15 @@
 """Toy: accuracy of the chosen letter, per item, with a percentile bootstrap CI and a per-topic breakdown.
-The scorer parses and scores each item; `leaderboard.engine` computes every published number and the item
+The scorer parses and scores each item; `leaderboard.scoring.engine` computes every published number and the item
 set behind it (see docs/engine.md)."""
 from __future__ import annotations
 
 import numpy as np
 
-from leaderboard.answer_key import AnswerKey
-from leaderboard.benchmark import Benchmark, MetricSpec, ScoringContext
-from leaderboard.engine import mean_metrics
-from leaderboard.prediction_files import FieldSpec, PredictionSchema, ValidationReport
-from leaderboard.result import Result
+from leaderboard.intake.answer_key import AnswerKey
+from leaderboard.scoring.benchmark import Benchmark, MetricSpec, ScoringContext
+from leaderboard.scoring.engine import mean_metrics
+from leaderboard.intake.prediction_files import FieldSpec, PredictionSchema, ValidationReport
+from leaderboard.scoring.result import Result
 
 
 class Toy(Benchmark):

@@ -7,9 +7,9 @@ import pytest
 
 from benchmarks.xpcr.taxonomy import STAGES
 from fake_openai_server import FakeOpenAIServer
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring.benchmark import ScoringContext
 from benchmarks.xpcr.protocol import CHAIN_SYSTEM, CROSS_SYSTEM, parse_confidence
-from leaderboard.scoring import score_file
+from leaderboard.scoring.score_file import score_file
 from predict_helpers import build_sample, decoded, image_urls, lines, read_config, run, sha, texts
 
 QUESTION_NO = re.compile(r"Question (\d+) of (\d+):\n(.*?)\n\nOptions:", re.S)

@@ -11,7 +11,7 @@ from conftest import ROOT
 from benchmarks.xpcr.taxonomy import (answer_letter, category_for_disease, default_tier, modality_code,
                                                      OptionError, source_dataset, split_options, stage_code)
 from dataset_builders.errors import BuildError
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
 from xpcr_release import OPTIONS, SCORING_CASES, SCORING_ROWS, case, case_item, image_row, qa, write_release
 

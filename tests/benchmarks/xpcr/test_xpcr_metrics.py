@@ -3,10 +3,9 @@ weight, chain completion, MCS, and the cell-count bootstrap."""
 import numpy as np
 import pytest
 
-from leaderboard.metrics.calibration import (bin_index, expected_calibration_error, uncertainty_aware_score,
-                                             uncertainty_codes)
-from leaderboard.metrics.cell_bootstrap import cell_bootstrap, group_accuracy
-from leaderboard.metrics.chains import chain_completion, chain_completion_rate, modality_contribution
+from leaderboard.scoring.metrics.calibration import (bin_index, expected_calibration_error, uncertainty_aware_score, uncertainty_codes)
+from leaderboard.scoring.metrics.cell_bootstrap import cell_bootstrap, group_accuracy
+from leaderboard.scoring.metrics.chains import chain_completion, chain_completion_rate, modality_contribution
 
 
 def test_bins_are_equal_width_left_closed_with_one_in_the_last_bin():
@@ -94,7 +93,7 @@ def test_cell_bootstrap_matches_the_item_bootstrap():
 
 
 def test_binomial_chain_draws_have_the_multinomial_distribution():
-    from leaderboard.metrics.cell_bootstrap import multinomial_draws
+    from leaderboard.scoring.metrics.cell_bootstrap import multinomial_draws
 
     counts = np.array([[50, 0, 30, 20], [1, 1, 1, 1]])
     draws = multinomial_draws(counts, 20000, np.random.default_rng(3))

@@ -14,7 +14,7 @@ from conftest import ROOT, png_bytes
 from dataset_builders.errors import BuildError
 from dataset_builders.release_report import SIDECAR
 from dataset_builders.stage import build
-from leaderboard import registry
+from leaderboard.scoring import registry
 from xpcr_release import case, case_item, image_row, qa, write_release
 
 SAMPLE = ROOT / "benchmarks" / "xpcr" / "sample"

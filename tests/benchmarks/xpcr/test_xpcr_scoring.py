@@ -14,14 +14,14 @@ import pyarrow as pa
 import pytest
 
 from conftest import ROOT
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.stage import build
-from leaderboard import registry
-from leaderboard.benchmark import ScoringContext
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import ScoringContext
 from benchmarks.xpcr.response_letters import _parse_responses
-from leaderboard.letters import parse_letter
-from leaderboard.scoring import score_file, validate_file
-from leaderboard.result import Result
+from leaderboard.scoring.letters import parse_letter
+from leaderboard.scoring.score_file import score_file, validate_file
+from leaderboard.scoring.result import Result
 from xpcr_release import SCORING_CASES, SCORING_ROWS, image_row, write_release
 
 # (id, letter, confidence) - C marks a wrong answer; None confidence = field absent.
@@ -309,10 +309,10 @@ def test_without_confidences_ece_and_uas_are_pending_not_zero(built, tmp_path):
 def test_per_item_swa_shares_average_to_swa_avg(tmp_path):
     """The private per-item SWA_Avg shares (used for paired tie tests) average exactly to SWA_Avg."""
     from conftest import ROOT
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from dataset_builders.stage import build
-    from leaderboard.benchmark import ScoringContext
-    from leaderboard.scoring import score_file
+    from leaderboard.scoring.benchmark import ScoringContext
+    from leaderboard.scoring.score_file import score_file
 
     build(registry.adapter("xpcr"), ROOT / "benchmarks" / "xpcr" / "sample", tmp_path, progress=False)
     _, result = score_file("xpcr", ROOT / "submissions" / "xpcr" / "example_predictions.jsonl", tmp_path / "xpcr",

@@ -6,10 +6,10 @@ import pytest
 
 from benchmarks.xpcr.taxonomy import TIER_WEIGHTS
 from dataset_builders.stage import build
-from leaderboard import registry
-from leaderboard.benchmark import ScoringContext
-from leaderboard.metrics.calibration import BASE_SCORES
-from leaderboard.scoring import score_file
+from leaderboard.scoring import registry
+from leaderboard.scoring.benchmark import ScoringContext
+from leaderboard.scoring.metrics.calibration import BASE_SCORES
+from leaderboard.scoring.score_file import score_file
 from xpcr_release import SCORING_CASES, SCORING_ROWS, write_release
 
 # tiers of the chain items (tests/xpcr_release.py): R img1-1/2, img2-1/2, img3-1/2; A img1-3/4, img2-3/4/5, img3-3;

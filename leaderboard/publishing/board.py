@@ -1,0 +1,356 @@
+"""A benchmark's board, computed once per store version: ranks on the whole board, confidence intervals,
+protocol badges and the columns of every row. A view (filters, search, column choice) is then a slice of it:
+rows are masked, never re-ranked, and only the rows drawn are formatted.
+
+Two boards per benchmark: the main board (paper rows, human rows and submissions scored on the paper's full
+release) and the sample board (submissions scored on a smaller build, e.g. the shipped synthetic samples),
+ranked among themselves and never labelled "paper protocol".
+"""
+from __future__ import annotations
+
+import html
+import itertools
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..scoring.benchmark import Benchmark
+from .models import canonical_info
+from ..intake.run_settings import describe
+from .tie_groups import rank_ranges, wilson
+
+SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
+SIZE_BUCKETS = ("<10B", "10-70B", ">70B", "unknown")
+ANY = "any"
+MAIN, SAMPLE = "main", "sample"
+PAIR_OUTCOMES: dict[str, dict] = {}  # benchmark -> paired-test outcomes by (entry id, score) pair, kept across rebuilds
+
+
+@dataclass
+class Filters:
+    access: str = ANY  # open | proprietary
+    domain: str = ANY  # general | medical
+    reasoning: str = ANY  # yes | no
+    input_modality: str = ANY  # multimodal | text-only
+    size: str = ANY  # one of SIZE_BUCKETS
+    sources: tuple[str, ...] = ("paper", "submission", "human")
+    search: str = ""
+    comparable_only: bool = False
+    columns: list[str] | None = None  # metric columns to show (default: all)
+    boards: tuple[str, ...] = (MAIN, SAMPLE)  # the Space shows MAIN, and SAMPLE only when asked
+
+
+def size_bucket(params_b: float | None) -> str:
+    if params_b is None:
+        return "unknown"
+    return "<10B" if params_b < 10 else ("10-70B" if params_b <= 70 else ">70B")
+
+
+def release_gap(bench: Benchmark, result) -> str | None:
+    """Why a submission was not scored on the paper's full release (None when it was, or when unknown)."""
+    if result.source != "submission" or not bench.release_items:
+        return None
+    items = result.protocol.get("items") or result.n_items
+    if items and items < bench.release_items:
+        return f"scored on {items:,} items; the paper's release has {bench.release_items:,}"
+    return None
+
+
+def main_entries(bench: Benchmark, entries: list) -> list:
+    """Entries that belong on the main board and in the overview (sample-data submissions left out)."""
+    return [e for e in entries if not release_gap(bench, e.result)]
+
+
+def protocol_badge(result, gap: str | None = None) -> tuple[str, str]:
+    """(short badge, the reasons behind it)."""
+    if gap:
+        return "sample data", f"Not comparable with the paper: {gap} (a sample build)."
+    if result.protocol.get("comparable_to_paper"):
+        return "paper protocol", "Scored as the paper did."
+    reasons = result.protocol.get("not_comparable_because") or ["protocol differs"]
+    return "differs", "Not comparable with the paper: " + "; ".join(dict.fromkeys(map(str, reasons))) + "."
+
+
+def paper_interval(spec, result, value: float) -> tuple[float, float, str] | None:
+    """A paper row's 95% CI from its published n when the metric is a proportion (Wilson)."""
+    if not spec.proportion:
+        return None
+    n = spec.published_n or (result.protocol.get("n_by_metric") or {}).get(spec.name) or result.n_items
+    if not n:
+        return None
+    lo, hi = wilson(value, int(n))
+    return lo, hi, f"Wilson, n={int(n):,}"
+
+
+def ci_note(bench: Benchmark) -> str:
+    """One sentence on how paper rows get (or do not get) a CI, for the page."""
+    spec = bench.metric(bench.primary_metric)
+    if spec.proportion:
+        n = f"n = {spec.published_n:,}" if spec.published_n else "n of each row"
+        return (f"CIs of paper rows: 95% Wilson score interval from the published {n} ({spec.label} is a "
+                "proportion of items).")
+    return (f"Paper rows have no CI: {spec.label} is not a proportion of items, so no interval follows from the "
+            "published n; they rank by their point value.")
+
+
+@dataclass
+class Part:
+    """One board (main or sample): rows in score order with everything a view needs."""
+
+    entries: list
+    frame: pd.DataFrame  # download shape: ids as headers, full precision
+    badge_reasons: list[str]
+    search_text: list[str]
+    paired: bool = True
+    arrays: dict = field(default_factory=dict)  # column -> numpy array: views index these, never the DataFrame
+
+
+@dataclass
+class View:
+    """What a view draws: the Dataframe payload (values for sorting, display strings for reading)."""
+
+    headers: list[str]
+    data: list[list]
+    display: list[list[str]]
+    datatypes: list[str]
+    _part: "Part"
+    _rows: np.ndarray  # every filtered row
+    total: int  # rows after filters
+
+    @property
+    def download(self) -> pd.DataFrame:
+        """Every filtered row, ids and full precision (built only when a download file is written)."""
+        frame = self._part.frame.iloc[self._rows].drop(columns=["source_kind", "size"])
+        return frame.reset_index(drop=True)
+
+    def payload(self) -> dict:
+        return {"headers": self.headers, "data": self.data,
+                "metadata": {"display_value": self.display, "styling": [[""] * len(self.headers)] * len(self.data)}}
+
+
+_SERIALS = itertools.count(1)
+VIEWS_KEPT = 16  # per board build; a 500-row view is ~0.5 MB of Python lists
+
+
+@dataclass
+class Board:
+    bench: Benchmark
+    parts: dict[str, Part] = field(default_factory=dict)
+    serial: int = field(default_factory=lambda: next(_SERIALS))  # a new number per build: pages redraw on change
+    # drawn views of this build by (board, filters, limit), most recent last: a refresh, the live timer and every
+    # page load ask for the same few views again, and a board never changes once built (a new result = new Board)
+    _views: dict = field(default_factory=dict, repr=False, compare=False)
+    _views_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @classmethod
+    def build(cls, bench: Benchmark, entries: list) -> "Board":
+        primary = bench.primary_metric
+        ranked = [e for e in entries if e.result.metrics.get(primary) is not None]
+        gaps = {id(e): release_gap(bench, e.result) for e in ranked}
+        board = cls(bench)
+        board.parts[MAIN] = _part(bench, [e for e in ranked if not gaps[id(e)]], gaps)
+        board.parts[SAMPLE] = _part(bench, [e for e in ranked if gaps[id(e)]], gaps)
+        return board
+
+    def count(self, board: str) -> int:
+        return len(self.parts[board].entries)
+
+    def mask(self, board: str, f: Filters) -> np.ndarray:
+        part = self.parts[board]
+        keep = np.ones(len(part.frame), dtype=bool)
+        if not len(keep):
+            return keep
+        for column, wanted in (("access", f.access), ("domain", f.domain), ("reasoning", f.reasoning),
+                               ("input_modality", f.input_modality), ("size", f.size)):
+            if wanted != ANY:
+                keep &= part.arrays[column] == wanted
+        keep &= np.isin(part.arrays["source_kind"], list(f.sources))
+        if f.comparable_only:
+            keep &= part.arrays["protocol"] == "paper protocol"
+        if f.search:
+            needle = f.search.casefold()
+            keep &= np.fromiter((needle in text for text in part.search_text), bool, len(keep))
+        return keep
+
+    def view(self, board: str, f: Filters, limit: int | None = None) -> View:
+        """The drawn rows (shared with other callers asking for the same view: read them, never change them)."""
+        key = (board, repr(f), limit)
+        with self._views_lock:
+            found = self._views.get(key)
+        if found is None:  # drawn outside the lock: two threads asking at once both draw, harmlessly
+            part = self.parts[board]
+            rows = np.flatnonzero(self.mask(board, f))
+            shown = rows if limit is None else rows[:limit]
+            found = _draw(self.bench, part, shown, f.columns, rows)
+        with self._views_lock:
+            self._views.pop(key, None)
+            self._views[key] = found  # (re)inserted last: the least recently asked view goes first
+            while len(self._views) > VIEWS_KEPT:
+                self._views.pop(next(iter(self._views)))
+        return found
+
+
+def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
+    primary = bench.primary_metric
+    spec = bench.metric(primary)
+    sign = -1.0 if spec.higher_is_better else 1.0
+    entries = sorted(entries, key=lambda e: (sign * e.result.metrics[primary], e.result.created_at))
+    results = [e.result for e in entries]
+    scores = np.array([r.metrics[primary] for r in results], dtype=float)
+    lows, highs, methods = [], [], []
+    for r, value in zip(results, scores):
+        ci = r.ci.get(primary)
+        if ci and ci[0] is not None and ci[1] is not None:
+            lows.append(ci[0]), highs.append(ci[1]), methods.append("bootstrap over items")
+        elif r.source != "submission" and (interval := paper_interval(spec, r, value)):
+            lows.append(interval[0]), highs.append(interval[1]), methods.append(interval[2])
+        else:
+            lows.append(np.nan), highs.append(np.nan)
+            methods.append("none (not a proportion)" if r.source != "submission" else "none")
+    lows, highs = np.array(lows, dtype=float), np.array(highs, dtype=float)
+    lo_rank = np.where(np.isnan(lows), scores, lows)
+    hi_rank = np.where(np.isnan(highs), scores, highs)
+    ranks = rank_ranges(scores, lo_rank, hi_rank, spec.higher_is_better,
+                        resamples=[e.paired_resamples for e in entries],
+                        pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals,
+                        pair_ids=[(e.entry_id, r.metrics[primary]) for e, r in zip(entries, results)],
+                        cache=PAIR_OUTCOMES.setdefault(bench.name, {}))
+    badges = [protocol_badge(r, gaps.get(id(e))) for e, r in zip(entries, results)]
+    models = [canonical_info(r.model, r.source) for r in results]  # one name per model on every board
+    columns = {
+        "rank": ranks.labels(),
+        "rank_best": ranks.best,
+        "rank_worst": ranks.worst,
+        "model": [m.name for m in models],
+        "source": [SOURCE_BADGES.get(r.source, r.source) for r in results],
+        "protocol": [b[0] for b in badges],
+        "protocol_reasons": [b[1] for b in badges],
+        primary: scores,
+        f"{primary}_ci_low": lows,
+        f"{primary}_ci_high": highs,
+        "ci_method": methods,
+    }
+    others = [m.name for m in bench.metrics if m.name != primary]
+    if others:  # one C-level pass over the metric dicts (None -> NaN)
+        values = pd.DataFrame([r.metrics for r in results], columns=others, dtype=float)
+        columns.update({name: values[name].to_numpy() for name in others})
+    columns.update({
+        "coverage_pct": np.array([np.nan if r.coverage is None else 100 * r.coverage for r in results], dtype=float),
+        "date": [r.created_at[:10] for r in results],
+        "organisation": [m.organisation or "" for m in models],
+        "access": [m.access or "" for m in models],
+        "domain": [m.domain or "" for m in models],
+        "reasoning": [{True: "yes", False: "no"}.get(m.reasoning, "") for m in models],
+        "input_modality": [m.input_modality or "" for m in models],
+        "params_b": np.array([m.params_b for m in models], dtype=float),
+        "run_settings": [describe(r.protocol.get("run_settings")) for r in results],
+        "flagged_cells": [", ".join(sorted(r.cell_flags)) for r in results],
+        "id": [e.entry_id if r.source == "submission" else "" for e, r in zip(entries, results)],
+        "source_kind": [r.source for r in results],
+        "size": [size_bucket(m.params_b) for m in models],
+    })
+    frame = pd.DataFrame(columns)
+    search = [(m.name + " " + (m.organisation or "")).casefold() for m in models]
+    arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
+              for name, values in columns.items()}
+    return Part(entries, frame, [b[1] for b in badges], search, ranks.paired, arrays)
+
+
+# --------------------------------------------------------------------------- drawing the shown rows
+META = (  # (download column, header, decimals or None for text)
+    ("source", "Source", None), ("coverage_pct", "Coverage %", 1), ("date", "Date", None),
+    ("organisation", "Organisation", None), ("access", "Access", None), ("domain", "Domain", None),
+    ("reasoning", "Reasoning", None), ("input_modality", "Input", None), ("params_b", "Params (B)", 0),
+    ("run_settings", "Run settings", None), ("flagged_cells", "Flagged cells", None), ("id", "Submission id", None),
+)
+
+
+def _fmt(value, decimals: int) -> str:
+    return "" if value is None or value != value else f"{value:.{decimals}f}"  # value != value: NaN
+
+
+def _draw(bench: Benchmark, part: Part, rows: np.ndarray, chosen: list[str] | None, filtered: np.ndarray) -> View:
+    primary = bench.primary_metric
+    spec = bench.metric(primary)
+    frame = _Rows(part.arrays, rows)
+    metric_names = [m.name for m in bench.metrics if m.name != primary and (chosen is None or m.name in chosen)]
+    headers, data, display, types = [], [], [], []
+
+    def add(header, values, shown, kind):
+        headers.append(header), data.append(values), display.append(shown), types.append(kind)
+
+    add("Rank", frame["rank_best"].tolist(), frame["rank"].tolist(), "number")
+    add("Model", frame["model"].tolist(), frame["model"].tolist(), "str")
+    d = spec.decimals
+    values, lows, highs = frame[primary].tolist(), frame[f"{primary}_ci_low"].tolist(), frame[f"{primary}_ci_high"].tolist()
+    add(spec.label, [_clean(v) for v in values],
+        [f"{v:.{d}f}" + ("" if np.isnan(lo) else f" [{lo:.{d}f}, {hi:.{d}f}]") for v, lo, hi in zip(values, lows, highs)],
+        "number")
+    for name in metric_names:
+        column = frame[name].tolist()
+        if all(np.isnan(v) for v in column):
+            continue  # nothing in any shown row (e.g. a metric only submissions have, on paper rows)
+        m = bench.metric(name)
+        add(m.label, [_clean(v) for v in column], [_fmt(v, m.decimals) for v in column], "number")
+    reasons = [part.badge_reasons[i] for i in rows]
+    add("Protocol", frame["protocol"].tolist(),
+        [f'<span class="badge" title="{html.escape(why)}">{html.escape(badge)}</span>'
+         for badge, why in zip(frame["protocol"].tolist(), reasons)], "html")
+    for column, header, decimals in META:
+        values = frame[column].tolist()
+        if decimals is None:
+            if not any(values):
+                continue
+            add(header, values, values, "str")
+        else:
+            if all(np.isnan(v) for v in values):
+                continue
+            add(header, [_clean(v) for v in values], [_fmt(v, decimals) for v in values], "number")
+    return View(headers, [list(r) for r in zip(*data)], [list(r) for r in zip(*display)], types, part, filtered,
+                len(filtered))
+
+
+class _Rows:
+    """The shown rows of a part's column arrays, column by column (`rows["model"].tolist()`)."""
+
+    def __init__(self, arrays: dict, rows: np.ndarray):
+        self.arrays, self.rows = arrays, rows
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self.arrays[column][self.rows]
+
+
+def _clean(value):
+    return None if value != value else value  # NaN -> None (JSON null)
+
+
+# --------------------------------------------------------------------------- one board per store version
+class BoardCache:
+    """Boards keyed on the entries list they were built from (the service returns the same list object until a
+    result lands), so every view between two results is a slice."""
+
+    def __init__(self):
+        self._boards: dict[str, tuple[int, list, Board]] = {}
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}  # one build per benchmark at a time; others wait for it
+
+    def get(self, bench: Benchmark, entries: list) -> Board:
+        with self._lock:
+            cached = self._boards.get(bench.name)
+            if cached and cached[1] is entries:
+                return cached[2]
+            building = self._building.setdefault(bench.name, threading.Lock())
+        with building:
+            with self._lock:
+                cached = self._boards.get(bench.name)
+                if cached and cached[1] is entries:
+                    return cached[2]
+            board = Board.build(bench, entries)
+            with self._lock:
+                self._boards[bench.name] = (id(entries), entries, board)
+        return board
+
+
+BOARDS = BoardCache()

@@ -1,0 +1,600 @@
+"""Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
+
+`parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
+or None (unparseable: scored wrong, counted). Rule letters-v4, in order of precedence:
+
+1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
+   is C", "The most likely diagnosis is (C) ...", "C is the correct answer", "I choose C", "\\boxed{C}",
+   "<answer>C</answer>", {"answer": "C"}, "答案：C", "选 C", "Respuesta: C", "Réponse : C", "Antwort: C".
+   Mere mentions ("Answer: B. Option A is less likely ...") are not statements. If statements disagree,
+   only the final ones (final answer, \\boxed, answer tag, JSON key) count when there are any; if those
+   still disagree, the last one wins only after a self-correction ("wait", "actually", "on second
+   thought"), else the response is unparseable.
+2. Else a lone leading letter decides: the response opens with it ("B", "B.", "(B) Vein occlusion",
+   "**B**", "Option B:", "B\\n\\nReasoning ... unlike A ..."). Later lines may name other options, but
+   an echoed option list ("A. ...\\nB. ...") is not an answer.
+3. Else a single standalone capital letter anywhere ("... most likely has choice C."), not counting the
+   article "A", the pronoun "I", or letters in terms ("vitamin A", "X-linked", "E. coli", "C/D ratio",
+   "H&E", "B cell", a letter inside a mention of an option's text). A letter the response rejects anywhere
+   ("not A", "rule out B", "rather than C", "C is unlikely", "A and C are excluded", "C (unlikely)",
+   "除外C", "C不正确") is never its answer (letters-v4), and its option's text is rejected in step 4 too.
+4. Else (no letter stated) the one option named by its text, when the caller passes the option texts
+   (leaderboard/scoring/option_text.py: folded whole words, longest match, rejected mentions dropped); when no full
+   text is named, the one option named by an alias no other option shares (letters-v4,
+   leaderboard/scoring/option_aliases.py: "ARDS", "E. coli", "T2", "type A", "Grade C", "CNS lymphoma").
+
+At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
+4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
+matching, <think>...</think> blocks are dropped (a response that is only thinking is read inside it),
+markdown/LaTeX markup is removed, and only the first 4,000 and last 2,000 characters are read: answers
+sit at the start or, after the reasoning, at the end. Lower-case letters count only where no word is
+meant ("c", "answer: d"; never "a 45-year-old", "e.g."). Every pattern is bounded: linear time.
+"""
+from __future__ import annotations
+
+import functools
+import unicodedata
+from typing import NamedTuple, Sequence
+
+import re2
+
+from .option_text import fold, named_option
+
+LETTERS = "ABCDE"
+RULE_VERSION = "letters-v4"
+RULE_SUMMARY = ("letters-v4: explicit answer statement (final ones decide) > lone leading letter > single "
+                "standalone capital letter, rejected letters dropped (not C, C is unlikely) > the one option named by "
+                "its text (no letter stated; longest match, rejected mentions dropped), else by an unambiguous "
+                "abbreviation or part of it (ARDS, E. coli, T2, type A); letters inside terms (H&E, B cell, type A) "
+                "never count; think blocks dropped; first 4,000 + last 2,000 chars read; several letters or option "
+                "texts, a letter beyond the options, or none = unparseable")
+
+
+
+def rule_of(protocol: dict) -> str | None:
+    """The letter rule a result was scored under: its `letter_rule_version`, else the id its `letter_rule`
+    summary opens with (results scored before letters-v3 carry only the summary, "letters-v2: ..."); None
+    for a benchmark without letters. A result under an older rule keeps it: it is never relabelled."""
+    version = protocol.get("letter_rule_version")
+    if isinstance(version, str) and version:
+        return version
+    summary = protocol.get("letter_rule")
+    if isinstance(summary, str) and summary.startswith("letters-"):
+        return summary.split(":", 1)[0]
+    return None
+
+
+# Digits never decide: every rule treats 0-9 as one class (a word character, as in "A 45-year-old") and
+# none reads a digit's value, so two texts that differ only in which ASCII digits they hold parse alike.
+# Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
+# ... (B)" and "Finding 18 ... (B)" are one parse). tests/test_letters_batch.py pins this on the corpus.
+DIGITS = "[1-9]"
+
+HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
+_CONFLICT = "?"  # a step found several different letters: the response does not commit
+
+
+# ------------------------------------------------------------------ reading the text
+# Every pattern runs on RE2 (linear time, no backtracking). RE2 has no lookarounds: where the rule needs one
+# (a letter not inside a word, a statement not followed by "is incorrect") it is checked in Python on the
+# match's neighbours, and a match that fails the check is retried one character later, as a backtracking
+# engine would (`_matches`).
+_THINK_TAG = re2.compile(r"(?i)<(/?)think(?:ing)?>")
+_STRIKE = re2.compile(r"~~[^~\n]{0,200}~~")  # struck-out text is withdrawn ("~~A~~ C")
+_BOLD_LETTERS = [re2.compile(rf"{d}[(\[]?([A-Za-z])[)\]]?([.:)]?){d}") for d in (r"\*\*", "__")]
+_MARKUP = re2.compile(r"[*_`#$]+|(?m:^[ \t]*>[> \t]*)")  # bold/italics/code/headings/LaTeX math/quotes
+# Python's `\s` minus the newline (RE2's `\s` is ASCII only)
+_SPACES = re2.compile(r"[\t\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+")
+_NEWLINES = re2.compile(r" ?\n[ \n]*")  # after _SPACES every whitespace run is one " " or one "\n"
+
+
+def _word(ch: str) -> bool:
+    """A character of `_WORD`: ASCII letters and digits, Latin-1/Latin Extended letters."""
+    return "a" <= ch <= "z" or "A" <= ch <= "Z" or "0" <= ch <= "9" or "\u00c0" <= ch <= "\u024f"
+
+
+def _ascii_letter(ch: str) -> bool:
+    return "a" <= ch <= "z" or "A" <= ch <= "Z"
+
+
+def _py_word(ch: str) -> bool:
+    """Python's `\\w` on str."""
+    return bool(ch) and (ch.isalnum() or ch == "_")
+
+
+MAX_MATCH = 200  # no pattern here matches more characters (the longest statement is about 100)
+_WINDOW = 2 * MAX_MATCH
+
+
+def _matches(pattern, s: str, ok=None):
+    """`pattern.finditer(s)` where `ok(match)` stands for the lookarounds RE2 lacks: a rejected match is
+    retried from one character after its start. Each search reads a window of 2 * MAX_MATCH characters
+    (the wrapper encodes what it is given, so searching the whole text from every position would be
+    quadratic); a match starting in the first half of a window lies wholly inside it, so it is the match
+    a search of the whole text would find."""
+    pos = 0
+    while pos < len(s) or (pos == 0 and not s):
+        window = s[pos:pos + _WINDOW]
+        m = pattern.search(window)
+        last = len(window) if pos + _WINDOW >= len(s) else _WINDOW - MAX_MATCH  # starts trusted in this window
+        if m is None or m.start() >= last:
+            if pos + _WINDOW >= len(s):
+                return
+            pos += _WINDOW - MAX_MATCH
+            continue
+        found = _Shifted(m, pos, pattern.groupindex.get("guard"))
+        if ok is None or ok(found):
+            yield found
+            pos = found.end() if found.end() > found.start() else found.end() + 1
+        else:
+            pos += m.start() + 1
+
+
+class _Shifted:
+    """A match in a window, with positions in the whole text."""
+
+    def __init__(self, m, offset: int, guard: int | None = None):
+        self.m, self.offset, self.guard = m, offset, guard
+
+    def start(self, group=0):
+        return self.m.start(group) + self.offset if self.m.start(group) >= 0 else -1
+
+    def end(self, group=0):
+        if group == 0 and self.guard is not None:  # the character checked after a final letter is not the match's
+            return self.m.start(self.guard) + self.offset
+        return self.m.end(group) + self.offset if self.m.end(group) >= 0 else -1
+
+    def group(self, group=0):
+        return self.m.group(group)
+
+
+def _answer_part(text: str) -> str:
+    """The text after the last </think> (R1-style outputs may lack the opening tag); the thinking itself
+    only when nothing follows it, or when an opened block was never closed and nothing precedes it."""
+    first_open = last_close = None
+    for tag in _THINK_TAG.finditer(text):  # one scan: linear even on "<think>" * 100000
+        if tag.group(1):
+            last_close = tag
+        elif first_open is None:
+            first_open = tag
+    if last_close is not None:
+        after = text[last_close.end():]
+        if _THINK_TAG.sub("", after).strip():
+            return after
+        opens = [t for t in _THINK_TAG.finditer(text[:last_close.start()]) if not t.group(1)]
+        return text[opens[-1].end() if opens else 0:last_close.start()]
+    if first_open is not None:
+        before = text[:first_open.start()]
+        return before if before.strip() else text[first_open.end():]
+    return text
+
+
+def _bounded(text: str) -> str:
+    """First HEAD and last TAIL characters, each cut at whitespace so no word fragment ("ADC" -> "C")
+    turns into a letter."""
+    if len(text) <= HEAD + TAIL:
+        return text
+    head, tail = text[:HEAD], text[-TAIL:]
+    cut = max(head.rfind(" "), head.rfind("\n"))
+    head = head[:cut] if cut > 0 else head
+    starts = [i for i in (tail.find(" "), tail.find("\n")) if i >= 0]
+    tail = tail[min(starts):] if starts else tail
+    return head + "\n...\n" + tail
+
+
+def _normalised(text: str) -> str:
+    """Markup-free text whose whitespace runs are single " " or "\\n", so patterns need no `\\s*`."""
+    text = unicodedata.normalize("NFKC", _THINK_TAG.sub(" ", text))  # full-width "Ｃ", "：" -> "C", ":"
+    text = _bounded(text)  # again: NFKC can lengthen a text up to 18-fold
+    text = _STRIKE.sub(" ", text)
+    for bold in _BOLD_LETTERS:  # "**A** Retinal ..." is a letter, not "A Retinal"
+        text = bold.sub(r"(\1)\2", text)
+    text = _MARKUP.sub(" ", text)
+    text = text.replace("\\(", "(").replace("\\)", ")")
+    return _NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()
+
+
+# ------------------------------------------------------------------ is this letter an option letter?
+_WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK characters are not word chars)
+# each is matched on a short slice before or after the letter (a whole-text call costs RE2 the whole text)
+_NOT_OPTION_BEFORE = re2.compile(
+    r"(?i)(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
+    r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $")
+# a rejected option letter: "not A", "rule out B", "rather than C", "ruling out C and D", "除外C", "排除D"
+# commas first, then at most one "and"/"or": in "ruling out C and D, A remains" the list ends at D
+_LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
+_NEGATED_BEFORE = re2.compile(
+    r"(?i:not|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
+    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|over) "
+    r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
+_SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
+                    r"(?i:option |choice )?[(\[]?$")  # "A is unlikely and so is C"
+_NEGATED_BEFORE_CJK = re2.compile(r"(?:排除|除外|不是|不选|不選|非)了?(?:选项|選項)? ?(?:[A-E] ?(?:、|和|与|與|或) ?)*[(\[]?$")
+# ... and after it: "C is unlikely", "A and C are unlikely", "E can also be excluded", "C (unlikely)", "C不正确"
+_REJECTION = r"(?i:unlikely|less likely|incorrect|wrong|excluded|ruled out|not|false|implausible|improbable)"
+_REJECTED_AFTER = re2.compile(
+    r"(?:[)\]]?(?:, |/)\(?[A-E])*(?:[)\]]?(?: and | or |, and |, or | & )\(?(?:option |choice )?[A-E])?[)\]]?"
+    r"(?:(?i: (?:is|are|was|were|seems?|appears?|looks?|would be|can be|could be|may be|should be|must be)"
+    r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
+    r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
+    r"| \(" + _REJECTION + r"\)| ?[-–—:] " + _REJECTION + r"| (?i:unlikely|excluded|ruled out)"
+    r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
+_TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
+                          r"(?:[^A-Za-z]|$)")
+_A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|is|was|seems|appears|would|could|might|may|can|fits|matches|"
+                       r"because|since|as|has|remains|looks)(?:[^a-z]|$)")
+
+
+def _negated_before(s: str, i: int) -> bool:
+    """`(?<![A-Za-z])(?:not|unlike|...) (?:option |choice )?(letter list)?[(\\[]?$` ending right before s[i]."""
+    lo = max(0, i - 60)
+    m = _NEGATED_BEFORE.search(s[lo:i])
+    if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]):
+        return True
+    return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None or _SO_IS.search(s[max(0, i - 40):i]) is not None
+
+
+def _rejected(s: str, i: int) -> bool:
+    """Is the option letter s[i] rejected, before ("not C", "rule out B") or after it ("C is unlikely")?"""
+    if _negated_before(s, i):
+        return True
+    m = _REJECTED_AFTER.match(s[i + 1:i + 60])
+    return m is not None and not _ascii_letter(s[i + 1 + m.end():i + 2 + m.end()])
+
+
+def _slashed_pair(s: str, i: int) -> bool:
+    """A capital pair "X/Y" standing alone ("C/D", "A/V") that holds s[i] (within s[i-2:i+4])."""
+    for k in (i - 2, i - 1, i):
+        if k < 0 or k + 3 > min(len(s), i + 4):
+            continue
+        if ("A" <= s[k] <= "Z" and s[k + 1] == "/" and "A" <= s[k + 2] <= "Z"
+                and not (k and _word(s[k - 1])) and not (k + 3 < i + 4 and _word(s[k + 3:k + 4]))):
+            return True
+    return False
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() and ord(ch) < 0x2E80
+
+
+def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation: bool = True) -> bool:
+    """Is the single letter s[i] an option letter rather than part of a word, an abbreviation, the article
+    "A" or the pronoun "I"? `context` is "explicit", "leading" or "standalone"; `bare` means the explicit
+    statement had no verb or colon before the letter ("### Answer\\nA fundus photo ...")."""
+    ch, prev, nxt = s[i], s[i - 1:i], s[i + 1:i + 2]
+    after2 = s[i + 2:i + 3]
+    if _NOT_OPTION_BEFORE.search(s[max(0, i - 14):i]):
+        return False  # "vitamin A", "hepatitis B", "type C", "zone I"
+    if context == "standalone" and negation and _negated_before(s, i):
+        return False  # "It's not A, it's C": a rejected option is no answer
+    if prev in "([" and nxt in ")]" and prev and nxt:
+        return True  # "(c)", "[B]": nothing but a letter
+    if "&" in (prev, nxt):
+        return False  # "H&E", "A&E", "B&W": a term
+    if _TERM_AFTER.match(s[i + 1:i + 16]):
+        return False  # "B cell", "T cells", "NK cell" (the letter names a cell or lymphocyte type)
+    if nxt in "'’" and after2.isalpha():
+        return False  # "A's", "I'd", "I'm"
+    if (nxt == "-" and _is_word_char(after2)) or (prev == "-" and _is_word_char(s[i - 2:i - 1])):
+        return False  # "X-linked", "B-scan", "anti-A"
+    if (nxt == "." and after2.isalpha()) or (prev == "." and s[i - 2:i - 1].isalpha()):
+        return False  # "e.g.", "i.e.", "U.S."
+    if ch.isupper() and nxt == "." and after2 == " " and s[i + 3:i + 4].islower():
+        return False  # genus abbreviations: "E. coli", "C. albicans"
+    if ch.islower():
+        return context != "standalone" and _lower_case_letter_ok(s, i, context)
+    if context == "standalone" and "/" in (nxt, prev) and _slashed_pair(s, i):
+        return False  # "C/D ratio", "A/V nicking"
+    if ch in "AI" and nxt == " " and (after2.islower() or after2.isdigit() or
+                                      (after2.isupper() and _is_word_char(s[i + 3:i + 4]))):
+        if ch == "I":
+            return False  # "I think", "I 2"
+        if context == "explicit" and not bare:
+            return not after2.isdigit()  # "the answer is A because" (but "Answer: A 45-year-old")
+        return _A_VERBS.match(s[i + 1:i + 12]) is not None  # "A or B", "A is" vs "A fundus", "A 45-year-old", "A CRVO"
+    return True
+
+
+def _lower_case_letter_ok(s: str, i: int, context: str) -> bool:
+    """A lower-case letter is an option only where no word is meant: alone, before punctuation
+    ("c.", "d)", '"c"'), or after an explicit statement when it cannot be a word ("answer is c because")."""
+    nxt, after2 = s[i + 1:i + 2], s[i + 2:i + 3]
+    if nxt in ("", "\n"):
+        return True
+    if nxt in ".,;:!?)]}\"'’" and not _is_word_char(after2):
+        return True
+    return context == "explicit" and s[i] not in "ai" and nxt == " "
+
+
+_HEDGE = re2.compile(r"(?i)[)\]]?(?: ?/ ?| or | and | & | vs\.? | versus |, (?:or |and )?)\(?(?:option |choice )?"
+                     r"([A-Za-z])")
+_VERB_AFTER = re2.compile(r"(?i) (?:is|are|was|were|seems?|has|have|would|could|might|may|can|does|did)(?:[^a-z]|$)")
+
+
+def _hedged(s: str, end: int, context: str) -> str | None:
+    """The second letter of "A or C", "A/C", "A, C" right after a letter ending at `end`."""
+    m = _HEDGE.match(s[end:end + 40])
+    if m is None:
+        return None
+    i = end + m.start(1)  # the letter: alone ("A/C", not "A/Cx") and not the subject of a verb ("or C is")
+    if _word(s[i + 1:i + 2]) or _VERB_AFTER.match(s[i + 1:i + 12]):
+        return None
+    return s[i].upper() if _is_option_letter(s, i, context) else None
+
+
+# ------------------------------------------------------------------ step 1: explicit answer statements
+_L = r"\(?\[?(?P<l>[A-Za-z])"  # the letter, maybe in brackets; alone (no word character either side): `_explicit`
+# ... and where the statement ends with it, the character after it (not a word character) is part of the match:
+# RE2 then takes the path a backtracking engine would ("Respuesta: A incorrecta" is A, not the "i" after "a ")
+_L_END = _L + r"(?P<guard>[^A-Za-z0-9\x{c0}-\x{24f}]|$)"
+_ADVERB = r"(?:(?:therefore|thus|hence|then|likely|probably|most likely|clearly|definitely|indeed|actually) )?"
+_OPTION = r"(?:(?:option|choice|letter|answer|alternative) )?"
+_VERB = (r"(?: ?[:=][ \n]?| [-–—] | (?:is|would be|should be|must be|will be|has to be|seems to be|appears to be)"
+         r"(?: ?:)? )")
+_VERDICT = r"(?:correct|right|best|better fit|better choice|most (?:likely|appropriate|accurate|consistent))"
+_MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
+
+_WORD_BEFORE, _LINE_START, _PY_WORD_BEFORE, _NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked
+
+
+def _verdict_stands(tail: str) -> bool:
+    """`(?![\\w-])(?! (?:incorrect|wrong|not|false|unlikely|excluded|ruled))` after "B is correct"."""
+    return not (_py_word(tail[:1]) or tail[:1] == "-" or _RETRACTED.match(tail[:16]))
+
+
+def _sentence_ends(tail: str) -> bool:
+    return tail in ("", ".") or tail.startswith(("\n", ".\n", ". "))
+
+
+_RETRACTED = re2.compile(r"(?i) (?:incorrect|wrong|not|false|unlikely|excluded|ruled)")
+# (pattern, the lookbehind at its start, the lookahead after its end as a check on the rest of the text)
+_EXPLICIT_SPECS = (
+    # "Answer: C", "The final answer is (C)", "The correct answer, therefore, is option C"
+    (rf"{_MODIFIER}?answer(?: choice| option)?(?: to (?:this|the) question| here)?"
+    rf"(?:, (?:therefore|then|thus|hence),)?{_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
+    # label at the start of a line: "Answer C", "### Final Answer\nC", "Choice: C"
+    (rf"(?P<bare>){_MODIFIER}?(?:answer(?: choice| option)?(?: |\n)|(?:option|choice|selection) ?: ?){_L_END}",
+     _LINE_START, None),
+    # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
+    (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
+    # "C is the correct answer", "Option D is most likely", "B is correct", "D - most likely" (a verdict table)
+    (rf"(?:(?:option|choice|answer|letter) )?{_L}[)\]]?"
+     rf"(?: (?:is|would be|seems to be|appears to be|must be)(?: the)? (?:(?P<final>final answer)|answer|{_VERDICT})"
+     rf"| ?[-–—:] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
+    # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
+    (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
+    (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
+     r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
+     lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n")),
+    (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
+    (rf"(?:hence|therefore|thus|so|accordingly),? (?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
+     _sentence_ends),
+    (rf"(?:favou?rs?|favou?ring|points? to|supports?) (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
+    # "I choose C", "I'd go with option B", "We select (D)", "I lean towards D"
+    (r"(?:I|we)(?: would| will| am| are|['’]d|['’]ll|['’]m)?"
+     r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?)"
+     rf"(?: (?:option|choice|answer|letter))?:? {_L_END}", _WORD_BEFORE, None),
+    # structured output: \boxed{C}, <answer>C</answer>, {"answer": "C"}
+    (rf"(?P<final>\\boxed\{{) ?(?:\\text(?:bf)?\{{|\\mathrm\{{)? ?{_L_END}", None, None),
+    (rf"(?P<final><answer>) ?{_L_END}", None, None),
+    (rf"(?P<final>[\"'](?:final ?answer|answer|choice|option|selected ?option|prediction|letter)[\"']) ?: ?[\"']? ?{_L_END}",
+     None, None),
+    # Spanish, Portuguese, French, Italian, German
+    (r"(?:(?:richtige|korrekte|bonne|(?P<final>endgültige)) )?"
+     r"(?:respuesta|resposta|réponse|reponse|risposta|antwort|lösung)"
+     r"(?: (?:correcta|correta|correcte|corretta|juste|richtige|(?P<final2>final|finale)))?"
+     r"(?: ?: ?| (?:es|é|est|è|ist|lautet|sería|seria|serait|sarebbe)(?: ?:)? )"
+     rf"(?:(?:la |a |l')?(?:opción|opcion|opção|opcao|option|opzione|alternativa) |(?:la|el|a|le|die) )?{_L_END}",
+     _PY_WORD_BEFORE, None),
+    # Chinese, Japanese, Korean: "答案：C", "正确答案是 B", "最终答案为D", "正确选项是C", "故选D", "C正确"
+    (rf"(?P<final>最终|最終|最后|最後)?的?(?:正确|正確)?(?:答案|答え|正解|정답)(?:应该|應該|应|應)?"
+     rf"(?:是|为|為|は|选|選)?:? ?(?:选项|選項)? ?{_L_END}", None, None),
+    (rf"(?:正确|正確|最佳|最合适的|最合适|最终|最終)的?(?:选项|選項|选择|選択)(?:应该|应)?(?:是|为|為|は)?:? ?{_L_END}", None, None),
+    # "选" before "项"/"择" starts another word; what may follow here (":", " ", a letter) never is one
+    (rf"(?:选择|選擇|选|選)(?:择)?:? ?{_L_END}", _NOT_BU, None),
+    (rf"(?:选项|選項)? ?{_L}[)\]]? ?(?:选项|選項)?(?:是)?(?:正确|正確)", None, None),
+)
+_EXPLICIT = [(re2.compile("(?i)" + p), before, after) for p, before, after in _EXPLICIT_SPECS]
+
+
+def _explicit_matches(s: str):
+    """Every statement match of every pattern, with the lookarounds RE2 lacks checked on its neighbours."""
+    for pattern, before, after in _EXPLICIT:
+        letter = pattern.groupindex["l"]
+
+        def ok(m, before=before, after=after, letter=letter):
+            start, i = m.start(), m.start(letter)
+            prev = s[start - 1:start]
+            if (before == _WORD_BEFORE and _word(prev)) or (before == _LINE_START and prev not in ("", "\n")) \
+                    or (before == _PY_WORD_BEFORE and _py_word(prev)) or (before == _NOT_BU and prev == "不"):
+                return False
+            if _word(s[i - 1:i] if i else "") or _word(s[i + 1:i + 2]):
+                return False  # the letter alone, not part of a word
+            return after is None or after(s[m.end():])
+
+        for m in _matches(pattern, s, ok):
+            yield pattern, m, letter
+_REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|correction|reconsider(?:ing)?|"
+                        r"i was wrong|let me re-?(?:check|evaluate|consider))")
+
+
+_IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose)")
+_COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must) to| forced")  # "If I had to choose, ..."
+
+
+def _word_in(pattern, s: str, lo: int, hi: int, commits=None) -> bool:
+    """Does `pattern` match a whole word (no ASCII letter either side) within s[lo:hi], as a regex with
+    `(?<![a-z])...(?![a-z])` (re.I) searched with pos=lo, endpos=hi would? `commits` = a lookahead that
+    must not follow it."""
+    window = s[lo:hi]
+
+    def ok(m):
+        after = window[m.end():]
+        return (not _ascii_letter(s[lo + m.start() - 1:lo + m.start()] if lo + m.start() else "")
+                and not _ascii_letter(after[:1]) and not (commits and commits.match(after[:24])))
+
+    return next(_matches(pattern, window, ok), None) is not None
+
+
+def _hypothetical(s: str, start: int, end: int) -> bool:
+    """Is the statement s[start:end] inside a condition ("If ..., the answer would be D", "the answer would
+    be A if ...")? Not "If I had to choose, the answer would be C", which commits."""
+    lo, hi = max(0, start - 150), min(len(s), end + 150)
+    clause_start = max(s.rfind(ch, lo, start) for ch in ".!?;\n") + 1 or lo
+    ends = [i for i in (s.find(ch, end, hi) for ch in ".!?;\n") if i >= 0]
+    clause_end = min(ends) if ends else hi
+    return _word_in(_IF_CLAUSE, s, max(clause_start, lo), clause_end, _COMMITS_ANYWAY)
+
+
+class _Statement(NamedTuple):
+    start: int
+    end: int
+    letter: str
+    final: bool
+
+
+def _explicit(s: str) -> str | None:
+    """Letter named by the response's answer statements; _CONFLICT when they disagree beyond repair."""
+    found: dict[int, _Statement] = {}
+    for pattern, m, letter in _explicit_matches(s):
+        i = m.start(letter)
+        groups = pattern.groupindex
+        if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None):
+            continue
+        if " would be " in m.group(0).lower() and _hypothetical(s, m.start(), m.end()):
+            continue  # "If the OCT showed fluid, the answer would be D" describes another case
+        final = any(m.group(g) for g in ("final", "final2") if g in groups)
+        old = found.get(i)
+        found[i] = _Statement(m.start(), i + 1, s[i].upper(), final or (old is not None and old.final))
+        other = _hedged(s, i + 1, "explicit")
+        if other and other != s[i].upper():  # "The answer is A or C": both, so no commitment
+            found[i + 1] = _Statement(i + 1, i + 2, other, found[i].final)
+    if not found:
+        return None
+    statements = sorted(found.values())
+    pool = [st for st in statements if st.final] or statements  # "final" statements outrank the others
+    if len({st.letter for st in pool}) == 1:
+        return pool[0].letter
+    last = pool[-1]
+    overruled = [st for st in pool if st.letter != last.letter]
+    if _word_in(_REVISION, s, overruled[-1].end, last.start):  # "... the answer is A. Wait, ... the answer is C"
+        return last.letter
+    return _CONFLICT
+
+
+# ------------------------------------------------------------------ step 2: a lone leading letter
+_LEADING = re2.compile(r"(?i)((?:option|choice|answer|letter) ?:? )?\(?\[?([A-Za-z])")  # then no word character
+# an echoed option of the same shape further on the line, followed by (a lookahead, checked) [A-Z0-9] or non-space
+_LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\) "), ".": re2.compile(r" ([A-Z])\. "),
+              ":": re2.compile(r" (?:[Oo]ption |[Cc]hoice )?([A-Z]): ")}
+_LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
+                             r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
+
+
+def _inside(i: int, spans) -> bool:
+    return any(start <= i < end for start, end in spans)
+
+
+def _leading(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> str | None:
+    """The letter the response opens with, alone on the first line or followed by a delimiter
+    ("B. Retinal detachment", "(B) ...", "Option B: ..."); not "A fundus ...", "I think ...", "e.g.".
+    Only the first line counts (the reasoning below it may name other options), unless the second line
+    opens with another letter too: then the response is an echoed option list ("A. ...\nB. ...")."""
+    lines = s.split("\n", 2)
+    letter = _line_letter(lines[0])
+    if letter is not None and _inside(len(lines[0]) - len(lines[0].lstrip("([*")), spans):
+        return None  # "B cell" answering an item whose option is "B cell": the option's text, step 4
+    if letter is None or letter == _CONFLICT:
+        return letter
+    if letter not in candidates:
+        return None  # "I. Findings" (a roman numeral heading): not an option letter at all
+    if len(lines) > 1 and _line_letter(lines[1]) not in (None, letter):
+        return _CONFLICT
+    return letter
+
+
+def _line_letter(line: str) -> str | None:
+    """The letter a line opens with ("B.", "(B) ...", "Option B:"), _CONFLICT for "B or C", else None."""
+    m = _LEADING.match(line[:40])
+    if not m or _word(line[m.start(2) + 1:m.start(2) + 2]) or not _is_option_letter(line, m.start(2), "leading"):
+        return None
+    i = m.start(2)
+    if _REJECTED_AFTER.match(line[i + 1:i + 60]):
+        return None  # "C - unlikely; ...": a rejected option, left to step 3
+    if _hedged(line, i + 1, "leading"):
+        return _CONFLICT  # "B or C ..."
+    enclosed = i > 0 and line[i - 1] in "([" and line[i + 1:i + 2] in (")", "]")
+    if not (_LEADING_AFTER.match(line[i + 1:i + 12]) or (enclosed and line[i + 2:i + 3] in ("", " "))):
+        return None  # "B Retinal detachment" and other run-on text: left to step 3
+    item = _LIST_ITEM.get("()" if enclosed else line[i + 1:i + 2])  # same shape as the opening "A)", "A.", "(A)"
+    rest = line[i + 2:]
+    follows = (lambda m: not rest[m.end():m.end() + 1].isspace() and m.end() < len(rest)) if item is _LIST_ITEM[":"] \
+        else (lambda m: rest[m.end():m.end() + 1] in _UPPER_OR_DIGIT)
+    if item and any(m.group(1) != line[i].upper() and _is_option_letter(line, i + 2 + m.start(1), "standalone")
+                    for m in _matches(item, rest, follows)):
+        return _CONFLICT  # "A) Drusen B) Exudates": the options, echoed on one line
+    return line[i].upper()
+
+
+# ------------------------------------------------------------------ step 3: one standalone capital letter
+_UPPER_OR_DIGIT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> tuple[str | None, set[str]]:
+    """The one capital letter standing alone anywhere, if only one (of A-E and the item's letters) does, and
+    the letters the response rejects ("not A", "C is unlikely": never its answer, nor their option's text);
+    letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text."""
+    # `(?<![WORD])\(?\[?([A-Z])(?![WORD])` as a scan: a capital with no word character on either side
+    found, rejected = set(), set()
+    for i, ch in enumerate(s):
+        if ch in candidates and "A" <= ch <= "Z" and not _word(s[i - 1:i] if i else "") and not _word(s[i + 1:i + 2]) \
+                and not _inside(i, spans) and _is_option_letter(s, i, "standalone", negation=False):
+            (rejected if _rejected(s, i) else found).add(ch)
+    found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
+    if len(found) > 1:
+        return _CONFLICT, rejected
+    return (found.pop() if found else None), rejected
+
+
+# ------------------------------------------------------------------ the rule
+@functools.lru_cache(maxsize=4096)
+def _has_letter_word(options: tuple) -> bool:
+    """Does an option's text hold a one-letter word ("Hepatitis B", "Type A fracture")?"""
+    return any(len(word) == 1 and word.isalpha() for option in options for word in fold(option or "").text.split())
+
+
+def needs_options(found_without: str | None, options: Sequence[str] | None) -> bool:
+    """Can the option texts change what `parse_letter` found without them? Only when it found no letter (step 4
+    may name one) or when an option's text holds a one-letter word (a letter inside a mention of it is that
+    option's text, not an answer letter). Batch callers parse each distinct text once without options
+    (digits zeroed, see DIGITS) and again with its item's options only where this is true."""
+    return bool(options) and (found_without is None or _has_letter_word(tuple(options)))
+
+
+def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str] | None = None) -> str | None:
+    """The chosen letter (upper case), or None when the response names no single option among `letters`.
+    `options` are the item's option texts in letter order (step 4 and the letters-inside-an-option-text
+    rule use them; without them the rule is letters-v2's plus the term rules). A pure function of
+    (text, letters, options): callers cache it per distinct pair."""
+    if not isinstance(text, str):
+        return None
+    s = _normalised(_bounded(_answer_part(text)))
+    if not s:
+        return None
+    letters = letters.upper()
+    candidates = set(LETTERS) | set(letters)  # "E" with letters "ABCD" is a (wrong) option, not noise
+    options = list(options)[:len(letters)] if options else []
+    named, spans = named_option(s, options) if options else (None, [])
+    rejected: set[str] = set()
+    found = _explicit(s)  # 1. explicit answer statements
+    if found is None:
+        found = _leading(s, candidates, spans)  # 2. a lone leading letter
+    if found is None:
+        found, rejected = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+    if found is None and options:
+        if rejected:  # "C is unlikely": option C's text is rejected too
+            named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
+        if named is not None:
+            found = letters[named]  # 4. no letter stated: the one option named by its text
+    # the first step that found anything decides: one letter among the options, or unparseable
+    return found if found is not None and found != _CONFLICT and found in letters else None
