@@ -38,6 +38,9 @@ from typing import NamedTuple, Sequence
 
 import re2
 
+from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
+from .letter_rejections import negated_before as _negated_before
+from .letter_rejections import rejected as _rejected
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
@@ -200,46 +203,10 @@ _WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK cha
 _NOT_OPTION_BEFORE = re2.compile(
     r"(?i)(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
     r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $")
-# a rejected option letter: "not A", "rule out B", "rather than C", "ruling out C and D", "除外C", "排除D"
-# commas first, then at most one "and"/"or": in "ruling out C and D, A remains" the list ends at D
-_LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
-_NEGATED_BEFORE = re2.compile(
-    r"(?i:not|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
-    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|over) "
-    r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
-_SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
-                    r"(?i:option |choice )?[(\[]?$")  # "A is unlikely and so is C"
-_NEGATED_BEFORE_CJK = re2.compile(r"(?:排除|除外|不是|不选|不選|非)了?(?:选项|選項)? ?(?:[A-E] ?(?:、|和|与|與|或) ?)*[(\[]?$")
-# ... and after it: "C is unlikely", "A and C are unlikely", "E can also be excluded", "C (unlikely)", "C不正确"
-_REJECTION = r"(?i:unlikely|less likely|incorrect|wrong|excluded|ruled out|not|false|implausible|improbable)"
-_REJECTED_AFTER = re2.compile(
-    r"(?:[)\]]?(?:, |/)\(?[A-E])*(?:[)\]]?(?: and | or |, and |, or | & )\(?(?:option |choice )?[A-E])?[)\]]?"
-    r"(?:(?i: (?:is|are|was|were|seems?|appears?|looks?|would be|can be|could be|may be|should be|must be)"
-    r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
-    r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
-    r"| \(" + _REJECTION + r"\)| ?[-–—:] " + _REJECTION + r"| (?i:unlikely|excluded|ruled out)"
-    r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
 _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
                           r"(?:[^A-Za-z]|$)")
 _A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|is|was|seems|appears|would|could|might|may|can|fits|matches|"
                        r"because|since|as|has|remains|looks)(?:[^a-z]|$)")
-
-
-def _negated_before(s: str, i: int) -> bool:
-    """`(?<![A-Za-z])(?:not|unlike|...) (?:option |choice )?(letter list)?[(\\[]?$` ending right before s[i]."""
-    lo = max(0, i - 60)
-    m = _NEGATED_BEFORE.search(s[lo:i])
-    if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]):
-        return True
-    return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None or _SO_IS.search(s[max(0, i - 40):i]) is not None
-
-
-def _rejected(s: str, i: int) -> bool:
-    """Is the option letter s[i] rejected, before ("not C", "rule out B") or after it ("C is unlikely")?"""
-    if _negated_before(s, i):
-        return True
-    m = _REJECTED_AFTER.match(s[i + 1:i + 60])
-    return m is not None and not _ascii_letter(s[i + 1 + m.end():i + 2 + m.end()])
 
 
 def _slashed_pair(s: str, i: int) -> bool:
