@@ -41,6 +41,7 @@ import re2
 from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from .letter_rejections import negated_before as _negated_before
 from .letter_rejections import rejected as _rejected
+from .option_numbers import DIGITS, numbers_as_letters, zero_beside_underscores  # noqa: F401 (DIGITS: batch callers)
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
@@ -67,12 +68,10 @@ def rule_of(protocol: dict) -> str | None:
     return None
 
 
-# Digits never decide: every rule treats 0-9 as one class (a word character, as in "A 45-year-old") and
-# none reads a digit's value, so two texts that differ only in which ASCII digits they hold parse alike.
-# Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
+# Digits decide only as option numbers ("Option 3" is C: option_numbers.py), and only where no letter, digit or
+# "_" touches them; every other digit is one class (a word character, as in "A 45-year-old") whose value no rule
+# reads. Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
 # ... (B)" and "Finding 18 ... (B)" are one parse). tests/test_letters_batch.py pins this on the corpus.
-DIGITS = "[1-9]"
-
 HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
 _CONFLICT = "?"  # a step found several different letters: the response does not commit
 
@@ -192,9 +191,9 @@ def _normalised(text: str) -> str:
     text = _STRIKE.sub(" ", text)
     for bold in _BOLD_LETTERS:  # "**A** Retinal ..." is a letter, not "A Retinal"
         text = bold.sub(r"(\1)\2", text)
-    text = _MARKUP.sub(" ", text)
+    text = _MARKUP.sub(" ", zero_beside_underscores(text))
     text = text.replace("\\(", "(").replace("\\)", ")")
-    return _NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()
+    return numbers_as_letters(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip())
 
 
 # ------------------------------------------------------------------ is this letter an option letter?
@@ -337,6 +336,9 @@ _EXPLICIT_SPECS = (
     (rf"(?:hence|therefore|thus|so|accordingly),? (?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      _sentence_ends),
     (rf"(?:favou?rs?|favou?ring|points? to|supports?) (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
+    # "i think it's e.", "It is most likely C." (letters-v5; lower case counts only before punctuation or the end)
+    (rf"it(?:['’]s| is| should be| must be| has to be)(?: (?:probably|likely|most likely|definitely|clearly))? (?:(?:option|choice) )?{_L}[)\]]?",
+     _WORD_BEFORE, _sentence_ends),
     # "I choose C", "I'd go with option B", "We select (D)", "I lean towards D"
     (r"(?:I|we)(?: would| will| am| are|['’]d|['’]ll|['’]m)?"
      r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?)"
@@ -385,7 +387,7 @@ _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|c
                         r"i was wrong|let me re-?(?:check|evaluate|consider))")
 
 
-_IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose)")
+_IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether)")
 _COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must) to| forced")  # "If I had to choose, ..."
 
 
@@ -428,7 +430,7 @@ def _explicit(s: str) -> str | None:
         groups = pattern.groupindex
         if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None):
             continue
-        if " would be " in m.group(0).lower() and _hypothetical(s, m.start(), m.end()):
+        if (" would be " in m.group(0).lower() or m.group(0)[:2].lower() == "it") and _hypothetical(s, m.start(), m.end()):
             continue  # "If the OCT showed fluid, the answer would be D" describes another case
         final = any(m.group(g) for g in ("final", "final2") if g in groups)
         old = found.get(i)

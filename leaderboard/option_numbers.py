@@ -1,0 +1,51 @@
+"""Options named by their number (rule letters-v5): "Option 3" is option C, "the correct answer is option 2" is
+B, "I'd choose the first option" is A, "选项3" / "第3个选项" is C.
+
+The number is rewritten as its letter before the letter steps read the text ("Option 3 is unlikely" then is
+"Option C is unlikely" and every statement, rejection and hedge rule applies to it unchanged). Only the numbers
+1-5 (A-E) after "option", "choice" or "alternative" (with "#", "no.", "number" or ":" between) and the ordinal
+words "first" ... "fifth" before "option" count: "answer 3", "(3)", "step 3", "3 cm" and "the first choice of
+treatment" stay numbers.
+
+Batching: DIGITS zeroes every digit touching a letter, a digit or "_" (RE2's `\\b`: "17", "T2", "a_3") and
+keeps lone digits, the only ones read here. A digit is read only when no letter, digit or "_" touches it in the
+raw text (an underscore is markup, removed before reading, so a digit beside one is zeroed here first), so
+parse_letter(text) == parse_letter(re2.sub(DIGITS, "0", text)) holds exactly; tests/test_letters_batch.py pins
+it. Patterns are RE2.
+"""
+from __future__ import annotations
+
+import re2
+
+# Batch callers (X-PCR) parse once per distinct text with every match of DIGITS replaced by "0"
+DIGITS = r"\B[1-9]|[1-9]\B"
+
+_NUMBER = re2.compile(r"(?i)\b(?:option|choice|alternative)(?: ?#| (?:no\.?|number|#) ?| ?: | )([1-5])\b")
+_ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option\b")
+_CJK = re2.compile(r"(?:选项|選項) ?([1-5])\b|第 ?([1-5]) ?(?:个|個)?(?:选项|選項|项|項)")
+_BESIDE_UNDERSCORE = re2.compile(r"_[0-9]+|[0-9]+_")
+_ORDINALS = {"first": "A", "second": "B", "third": "C", "fourth": "D", "fifth": "E"}
+_ZERO = str.maketrans("123456789", "000000000")
+
+
+def zero_beside_underscores(text: str) -> str:
+    """Digits touching "_" zeroed, as DIGITS zeroes them (the "_" itself is markup that reading removes)."""
+    if "_" not in text:
+        return text
+    return _BESIDE_UNDERSCORE.sub(lambda m: m.group(0).translate(_ZERO), text)
+
+
+def _letter_for(m, group: int) -> str:
+    return "ABCDE"[int(m.group(group)) - 1]
+
+
+def numbers_as_letters(text: str) -> str:
+    """`text` with each option number written as its letter ("Option 3" -> "Option C")."""
+    if any(ch in text for ch in "12345"):
+        text = _NUMBER.sub(lambda m: m.group(0)[:-1] + _letter_for(m, 1), text)
+        if "选" in text or "選" in text or "第" in text:
+            text = _CJK.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), _letter_for(m, 1 if m.group(1) else 2)),
+                            text)
+    if "option" in text.lower():
+        text = _ORDINAL.sub(lambda m: "option " + _ORDINALS[m.group(1).lower()], text)
+    return text
