@@ -38,6 +38,7 @@ from typing import NamedTuple, Sequence
 
 import re2
 
+from .letter_conclusion import concluding_letter, labels_only
 from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from .letter_rejections import negated_before as _negated_before
 from .letter_rejections import rejected as _rejected
@@ -329,6 +330,7 @@ _EXPLICIT_SPECS = (
      rf"| ?[-–—:] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
     # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
     (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
+    (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
     (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n")),
@@ -461,10 +463,10 @@ _LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–
 
 
 def _inside(i: int, spans) -> bool:
-    return any(start <= i < end for start, end in spans)
+    return any(start <= i < end for start, end, _ in spans)
 
 
-def _leading(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> str | None:
+def _leading(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = ()) -> str | None:
     """The letter the response opens with, alone on the first line or followed by a delimiter
     ("B. Retinal detachment", "(B) ...", "Option B: ..."); not "A fundus ...", "I think ...", "e.g.".
     Only the first line counts (the reasoning below it may name other options), unless the second line
@@ -509,20 +511,24 @@ def _line_letter(line: str) -> str | None:
 _UPPER_OR_DIGIT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
-def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> tuple[str | None, set[str]]:
+def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = ()) \
+        -> tuple[str | None, set[str], list[tuple[int, str]]]:
     """The one capital letter standing alone anywhere, if only one (of A-E and the item's letters) does, and
     the letters the response rejects ("not A", "C is unlikely": never its answer, nor their option's text);
-    letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text."""
+    letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text. Also the
+    (position, letter) of each letter found, rejected ones left out."""
     # `(?<![WORD])\(?\[?([A-Z])(?![WORD])` as a scan: a capital with no word character on either side
-    found, rejected = set(), set()
+    found, rejected, positions = set(), set(), []
     for i, ch in enumerate(s):
         if ch in candidates and "A" <= ch <= "Z" and not _word(s[i - 1:i] if i else "") and not _word(s[i + 1:i + 2]) \
                 and not _inside(i, spans) and _is_option_letter(s, i, "standalone", negation=False):
             (rejected if _rejected(s, i) else found).add(ch)
+            positions.append((i, ch))
     found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
-    if len(found) > 1:
-        return _CONFLICT, rejected
-    return (found.pop() if found else None), rejected
+    positions = [(i, ch) for i, ch in positions if ch not in rejected]
+    if len(found) > 1:  # letters-v5: a concluding last sentence settles the discussion ("..., option B.")
+        return concluding_letter(s, positions) or _CONFLICT, rejected, positions
+    return (found.pop() if found else None), rejected, positions
 
 
 # ------------------------------------------------------------------ the rule
@@ -559,7 +565,9 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
     if found is None:
-        found, rejected = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+        found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+        if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
+            found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
     if found is None and options:
         if rejected:  # "C is unlikely": option C's text is rejected too
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))

@@ -154,3 +154,30 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
     return [[a for a in per_option if counts[a.needle] == 1 and a.needle not in full
              and not any(_contains(full[k], a.needle) for k in range(len(full)) if k != index)]
             for index, per_option in enumerate(found)]
+
+
+# head nouns too general to stand for one option's category ("tumor", "lesion" describe the image)
+_VAGUE_HEADS = {"tumor", "tumour", "tumors", "disease", "lesion", "lesions", "mass", "masses", "syndrome", "change",
+                "changes", "injury", "infection", "process", "finding", "findings", "pattern", "abnormality",
+                "disorder", "condition", "anomaly", "variant", "nodule", "nodules", "cyst", "opacity", "sign",
+                "image", "imaging", "study", "scan", "view", "sequence", "weighted", "deficiency", "type", "grade",
+                "stage", "fracture", "defect", "malformation", "degeneration", "edema", "oedema", "hemorrhage",
+                "haemorrhage", "thickening", "enlargement", "dilatation", "dilation", "stenosis", "occlusion"}
+
+
+@functools.lru_cache(maxsize=4096)
+def head_nouns(folded_options: tuple) -> list[str | None]:
+    """Per option, its last word when the option has several words and that word names a category no other
+    option's words hold ("pneumonia" of "Lobar pneumonia"): not a name of the option (another pneumonia may
+    be meant), but a mention of it coordinated with another option ("pleural effusion and pneumonia") keeps the
+    response from committing (letters-v5)."""
+    words = [f.split() for f in folded_options]
+    out: list[str | None] = []
+    for index, ws in enumerate(words):
+        head = ws[-1] if len(ws) >= 2 else None
+        if head is None or len(head) < 5 or not head.isalpha() or head in _VAGUE_HEADS or head in _GENERIC_WORDS \
+                or any(head in other for k, other in enumerate(words) if k != index):
+            out.append(None)
+            continue
+        out.append(" " + head + " ")
+    return out

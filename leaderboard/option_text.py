@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from .option_aliases import aliases
+from .option_aliases import aliases, head_nouns
 
 _APOSTROPHES = "'’`´"
 _CLAUSE_ENDS = ".,;:!?\n"
@@ -94,7 +94,7 @@ class Mention(NamedTuple):
     start: int  # in the folded text
     end: int
     index: int  # which option
-    tier: int = 0  # 0: the option's text; 1: an alias (option_aliases.py)
+    tier: int = 0  # 0: the option's text; 1: an alias (option_aliases.py); 2: a head noun (competes only)
 
 
 _LATIN_PLURALS = (("is", "es"), ("us", "i"), ("um", "a"), ("a", "ae"))
@@ -177,6 +177,9 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 found.append(Mention(s, e, index, 1))
+    for index, head in enumerate(head_nouns(tuple(fold(o or "").text for o in options))):
+        if head is not None:
+            found.extend(Mention(s, e, index, 2) for s, e in _occurrences(folded.text, head))
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[Mention] = []
     reach = -1  # the furthest end of a kept mention: one starting before it and ending within it is inside
@@ -205,21 +208,43 @@ def _capitals(folded: Folded, start: int, end: int) -> bool:
     return all(not c.isalpha() or c.isupper() for c in (folded.source[folded.origin[k]] for k in range(start, end)))
 
 
-def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> tuple[int | None, list[tuple[int, int]]]:
+def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> tuple[int | None, list[tuple[int, int, int]]]:
     """The index of the one option the response names by text (None if none or several), and the source
-    spans of every mention (letters inside them are part of a term, never an answer letter). Options whose
+    spans (start, end, option index) of every mention (letters inside them are part of a term, never an answer letter). Options whose
     letter the response rejected (`rejected` indices, "C is unlikely") count as rejected mentions. Aliases
     (abbreviations, part-names) are read only when no option's full text is named and not rejected."""
     folded = fold(source)
     found = mentions(folded, options)
-    spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1) for m in found]
+    spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1, m.index) for m in found]
     starts = [m.start for m in found] + [len(folded.text)]
     live = [m for k, m in enumerate(found)
             if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
+    live = [m for k, m in enumerate(live) if m.tier < 2 or _coordinated(folded, live, k)]
     full = {m.index for m in live if m.tier == 0}
-    if full and not {m.index for m in live if m.tier == 1} - full:
+    if full and not {m.index for m in live if m.tier >= 1} - full:
         live = [m for m in live if m.tier == 0]  # the full texts decide; their aliases add nothing
-    return _decide(folded, live), spans  # an alias of another option competes ("pleural effusion and pneumonia")
+    chosen = _decide(folded, live)  # an alias of another option competes ("pleural effusion and pneumonia")
+    if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
+        chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
+    return chosen, spans
+
+
+_COORDINATORS = {"and", "or", "vs", "versus", "nor"}
+
+
+def _coordinated(folded: Folded, live: list[Mention], k: int) -> bool:
+    """Is the head-noun mention live[k] listed beside a mention of another option ("pleural effusion and
+    pneumonia", "pneumonia or pleural effusion", "effusion, pneumonia")? Only then does it compete."""
+    head = live[k]
+    for j in (k - 1, k + 1):
+        if not 0 <= j < len(live) or live[j].tier == 2 or live[j].index == head.index:
+            continue
+        first, second = (live[j], head) if j < k else (head, live[j])
+        gap = folded.text[first.end:second.start].split()
+        between = folded.source[folded.origin[first.end - 1] + 1:folded.origin[second.start]]
+        if len(gap) <= 1 and all(w in _COORDINATORS for w in gap) and all(c in " ,/" or c.isalpha() for c in between):
+            return True
+    return False
 
 
 def _decide(folded: Folded, live: list[Mention]) -> int | None:
