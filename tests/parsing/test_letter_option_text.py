@@ -122,7 +122,7 @@ def test_fold_and_mentions():
     assert folded.clause[folded.text.index("yes")] == 2
     assert [m.index for m in mentions(fold("Hodgkin lymphoma and lymphoma"), LYMPH)] == [0, 2]
     index, spans = named_option("It is a Hodgkin lymphoma.", LYMPH)
-    assert index == 0 and spans == [(8, 24)]
+    assert index == 0 and spans == [(8, 24, 0)]  # (start, end, option index)
 
 
 def test_results_keep_the_rule_they_were_scored_under():
