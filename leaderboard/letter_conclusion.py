@@ -34,6 +34,12 @@ def _sentence(s: str, i: int) -> tuple[int, int]:
     return max(start, lo), (min(ends) if ends else hi)
 
 
+def in_question(s: str, i: int) -> bool:
+    """Does the sentence holding s[i] end with "?" ("Maybe A?", "Could this be C?"): asked, not answered."""
+    end = _sentence(s, i)[1]
+    return s[end:end + 1] == "?"
+
+
 def concluding_letter(s: str, positions: list[tuple[int, str]]) -> str | None:
     """The letter of the last sentence naming any of `positions` ((index, letter), in text order), when that
     sentence names only it, concludes and does not hedge; else None."""

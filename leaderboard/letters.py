@@ -38,7 +38,7 @@ from typing import NamedTuple, Sequence
 
 import re2
 
-from .letter_conclusion import concluding_letter, labels_only
+from .letter_conclusion import concluding_letter, in_question, labels_only
 from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from .letter_rejections import negated_before as _negated_before
 from .letter_rejections import rejected as _rejected
@@ -298,7 +298,7 @@ _ADVERB = r"(?:(?:therefore|thus|hence|then|likely|probably|most likely|clearly|
 _OPTION = r"(?:(?:option|choice|letter|answer|alternative) )?"
 _VERB = (r"(?: ?[:=][ \n]?| [-–—] | (?:is|would be|should be|must be|will be|has to be|seems to be|appears to be)"
          r"(?: ?:)? )")
-_VERDICT = r"(?:correct|right|best|better fit|better choice|most (?:likely|appropriate|accurate|consistent))"
+_VERDICT = r"(?:correct|right|best|better fit|better choice|favou?red|preferred|most (?:likely|appropriate|accurate|consistent))"
 _MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
 
 _WORD_BEFORE, _LINE_START, _PY_WORD_BEFORE, _NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked
@@ -422,6 +422,7 @@ class _Statement(NamedTuple):
     end: int
     letter: str
     final: bool
+    pair: str = ""  # the two letters of "the answer is A or C" this statement is part of
 
 
 def _explicit(s: str) -> str | None:
@@ -439,7 +440,8 @@ def _explicit(s: str) -> str | None:
         found[i] = _Statement(m.start(), i + 1, s[i].upper(), final or (old is not None and old.final))
         other = _hedged(s, i + 1, "explicit")
         if other and other != s[i].upper():  # "The answer is A or C": both, so no commitment
-            found[i + 1] = _Statement(i + 1, i + 2, other, found[i].final)
+            found[i] = found[i]._replace(pair=s[i].upper() + other)
+            found[i + 1] = _Statement(i + 1, i + 2, other, found[i].final, found[i].pair)
     if not found:
         return None
     statements = sorted(found.values())
@@ -450,6 +452,8 @@ def _explicit(s: str) -> str | None:
     overruled = [st for st in pool if st.letter != last.letter]
     if _word_in(_REVISION, s, overruled[-1].end, last.start):  # "... the answer is A. Wait, ... the answer is C"
         return last.letter
+    if not last.pair and all(last.letter in st.pair for st in overruled):
+        return last.letter  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge
     return _CONFLICT
 
 
@@ -518,16 +522,22 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
     letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text. Also the
     (position, letter) of each letter found, rejected ones left out."""
     # `(?<![WORD])\(?\[?([A-Z])(?![WORD])` as a scan: a capital with no word character on either side
-    found, rejected, positions = set(), set(), []
+    found, rejected, positions, asked, stated = set(), set(), [], set(), set()
     for i, ch in enumerate(s):
         if ch in candidates and "A" <= ch <= "Z" and not _word(s[i - 1:i] if i else "") and not _word(s[i + 1:i + 2]) \
                 and not _inside(i, spans) and _is_option_letter(s, i, "standalone", negation=False):
-            (rejected if _rejected(s, i) else found).add(ch)
-            positions.append((i, ch))
+            if _rejected(s, i):
+                rejected.add(ch)
+            elif not _hypothetical(s, i, i + 1):  # "If it's B, we would see ..." (letters-v5)
+                found.add(ch)
+                positions.append((i, ch))
+                (asked if in_question(s, i) else stated).add(ch)
     found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
     positions = [(i, ch) for i, ch in positions if ch not in rejected]
     if len(found) > 1:  # letters-v5: a concluding last sentence settles the discussion ("..., option B.")
         return concluding_letter(s, positions) or _CONFLICT, rejected, positions
+    if found and not found & stated:
+        return _CONFLICT, rejected, positions  # "Maybe A?": asked, never stated (letters-v5)
     return (found.pop() if found else None), rejected, positions
 
 

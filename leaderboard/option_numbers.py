@@ -1,10 +1,10 @@
 """Options named by their number (rule letters-v5): "Option 3" is option C, "the correct answer is option 2" is
-B, "I'd choose the first option" is A, "选项3" / "第3个选项" is C.
+B, "I'd choose the first option" / "option one" is A, "选项3" / "第3个选项" / "第三个选项" is C.
 
 The number is rewritten as its letter before the letter steps read the text ("Option 3 is unlikely" then is
 "Option C is unlikely" and every statement, rejection and hedge rule applies to it unchanged). Only the numbers
-1-5 (A-E) after "option", "choice" or "alternative" (with "#", "no.", "number" or ":" between) and the ordinal
-words "first" ... "fifth" before "option" count: "answer 3", "(3)", "step 3", "3 cm" and "the first choice of
+1-5 (A-E) after "option", "choice" or "alternative" (with "#", "no.", "number" or ":" between), the words
+"one" ... "five" after "option"/"choice", and the ordinals "first" ... "fifth" before "option" count: "answer 3", "(3)", "step 3", "3 cm" and "the first choice of
 treatment" stay numbers.
 
 Batching: DIGITS zeroes every digit touching a letter, a digit or "_" (RE2's `\\b`: "17", "T2", "a_3") and
@@ -21,10 +21,14 @@ import re2
 DIGITS = r"\B[1-9]|[1-9]\B"
 
 _NUMBER = re2.compile(r"(?i)\b(?:option|choice|alternative)(?: ?#| (?:no\.?|number|#) ?| ?: | )([1-5])\b")
-_ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option\b")
+_ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option\b"
+                      r"|\b(?:option|choice) (one|two|three|four|five)\b")
 _CJK = re2.compile(r"(?:选项|選項) ?([1-5])\b|第 ?([1-5]) ?(?:个|個)?(?:选项|選項|项|項)")
+_CJK_ORDINAL = re2.compile(r"第([一二三四五])(?:个|個)?(?:选项|選項|项|項)")
 _BESIDE_UNDERSCORE = re2.compile(r"_[0-9]+|[0-9]+_")
-_ORDINALS = {"first": "A", "second": "B", "third": "C", "fourth": "D", "fifth": "E"}
+_ORDINALS = {"first": "A", "second": "B", "third": "C", "fourth": "D", "fifth": "E",
+             "one": "A", "two": "B", "three": "C", "four": "D", "five": "E",
+             "一": "A", "二": "B", "三": "C", "四": "D", "五": "E"}
 _ZERO = str.maketrans("123456789", "000000000")
 
 
@@ -46,6 +50,19 @@ def numbers_as_letters(text: str) -> str:
         if "选" in text or "選" in text or "第" in text:
             text = _CJK.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), _letter_for(m, 1 if m.group(1) else 2)),
                             text)
-    if "option" in text.lower():
-        text = _ORDINAL.sub(lambda m: "option " + _ORDINALS[m.group(1).lower()], text)
+    if "第" in text:
+        text = _CJK_ORDINAL.sub(lambda m: "选项" + _ORDINALS[m.group(1)], text)
+    lowered = text.lower()
+    if "option" in lowered or "choice" in lowered:
+        text = _ORDINAL.sub(_ordinal_letter, text)
     return text
+
+
+_PRONOUN_ONE = re2.compile(r"(?i) (?:might|would|should|could|can|may|must|has|needs|of|or|and)\b")
+
+
+def _ordinal_letter(m) -> str:
+    """"the third option" -> "option C"; "option one" too, but not "the option one might choose" (a pronoun)."""
+    if m.group(2) and (m.group(2).lower() == "one" and _PRONOUN_ONE.match(m.string[m.end():m.end() + 8])):
+        return m.group(0)
+    return "option " + _ORDINALS[(m.group(1) or m.group(2)).lower()]

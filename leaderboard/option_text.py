@@ -256,6 +256,15 @@ def _decide(folded: Folded, live: list[Mention]) -> int | None:
         in_clause = [m for m in live if folded.clause[m.start] == last_clause]
         if len({m.index for m in in_clause}) == 1 and _concludes(folded, last_clause, in_clause[0].start):
             return in_clause[0].index
+        # letters-v5: else the one option whose own clause concludes, when no other's does ("X is most likely,
+        # although a small Y is also present")
+        by_clause: dict[int, list[Mention]] = {}
+        for m in live:
+            by_clause.setdefault(folded.clause[m.start], []).append(m)
+        concluded = {ms[0].index for c, ms in by_clause.items()
+                     if len({m.index for m in ms}) == 1 and _concludes(folded, c, ms[0].start)}
+        if len(concluded) == 1:
+            return concluded.pop()
     return None
 
 
