@@ -528,16 +528,16 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
                 and not _inside(i, spans) and _is_option_letter(s, i, "standalone", negation=False):
             if _rejected(s, i):
                 rejected.add(ch)
-            elif not _hypothetical(s, i, i + 1):  # "If it's B, we would see ..." (letters-v5)
+            else:  # letters-v5: "Maybe A?", "If it's B, we would see ...": named, but not stated
                 found.add(ch)
                 positions.append((i, ch))
-                (asked if in_question(s, i) else stated).add(ch)
+                (asked if in_question(s, i) or _hypothetical(s, i, i + 1) else stated).add(ch)
     found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
     positions = [(i, ch) for i, ch in positions if ch not in rejected]
     if len(found) > 1:  # letters-v5: a concluding last sentence settles the discussion ("..., option B.")
         return concluding_letter(s, positions) or _CONFLICT, rejected, positions
     if found and not found & stated:
-        return _CONFLICT, rejected, positions  # "Maybe A?": asked, never stated (letters-v5)
+        return _CONFLICT, rejected, positions  # "Maybe A?", "If it's B, ...": asked, never stated (letters-v5)
     return (found.pop() if found else None), rejected, positions
 
 
