@@ -59,7 +59,7 @@ def concluding_letter(s: str, positions: list[tuple[int, str]]) -> str | None:
 
 # between an option's text and the letter labelling it: "Fibroadenoma (A)", "carcinoma, option B", "(A) Fibroadenoma"
 _AFTER_TEXT = (" (", " [", " (option ", " (choice ", ", option ", " - option ", " — option ", " option ")
-_BEFORE_TEXT = (") ", "] ", ". ", ": ", " - ", " – ", " — ")
+_BEFORE_TEXT = (") ", "] ", ". ", ": ", " - ", " – ", " — ", " (")
 
 
 def labels_only(s: str, positions: list[tuple[int, str]], spans, letters: str) -> bool:

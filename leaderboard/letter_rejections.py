@@ -31,7 +31,7 @@ REJECTED_AFTER = re2.compile(
     r"(?:(?i: (?:is|are|was|were|seems?|appears?|looks?|would be|can be|could be|may be|should be|must be)"
     r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
     r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
-    r"| \(" + _REJECTION + r"\)| ?[-–—:] " + _REJECTION + r"| (?i:unlikely|less likely|excluded|ruled out)"
+    r"| \(" + _REJECTION + r"\)| ?[-–—:|] " + _REJECTION + r"| (?i:unlikely|less likely|excluded|ruled out)"
     r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
 
 

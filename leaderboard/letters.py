@@ -327,7 +327,7 @@ _EXPLICIT_SPECS = (
     # "C is the correct answer", "Option D is most likely", "B is correct", "D - most likely" (a verdict table)
     (rf"(?:(?:option|choice|answer|letter) )?{_L}[)\]]?"
      rf"(?: (?:is|would be|seems to be|appears to be|must be)(?: the)? (?:(?P<final>final answer)|answer|{_VERDICT})"
-     rf"| ?[-–—:] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
+     rf"| ?[-–—:|] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
     # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
     (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
     (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
@@ -462,6 +462,7 @@ _LEADING = re2.compile(r"(?i)((?:option|choice|answer|letter) ?:? )?\(?\[?([A-Za
 # an echoed option of the same shape further on the line, followed by (a lookahead, checked) [A-Z0-9] or non-space
 _LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\) "), ".": re2.compile(r" ([A-Z])\. "),
               ":": re2.compile(r" (?:[Oo]ption |[Cc]hoice )?([A-Z]): ")}
+_LEADING_GLOSS = re2.compile(r" \([^()\n]{1,60}\)(?:[.,;:!]|$| [-–—])")  # "C (brain abscess), though ..." (v5)
 _LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
                              r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
 
@@ -499,7 +500,8 @@ def _line_letter(line: str) -> str | None:
     if _hedged(line, i + 1, "leading"):
         return _CONFLICT  # "B or C ..."
     enclosed = i > 0 and line[i - 1] in "([" and line[i + 1:i + 2] in (")", "]")
-    if not (_LEADING_AFTER.match(line[i + 1:i + 12]) or (enclosed and line[i + 2:i + 3] in ("", " "))):
+    if not (_LEADING_AFTER.match(line[i + 1:i + 12]) or (enclosed and line[i + 2:i + 3] in ("", " "))
+            or _LEADING_GLOSS.match(line[i + 1:i + 80])):
         return None  # "B Retinal detachment" and other run-on text: left to step 3
     item = _LIST_ITEM.get("()" if enclosed else line[i + 1:i + 2])  # same shape as the opening "A)", "A.", "(A)"
     rest = line[i + 2:]

@@ -45,7 +45,7 @@ _TABLE = {
     "age related macular degeneration": ("amd", "armd"), "diabetic macular edema": ("dme",),
     "chronic obstructive pulmonary disease": ("copd",), "tuberculosis": ("tb",),
     "hepatocellular carcinoma": ("hcc",), "renal cell carcinoma": ("rcc",),
-    "diffuse large b cell lymphoma": ("dlbcl",), "primary cns lymphoma": ("pcnsl",),
+    "diffuse large b cell lymphoma": ("dlbcl",), "atrial fibrillation": ("af", "afib"), "atrial flutter": ("afl",), "primary cns lymphoma": ("pcnsl",),
     "primary central nervous system lymphoma": ("pcnsl",), "central nervous system lymphoma": ("cnsl",), "acute disseminated encephalomyelitis": ("adem",),
     "idiopathic pulmonary fibrosis": ("ipf",), "usual interstitial pneumonia": ("uip",),
     "nonspecific interstitial pneumonia": ("nsip",), "non specific interstitial pneumonia": ("nsip",),
@@ -56,13 +56,15 @@ _TABLE = {
     "subdural haematoma": ("sdh",), "epidural hematoma": ("edh",), "epidural haematoma": ("edh",),
     "extradural hematoma": ("edh",), "squamous cell carcinoma": ("scc",), "basal cell carcinoma": ("bcc",), "ductal carcinoma in situ": ("dcis",),
 }
-_SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep"}
+_SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep", "metastasis": "mets",
+               "metastases": "mets"}
 
 
 class Alias(NamedTuple):
     needle: str  # folded, " word ... word "
     capitals: bool  # the response must write it in capitals (an initialism)
     genus: bool  # the response must write its first word as a capital followed by "." ("E. coli")
+    listed: bool = False  # from _TABLE: beats the same letters as another option's bare initials ("AF")
 
 
 def _initialisms(words: list[str], option: str) -> set[str]:
@@ -139,7 +141,7 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
         text = " ".join(ws)
         for expansion, abbreviations in _TABLE.items():
             if _contains(" " + text + " ", " " + expansion + " "):
-                mine.update(Alias(" " + a + " ", True, False) for a in abbreviations if a != text)
+                mine.update(Alias(" " + a + " ", True, False, True) for a in abbreviations if a != text)
         if len(ws) == 2 and len(ws[0]) >= 4 and ws[0].isalpha() and (option or "").strip()[:1].isupper():
             mine.add(Alias(" " + ws[0][0] + " " + " ".join(ws[1:]) + " ", False, True))  # "e coli"
         for long, short in _SHORT_WORDS.items():
@@ -148,9 +150,15 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
         mine.update(Alias(p, False, False) for p in _parts(index, ws, others))
         found.append(sorted(mine))
     counts: dict[str, int] = {}
+    listed: dict[str, int] = {}
     for per_option in found:
         for needle in {a.needle for a in per_option}:
             counts[needle] = counts.get(needle, 0) + 1
+        for needle in {a.needle for a in per_option if a.listed}:
+            listed[needle] = listed.get(needle, 0) + 1
+    # a listed abbreviation of one option wins over the same letters as other options' initials ("AF": fibrillation)
+    found = [[a for a in per_option if a.listed or listed.get(a.needle, 0) == 0] for per_option in found]
+    counts = {needle: (1 if listed.get(needle) == 1 else n) for needle, n in counts.items()}
     full = [" " + " ".join(ws) + " " for ws in words]
     return [[a for a in per_option if counts[a.needle] == 1 and a.needle not in full
              and not any(_contains(full[k], a.needle) for k in range(len(full)) if k != index)]

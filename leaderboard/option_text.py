@@ -220,6 +220,9 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     live = [m for k, m in enumerate(found)
             if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
     live = [m for k, m in enumerate(live) if m.tier < 2 or _coordinated(folded, live, k)]
+    factual = [m for m in live if not _counterfactual(folded.text, m.end)]
+    if factual:  # letters-v5: "meningioma. Glioblastoma would be intra-axial": the other option as a contrast
+        live = factual
     full = {m.index for m in live if m.tier == 0}
     if full and not {m.index for m in live if m.tier >= 1} - full:
         live = [m for m in live if m.tier == 0]  # the full texts decide; their aliases add nothing
@@ -230,6 +233,20 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
 
 
 _COORDINATORS = {"and", "or", "vs", "versus", "nor"}
+_COMMITS_AFTER_WOULD = {"my", "the", "most", "best", "correct", "favored", "favoured", "preferred", "likely"}
+_NEEDED = {"needed", "required", "necessary", "useful", "helpful", "indicated", "considered", "recommended", "a", "an"}
+_DESCRIBING = {"show", "have", "appear", "demonstrate", "typically", "usually", "look", "display", "present", "not"}
+
+
+def _counterfactual(text: str, end: int) -> bool:
+    """Is the mention ending at `end` followed by "would ..." describing it ("Glioblastoma would be intra-axial",
+    "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it?"""
+    after = _words_after(text, end, 3)
+    if len(after) < 3 or after[0] != "would":
+        return False
+    if after[1] == "be":
+        return after[2] not in _COMMITS_AFTER_WOULD and after[2] not in _NEEDED
+    return after[1] in _DESCRIBING
 
 
 def _coordinated(folded: Folded, live: list[Mention], k: int) -> bool:
