@@ -44,10 +44,42 @@ def negated_before(s: str, i: int) -> bool:
     return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None or _SO_IS.search(s[max(0, i - 40):i]) is not None
 
 
+# letters-v5: a verdict list, one option per line, rejects by the line's last word or mark
+# ("A. Pneumothorax – No", "- C. Lobar pneumonia: ❌", "A. 气胸 不正确")
+_LINE_VERDICT = re2.compile(
+    r"(?:(?:❌|✗|✘|✖|×|🚫|不正确|不正確|错误|錯誤|不符合|不对|不對|排除|除外)"
+    r"|[-–—:|,(] ?(?i:no|incorrect|wrong|unlikely|less likely|excluded|ruled out|false|not (?:likely|correct|consistent)))"
+    r"[.!)\]]?$")
+_LIST_ITEM = re2.compile(r" \(?[A-E][.):] ")  # another option on the same line: "A) Yes B) No" is an echo
+_LINE_OPENING = re2.compile(r"^(?:[-*•+] |\d{1,2}[.)] )?(?:(?i:option|choice) )?[(\[]?$")
+
+
+def line_verdict_rejects(s: str, i: int) -> bool:
+    """Does the letter s[i] open a line (maybe after a bullet) that ends in a rejection ("– No", "❌", "不正确")?"""
+    newline = s.rfind("\n", max(0, i - 24), i)
+    start = newline + 1 if newline >= 0 else (0 if i <= 24 else -1)
+    if start < 0 or not _LINE_OPENING.search(s[start:i]):
+        return False
+    end = s.find("\n", i, i + 200)
+    line = s[i + 1:end if end >= 0 else min(len(s), i + 200)]
+    if end < 0 and i + 200 < len(s):
+        return False  # a line longer than 200 characters: not a verdict list
+    line = line.rstrip()
+    m = _LINE_VERDICT.search(line[-24:])
+    if m is None or len(line) > 120 or _LIST_ITEM.search(line):
+        return False
+    text = line[:len(line) - 24 + m.start()] if len(line) > 24 else line[:m.start()]
+    # the option's text stands between ("B: No" answers "No"); a CJK character weighs two letters
+    return sum(2 if ch >= "\u2e80" else 1 for ch in text if ch.isalpha()) >= 3
+
+
 def rejected(s: str, i: int) -> bool:
-    """Is the option letter s[i] rejected, before ("not C", "rule out B") or after it ("C is unlikely")?"""
+    """Is the option letter s[i] rejected, before ("not C", "rule out B") or after it ("C is unlikely"), or by
+    the verdict ending its line ("A. Pneumothorax – No")?"""
     if negated_before(s, i):
         return True
     m = REJECTED_AFTER.match(s[i + 1:i + 60])
-    return m is not None and not _ascii_letter(s[i + 1 + m.end():i + 2 + m.end()])
+    if m is not None and not _ascii_letter(s[i + 1 + m.end():i + 2 + m.end()]):
+        return True
+    return line_verdict_rejects(s, i)
 

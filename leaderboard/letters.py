@@ -40,6 +40,7 @@ import re2
 
 from .letter_conclusion import concluding_letter, in_question, labels_only
 from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
+from .letter_rejections import line_verdict_rejects
 from .letter_rejections import negated_before as _negated_before
 from .letter_rejections import rejected as _rejected
 from .option_numbers import DIGITS, numbers_as_letters, zero_beside_underscores  # noqa: F401 (DIGITS: batch callers)
@@ -205,7 +206,7 @@ _NOT_OPTION_BEFORE = re2.compile(
     r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $")
 _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
                           r"(?:[^A-Za-z]|$)")
-_A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|is|was|seems|appears|would|could|might|may|can|fits|matches|"
+_A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|"
                        r"because|since|as|has|remains|looks)(?:[^a-z]|$)")
 
 
@@ -495,8 +496,8 @@ def _line_letter(line: str) -> str | None:
     if not m or _word(line[m.start(2) + 1:m.start(2) + 2]) or not _is_option_letter(line, m.start(2), "leading"):
         return None
     i = m.start(2)
-    if _REJECTED_AFTER.match(line[i + 1:i + 60]):
-        return None  # "C - unlikely; ...": a rejected option, left to step 3
+    if _REJECTED_AFTER.match(line[i + 1:i + 60]) or line_verdict_rejects(line, i):
+        return None  # "C - unlikely; ...", "A. Pneumothorax – No": a rejected option, left to step 3
     if _hedged(line, i + 1, "leading"):
         return _CONFLICT  # "B or C ..."
     enclosed = i > 0 and line[i - 1] in "([" and line[i + 1:i + 2] in (")", "]")
