@@ -68,9 +68,15 @@ def labels_only(s: str, positions: list[tuple[int, str]], spans, letters: str) -
     `spans` are (start, end, option index) of the mentions in `s`."""
     if not positions:
         return False
-    for i, letter in positions:
-        if not any(index < len(letters) and letters[index] == letter
-                   and (s[end:i] in _AFTER_TEXT or (s[i + 1:start] in _BEFORE_TEXT and i < start))
-                   for start, end, index in spans):
+    ends: dict[int, set[str]] = {}
+    starts: dict[int, set[str]] = {}
+    for start, end, index in spans:
+        if index < len(letters):
+            ends.setdefault(end, set()).add(letters[index])
+            starts.setdefault(start, set()).add(letters[index])
+    for i, letter in positions:  # a constant number of look-ups per letter: linear in the text
+        if not (any(letter in ends.get(i - len(gap), ()) and s[i - len(gap):i] == gap for gap in _AFTER_TEXT)
+                or any(letter in starts.get(i + 1 + len(gap), ()) and s[i + 1:i + 1 + len(gap)] == gap
+                       for gap in _BEFORE_TEXT)):
             return False
     return True
