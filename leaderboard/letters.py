@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v4, in order of precedence:
+or None (unparseable: scored wrong, counted). Rule letters-v5, in order of precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
    is C", "The most likely diagnosis is (C) ...", "C is the correct answer", "I choose C", "\\boxed{C}",
@@ -9,7 +9,7 @@ or None (unparseable: scored wrong, counted). Rule letters-v4, in order of prece
    Mere mentions ("Answer: B. Option A is less likely ...") are not statements. If statements disagree,
    only the final ones (final answer, \\boxed, answer tag, JSON key) count when there are any; if those
    still disagree, the last one wins only after a self-correction ("wait", "actually", "on second
-   thought"), else the response is unparseable.
+   thought") or when it picks one of a hedge ("A or C; I lean toward C"), else the response is unparseable.
 2. Else a lone leading letter decides: the response opens with it ("B", "B.", "(B) Vein occlusion",
    "**B**", "Option B:", "B\\n\\nReasoning ... unlike A ..."). Later lines may name other options, but
    an echoed option list ("A. ...\\nB. ...") is not an answer.
@@ -17,11 +17,15 @@ or None (unparseable: scored wrong, counted). Rule letters-v4, in order of prece
    article "A", the pronoun "I", or letters in terms ("vitamin A", "X-linked", "E. coli", "C/D ratio",
    "H&E", "B cell", a letter inside a mention of an option's text). A letter the response rejects anywhere
    ("not A", "rule out B", "rather than C", "C is unlikely", "A and C are excluded", "C (unlikely)",
-   "除外C", "C不正确") is never its answer (letters-v4), and its option's text is rejected in step 4 too.
+   "除外C", "C不正确", "A. Pneumothorax – No") is never its answer, and its option's text is rejected in
+   step 4 too. A letter only asked or conditional ("Maybe A?", "If it's B, ...") never decides. Several
+   letters: the last sentence naming any decides if it names one, concludes and does not hedge
+   (letter_conclusion.py); if they all label option texts ("Fibroadenoma (A)"), step 4 decides.
 4. Else (no letter stated) the one option named by its text, when the caller passes the option texts
    (leaderboard/option_text.py: folded whole words, longest match, rejected mentions dropped); when no full
    text is named, the one option named by an alias no other option shares (letters-v4,
    leaderboard/option_aliases.py: "ARDS", "E. coli", "T2", "type A", "Grade C", "CNS lymphoma").
+Option numbers are letters in every step ("Option 3", "the first option", "选项3": option_numbers.py).
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -33,7 +37,6 @@ meant ("c", "answer: d"; never "a 45-year-old", "e.g."). Every pattern is bounde
 from __future__ import annotations
 
 import functools
-import unicodedata
 from typing import NamedTuple, Sequence
 
 import re2
@@ -43,17 +46,20 @@ from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from .letter_rejections import line_verdict_rejects
 from .letter_rejections import negated_before as _negated_before
 from .letter_rejections import rejected as _rejected
-from .option_numbers import DIGITS, numbers_as_letters, zero_beside_underscores  # noqa: F401 (DIGITS: batch callers)
+from .letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
+from .option_numbers import DIGITS  # noqa: F401 (batch callers zero digits with it)
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v4"
-RULE_SUMMARY = ("letters-v4: explicit answer statement (final ones decide) > lone leading letter > single "
-                "standalone capital letter, rejected letters dropped (not C, C is unlikely) > the one option named by "
-                "its text (no letter stated; longest match, rejected mentions dropped), else by an unambiguous "
-                "abbreviation or part of it (ARDS, E. coli, T2, type A); letters inside terms (H&E, B cell, type A) "
-                "never count; think blocks dropped; first 4,000 + last 2,000 chars read; several letters or option "
-                "texts, a letter beyond the options, or none = unparseable")
+RULE_VERSION = "letters-v5"
+RULE_SUMMARY = ("letters-v5: explicit answer statement (final ones decide) > lone leading letter > single "
+                "standalone capital letter, rejected letters dropped (not C, C is unlikely, 'A. ... - No'), several "
+                "settled only by a concluding last sentence > the one option named by its text (no letter stated; "
+                "longest match, rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, "
+                "E. coli, T2, type A); option numbers are letters (Option 3 = C); letters inside terms (H&E, B cell, "
+                "type A) never count, letters only asked or in a condition (Maybe A?, if B) never decide; think "
+                "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
+                "beyond the options, or none = unparseable")
 
 
 
@@ -74,24 +80,14 @@ def rule_of(protocol: dict) -> str | None:
 # "_" touches them; every other digit is one class (a word character, as in "A 45-year-old") whose value no rule
 # reads. Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
 # ... (B)" and "Finding 18 ... (B)" are one parse). tests/test_letters_batch.py pins this on the corpus.
-HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
 _CONFLICT = "?"  # a step found several different letters: the response does not commit
 
 
-# ------------------------------------------------------------------ reading the text
+# ------------------------------------------------------------------ matching (reading the text: letter_text.py)
 # Every pattern runs on RE2 (linear time, no backtracking). RE2 has no lookarounds: where the rule needs one
 # (a letter not inside a word, a statement not followed by "is incorrect") it is checked in Python on the
 # match's neighbours, and a match that fails the check is retried one character later, as a backtracking
 # engine would (`_matches`).
-_THINK_TAG = re2.compile(r"(?i)<(/?)think(?:ing)?>")
-_STRIKE = re2.compile(r"~~[^~\n]{0,200}~~")  # struck-out text is withdrawn ("~~A~~ C")
-_BOLD_LETTERS = [re2.compile(rf"{d}[(\[]?([A-Za-z])[)\]]?([.:)]?){d}") for d in (r"\*\*", "__")]
-_MARKUP = re2.compile(r"[*_`#$]+|(?m:^[ \t]*>[> \t]*)")  # bold/italics/code/headings/LaTeX math/quotes
-# Python's `\s` minus the newline (RE2's `\s` is ASCII only)
-_SPACES = re2.compile(r"[\t\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+")
-_NEWLINES = re2.compile(r" ?\n[ \n]*")  # after _SPACES every whitespace run is one " " or one "\n"
-
-
 def _word(ch: str) -> bool:
     """A character of `_WORD`: ASCII letters and digits, Latin-1/Latin Extended letters."""
     return "a" <= ch <= "z" or "A" <= ch <= "Z" or "0" <= ch <= "9" or "\u00c0" <= ch <= "\u024f"
@@ -152,50 +148,6 @@ class _Shifted:
         return self.m.group(group)
 
 
-def _answer_part(text: str) -> str:
-    """The text after the last </think> (R1-style outputs may lack the opening tag); the thinking itself
-    only when nothing follows it, or when an opened block was never closed and nothing precedes it."""
-    first_open = last_close = None
-    for tag in _THINK_TAG.finditer(text):  # one scan: linear even on "<think>" * 100000
-        if tag.group(1):
-            last_close = tag
-        elif first_open is None:
-            first_open = tag
-    if last_close is not None:
-        after = text[last_close.end():]
-        if _THINK_TAG.sub("", after).strip():
-            return after
-        opens = [t for t in _THINK_TAG.finditer(text[:last_close.start()]) if not t.group(1)]
-        return text[opens[-1].end() if opens else 0:last_close.start()]
-    if first_open is not None:
-        before = text[:first_open.start()]
-        return before if before.strip() else text[first_open.end():]
-    return text
-
-
-def _bounded(text: str) -> str:
-    """First HEAD and last TAIL characters, each cut at whitespace so no word fragment ("ADC" -> "C")
-    turns into a letter."""
-    if len(text) <= HEAD + TAIL:
-        return text
-    head, tail = text[:HEAD], text[-TAIL:]
-    cut = max(head.rfind(" "), head.rfind("\n"))
-    head = head[:cut] if cut > 0 else head
-    starts = [i for i in (tail.find(" "), tail.find("\n")) if i >= 0]
-    tail = tail[min(starts):] if starts else tail
-    return head + "\n...\n" + tail
-
-
-def _normalised(text: str) -> str:
-    """Markup-free text whose whitespace runs are single " " or "\\n", so patterns need no `\\s*`."""
-    text = unicodedata.normalize("NFKC", _THINK_TAG.sub(" ", text))  # full-width "Ｃ", "：" -> "C", ":"
-    text = _bounded(text)  # again: NFKC can lengthen a text up to 18-fold
-    text = _STRIKE.sub(" ", text)
-    for bold in _BOLD_LETTERS:  # "**A** Retinal ..." is a letter, not "A Retinal"
-        text = bold.sub(r"(\1)\2", text)
-    text = _MARKUP.sub(" ", zero_beside_underscores(text))
-    text = text.replace("\\(", "(").replace("\\)", ")")
-    return numbers_as_letters(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip())
 
 
 # ------------------------------------------------------------------ is this letter an option letter?
@@ -206,6 +158,7 @@ _NOT_OPTION_BEFORE = re2.compile(
     r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $")
 _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
                           r"(?:[^A-Za-z]|$)")
+_GLOSSED_ARTICLE = re2.compile(r"\([^()\n]{1,40}\) [a-z]")
 _A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|"
                        r"because|since|as|has|remains|looks)(?:[^a-z]|$)")
 
@@ -253,6 +206,9 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
         return context != "standalone" and _lower_case_letter_ok(s, i, context)
     if context == "standalone" and "/" in (nxt, prev) and _slashed_pair(s, i):
         return False  # "C/D ratio", "A/V nicking"
+    gloss = _GLOSSED_ARTICLE.match(s[i + 2:i + 50]) if ch == "A" and after2 == "(" and nxt == " " else None
+    if gloss and not _A_VERBS.match(s[i + 2 + gloss.end() - 2:i + 2 + gloss.end() + 10]):
+        return False  # "A (45-year-old) man": the article before a parenthesis (not "A (...) is most likely")
     if ch in "AI" and nxt == " " and (after2.islower() or after2.isdigit() or
                                       (after2.isupper() and _is_word_char(s[i + 3:i + 4]))):
         if ch == "I":
@@ -566,7 +522,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     (text, letters, options): callers cache it per distinct pair."""
     if not isinstance(text, str):
         return None
-    s = _normalised(_bounded(_answer_part(text)))
+    s = normalised(bounded(answer_part(text)))
     if not s:
         return None
     letters = letters.upper()

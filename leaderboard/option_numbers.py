@@ -20,7 +20,9 @@ import re2
 # Batch callers (X-PCR) parse once per distinct text with every match of DIGITS replaced by "0"
 DIGITS = r"\B[1-9]|[1-9]\B"
 
-_NUMBER = re2.compile(r"(?i)\b(?:option|choice|alternative)(?: ?#| (?:no\.?|number|#) ?| ?: | )([1-5])\b")
+# the digit, then no word character and no decimal part ("Option 3.5 mm" is no option)
+_NUMBER = re2.compile(r"(?i)\b(?:option|choice|alternative)(?: ?#| (?:no\.?|number|#) ?| ?: | )([1-5])"
+                      r"(?:[^0-9A-Za-z_.,]|[.,](?:[^0-9]|$)|$)")
 _ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option\b"
                       r"|\b(?:option|choice) (one|two|three|four|five)\b")
 _CJK = re2.compile(r"(?:选项|選項) ?([1-5])\b|第 ?([1-5]) ?(?:个|個)?(?:选项|選項|项|項)")
@@ -39,6 +41,12 @@ def zero_beside_underscores(text: str) -> str:
     return _BESIDE_UNDERSCORE.sub(lambda m: m.group(0).translate(_ZERO), text)
 
 
+def _replace_group(m, group: int, by: str) -> str:
+    """The match's text with `group` replaced by `by`."""
+    start = m.start(group) - m.start()
+    return m.group(0)[:start] + by + m.group(0)[start + len(m.group(group)):]
+
+
 def _letter_for(m, group: int) -> str:
     return "ABCDE"[int(m.group(group)) - 1]
 
@@ -46,9 +54,9 @@ def _letter_for(m, group: int) -> str:
 def numbers_as_letters(text: str) -> str:
     """`text` with each option number written as its letter ("Option 3" -> "Option C")."""
     if any(ch in text for ch in "12345"):
-        text = _NUMBER.sub(lambda m: m.group(0)[:-1] + _letter_for(m, 1), text)
+        text = _NUMBER.sub(lambda m: _replace_group(m, 1, _letter_for(m, 1)), text)
         if "选" in text or "選" in text or "第" in text:
-            text = _CJK.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), _letter_for(m, 1 if m.group(1) else 2)),
+            text = _CJK.sub(lambda m: _replace_group(m, 1 if m.group(1) else 2, _letter_for(m, 1 if m.group(1) else 2)),
                             text)
     if "第" in text:
         text = _CJK_ORDINAL.sub(lambda m: "选项" + _ORDINALS[m.group(1)], text)

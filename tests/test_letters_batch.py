@@ -65,3 +65,16 @@ def test_xpcr_batched_parse_equals_one_call_per_row():
     for k, text in enumerate(rows):
         letter = parse_letter(text, LETTERS[:n_options[k]]) if need[k] else None
         assert got[k] == (-1 if letter is None else LETTERS.index(letter)), (k, text)
+
+
+def test_xpcr_batch_keeps_option_numbers():
+    """"Option 3" survives X-PCR's digit zeroing (DIGITS keeps lone digits); "Finding 17"/"Finding 18" still
+    share one parse, and a digit inside a word ("T2", "option3") or a longer number never becomes a letter."""
+    from benchmarks.xpcr.scorer import _parse_responses
+
+    rows = ["Option 3", "The correct answer is option 2.", "Finding 17 points to (B).", "Finding 18 points to (B).",
+            "Option3", "Option 12", "option 5", "T2 bright lesion, option #4."]
+    got = _parse_responses(pa.array(rows, pa.string()), np.array([4] * len(rows), dtype=np.int64),
+                           np.ones(len(rows), dtype=bool))
+    assert got.tolist() == [2, 1, 1, 1, -1, -1, -1, 3]
+    assert re2.sub(DIGITS, "0", "Finding 17, option 3, T2, a_3_, 选项3") == "Finding 00, option 3, T0, a_0_, 选项3"

@@ -1,0 +1,143 @@
+"""letters-v5 (leaderboard/option_numbers.py, letter_conclusion.py, letter_rejections.py verdict lines, and the
+head-noun and "would" rules of option_text.py) on a hand-labelled corpus of real-model styles: option numbers,
+discussions of several letters that end in a conclusion, letters asked or conditional, verdict lists, and the
+cases where none of these may guess."""
+import json
+from pathlib import Path
+
+import pytest
+
+from leaderboard.letters import parse_letter
+from leaderboard.option_numbers import numbers_as_letters
+
+CORPUS_PATH = Path(__file__).with_name("letter_v5_corpus.jsonl")
+CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[f"W{n}-{c['style']}" for n, c in enumerate(CORPUS, 1)])
+def test_v5_corpus_case(case):
+    assert parse_letter(case["text"], case["letters"], case["options"]) == case["expected"]
+
+
+def test_v5_corpus_is_varied():
+    assert len(CORPUS) >= 200
+    assert sum(c["expected"] is None for c in CORPUS) >= 50  # a quarter must stay unparseable
+    styles = {c["style"] for c in CORPUS}
+    assert {"option-number", "option-number-cjk", "cot-conclusion", "hedge", "refusal", "head-noun-hedge",
+            "checkmarks", "conditional", "question"} <= styles
+
+
+CXR = ["Pneumothorax", "Pleural effusion", "Lobar pneumonia", "Pulmonary edema"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Option 3", "C"),
+    ("option 1", "A"),
+    ("Option #4 is correct.", "D"),
+    ("Option no. 2", "B"),
+    ("choice 2", "B"),
+    ("The answer is option two.", "B"),
+    ("I'd choose the second option.", "B"),
+    ("Option 1 is unlikely, option 3 is correct.", "C"),   # the rejection rules apply to the letter it becomes
+    ("Option 2 or option 3.", None),                        # a hedge between two numbers
+    ("Option 5", None),                                     # beyond a 4-option item, as "E" is
+    ("Option 6", None),                                     # no letter at all
+    ("Option3", None),                                      # glued to the word: DIGITS zeroes it, so never read
+    ("Option 12", None),                                    # a longer number is no option number
+    ("Option 3.5 mm", None),                                # nor a decimal ("3.5": the 3 touches a digit? no, a ".")
+    ("Answer: 3", None),                                    # a bare number after "answer" stays a number
+    ("(3)", None),
+    ("Step 3 shows a meniscus.", None),
+    ("The first choice of imaging is CT.", None),           # "first choice" is not "first option"
+    ("the option one might choose", None),                  # "one" as a pronoun
+    ("选项3", "C"),
+    ("第2个选项", "B"),
+    ("第四个选项", "D"),
+])
+def test_option_numbers(text, expected):
+    assert parse_letter(text, "ABCD") == expected
+
+
+def test_option_number_rewriting_keeps_everything_else():
+    assert numbers_as_letters("Option 3 at 3 cm; option 12; step 2; the third option") == \
+        "Option C at 3 cm; option 12; step 2; option C"
+    assert numbers_as_letters("no numbers here") == "no numbers here"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i think it's e.", "E"),
+    ("It is most likely C.", "C"),
+    ("it's probably b", "B"),
+    ("it's a pleural effusion.", None),                     # the article, no letter (no options passed)
+    ("It's unclear whether it's B.", None),                 # conditional
+    ("If it's B, we would expect a meniscus.", None),
+    ("Maybe A?", None),                                      # asked, never stated
+    ("B? Or maybe D. Hard to say.", None),
+    ("Is it B? Yes, the meniscus sign confirms B.", "B"),
+])
+def test_statements_questions_and_conditions(text, expected):
+    assert parse_letter(text, "ABCDE") == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a concluding last sentence settles several letters
+    ("A and C are biphasic. This is consistent with invasive ductal carcinoma, option B.", "B"),
+    ("Options A and C are malignant; the stuck-on appearance is most consistent with B.", "B"),
+    ("Between A and C, the pearly border makes C the most likely.", "C"),
+    ("The 2 main differentials are B and D; D is favored.", "D"),
+    ("The answer is A or C; I lean toward C.", "C"),
+    # ... but not when it hedges, names two, or does not conclude
+    ("A and C are possible. The border suggests C, but A cannot be excluded.", None),
+    ("It could be A. Thus B is also possible.", None),
+    ("The findings are consistent with A, B, or C.", None),
+    ("A: no. B: yes, consistent. C: no. D: typical of older women. E: no.", None),
+    ("The answer is A or C.", None),
+    ("The options A through D are all possible.", None),
+])
+def test_several_letters(text, expected):
+    assert parse_letter(text, "ABCDE") == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("A. Pneumothorax – No\nB. Pleural effusion – Yes\nC. Lobar pneumonia – No\nD. Pulmonary edema – No", "B"),
+    ("- A. Pneumothorax: ❌\n- B. Pleural effusion: ✅\n- C. Lobar pneumonia: ❌\n- D. Pulmonary edema: ❌", "B"),
+    ("A. 气胸 不正确\nB. 胸腔积液 正确\nC. 大叶性肺炎 不正确", "B"),
+    ("| Option | Verdict |\n|---|---|\n| A | Unlikely |\n| B | Most likely |\n| C | Unlikely |", "B"),
+    ("A. Pneumothorax – No\nB. Pleural effusion – No\nC. Lobar pneumonia – Yes\nD. Pulmonary edema – Yes", None),
+    ("A) Yes B) No", None),                                   # an echoed Yes/No option list
+    ("B: No", "B"),                                           # the option "No" answered, not a verdict
+    ("A and C are malignant. The border suggests C, but A cannot be excluded.", None),  # no verdict line
+])
+def test_verdict_lists(text, expected):
+    assert parse_letter(text, "ABCD") == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Pleural effusion (B) and lobar pneumonia (C) were considered; this is most consistent with pulmonary edema.",
+     "D"),                                                  # labels only: the texts decide
+    ("Pleural effusion (B) and lobar pneumonia (C) are both possible.", None),
+    ("Pleural effusion (B) is likely, but C is also possible.", None),  # C is no label: a real second letter
+    ("The findings are nonspecific; pleural effusion and pneumonia both remain possible.", None),  # head noun
+    ("Pleural effusion, probably secondary to pneumonia.", "B"),  # a head noun not listed beside it
+    ("Pneumonia.", None),                                   # a head noun alone names no option
+    ("Pulmonary edema is most likely, although a small pleural effusion is also present.", "D"),
+    ("Pleural effusion. Pneumothorax would show a visceral pleural line.", "B"),  # "would show": a contrast
+    ("A pneumothorax would show a visceral pleural line, which is present here.", "A"),  # nothing else named
+    ("Pleural effusion would be my answer; lobar pneumonia is less likely.", "B"),
+    ("Pleural effusion or pulmonary edema; a lateral view would be needed.", None),
+    ("C (lobar pneumonia), though pleural effusion (B) remains in the differential.", "C"),  # a glossed lead
+    ("A (45-year-old) man with dyspnoea.", None),           # the article, glossed: no leading letter
+])
+def test_option_texts_and_labels(text, expected):
+    assert parse_letter(text, "ABCD", CXR) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("AF", ["Atrial fibrillation", "Atrial flutter", "Ventricular tachycardia"], "A"),  # listed beats initials
+    ("AFL", ["Atrial fibrillation", "Atrial flutter", "Ventricular tachycardia"], "B"),
+    ("PCNSL", ["Glioblastoma", "Meningioma", "Primary CNS lymphoma"], "C"),
+    ("GBM vs mets", ["Glioblastoma", "Meningioma", "Metastasis"], None),
+    ("mets", ["Glioblastoma", "Meningioma", "Metastasis"], "C"),
+])
+def test_abbreviations(text, options, expected):
+    assert parse_letter(text, "ABCDE"[:len(options)], options) == expected
