@@ -18,7 +18,7 @@ _ENDS = ".!?;\n"
 _CONCLUDES = re2.compile(
     r"(?i)(?:^|[^a-z])(?:consistent with|compatible with|in keeping with|most likely|most consistent|most probable|"
     r"therefore|thus|hence|accordingly|the diagnosis is|diagnosis:|the answer|best (?:answer|fits?|explains|choice|option)|"
-    r"favou?r|favou?rs|(?:i|we) (?:choose|select|pick|go with)|so (?:this|it) is|this is)(?:[^a-z]|$)")
+    r"favou?r|favou?rs|points? to|(?:i|we) (?:choose|select|pick|go with)|so (?:this|it) is|this is)(?:[^a-z]|$)")
 _HEDGES = re2.compile(
     r"(?i)(?:^|[^a-z])(?:or|either|possible|possibly|may|might|could|cannot|can ?not|can't|differential|versus|vs|"
     r"uncertain|unclear|not sure|unsure|unless|if|whether|also|less likely|unlikely|not|excluded?|rather than)"

@@ -300,7 +300,8 @@ _EXPLICIT_SPECS = (
      _WORD_BEFORE, _sentence_ends),
     # "I choose C", "I'd go with option B", "We select (D)", "I lean towards D"
     (r"(?:I|we)(?: would| will| am| are|['’]d|['’]ll|['’]m)?"
-     r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?)"
+     r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?|(?:am )?(?:going|opting) (?:with|for)|"
+     r"(?:am )?(?:choosing|selecting|picking))"
      rf"(?: (?:option|choice|answer|letter))?:? {_L_END}", _WORD_BEFORE, None),
     # structured output: \boxed{C}, <answer>C</answer>, {"answer": "C"}
     (rf"(?P<final>\\boxed\{{) ?(?:\\text(?:bf)?\{{|\\mathrm\{{)? ?{_L_END}", None, None),

@@ -39,7 +39,14 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
-               "characteristic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits")
+               "characteristic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
+               "points")
+# letters-v5: a mention after one of these in its clause is not asserted ("I cannot determine whether this is a
+# pneumothorax", "It is not possible to diagnose pleural effusion", "If pleural effusion is present, ...")
+_UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossible", "unsure", "uncertain",
+                "insufficient", "couldnt", "wont"}
+_UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
+                      ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain")}
 # words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
 _GAP = 3
 _GAP_STOPS = {"because", "since", "as", "given", "which", "that", "and", "but", "while", "whereas", "so", "the",
@@ -219,7 +226,7 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     starts = [m.start for m in found] + [len(folded.text)]
     live = [m for k, m in enumerate(found)
             if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
-    live = [m for k, m in enumerate(live) if m.tier < 2 or _coordinated(folded, live, k)]
+    live = [m for k, m in enumerate(live) if (m.tier < 2 or _coordinated(folded, live, k)) and not _unasserted(folded, m.start)]
     factual = [m for m in live if not _counterfactual(folded.text, m.end)]
     if factual:  # letters-v5: "meningioma. Glioblastoma would be intra-axial": the other option as a contrast
         live = factual
@@ -230,6 +237,17 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
         chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
     return chosen, spans
+
+
+def _unasserted(folded: Folded, start: int) -> bool:
+    """Does the clause holding the mention at `start` refuse or condition it before it ("I cannot tell whether
+    this is X", "not possible to diagnose X", "if X is present")? At most 20 words back."""
+    lo = start
+    clause = folded.clause[start]
+    while lo > 0 and start - lo < 160 and folded.clause[lo - 1] == clause:
+        lo -= 1
+    words = folded.text[lo:start].split()[-20:]
+    return any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:]))
 
 
 _COORDINATORS = {"and", "or", "vs", "versus", "nor"}

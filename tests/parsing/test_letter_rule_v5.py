@@ -141,3 +141,16 @@ def test_option_texts_and_labels(text, expected):
 ])
 def test_abbreviations(text, options, expected):
     assert parse_letter(text, "ABCDE"[:len(options)], options) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I cannot determine whether this is a pneumothorax without a lateral view.", None),
+    ("It is not possible to diagnose pleural effusion from this image alone.", None),
+    ("I'm unable to confirm lobar pneumonia; please correlate clinically.", None),
+    ("If pulmonary edema were present, Kerley lines would be seen.", None),
+    ("I can't be certain, but this is most likely a pleural effusion.", "B"),  # the refusal's clause ends first
+    ("Pleural effusion; cannot exclude pneumonia.", "B"),
+    ("This could be a pleural effusion.", "B"),              # a weak commitment is still the one option named
+])
+def test_refused_or_conditional_option_texts(text, expected):
+    assert parse_letter(text, "ABCD", CXR) == expected
