@@ -34,6 +34,18 @@ def _sentence(s: str, i: int) -> tuple[int, int]:
     return max(start, lo), (min(ends) if ends else hi)
 
 
+_ALTERNATIVE = re2.compile(r"(?i)(?:could|may|might|can) (?:also |equally |just as well )?be (?:option |choice )?[(\[]?"
+                          r"([A-E])(?:[^A-Za-z0-9]|$)")
+
+
+def alternative_after(s: str, end: int, letter: str) -> bool:
+    """Does the sentence that a statement of `letter` ends in go on to offer another letter ("The answer is D,
+    but it could also be C")? Then the statement does not commit."""
+    stop = _sentence(s, end - 1)[1] if end else 0
+    m = _ALTERNATIVE.search(s[end:min(stop, end + MAX_SENTENCE)])
+    return m is not None and m.group(1) != letter
+
+
 def in_question(s: str, i: int) -> bool:
     """Does the sentence holding s[i] end with "?" ("Maybe A?", "Could this be C?"): asked, not answered."""
     end = _sentence(s, i)[1]

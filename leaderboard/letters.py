@@ -41,7 +41,7 @@ from typing import NamedTuple, Sequence
 
 import re2
 
-from .letter_conclusion import concluding_letter, in_question, labels_only
+from .letter_conclusion import alternative_after, concluding_letter, in_question, labels_only
 from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from .letter_rejections import line_verdict_rejects
 from .letter_rejections import negated_before as _negated_before
@@ -404,6 +404,8 @@ def _explicit(s: str) -> str | None:
         return None
     statements = sorted(found.values())
     pool = [st for st in statements if st.final] or statements  # "final" statements outrank the others
+    if alternative_after(s, pool[-1].end, pool[-1].letter):
+        return _CONFLICT  # letters-v5: "The answer is D, but it could also be C"
     if len({st.letter for st in pool}) == 1:
         return pool[0].letter
     last = pool[-1]

@@ -79,6 +79,11 @@ def _initialisms(words: list[str], option: str) -> set[str]:
     if len(lowered) >= 2 and len(lowered) == len(compounds):
         out.add("".join(w[0] for w in lowered))
         out.add("".join(w[0] for w in lowered if w not in _SKIPPED_IN_INITIALISMS))
+    content = [w for w in words if w not in _SKIPPED_IN_INITIALISMS]
+    for i in range(len(content)):  # letters-v5: a run of three or more words ("ACL" for "Anterior cruciate ligament tear")
+        for j in range(i + 3, min(len(content), i + _MAX_PART_WORDS) + 1):
+            if all(w[:1].isalpha() for w in content[i:j]):
+                out.add("".join(w[0] for w in content[i:j]))
     return {i for i in out if len(i) >= 2 and i not in _NOT_INITIALISMS}
 
 
@@ -189,4 +194,23 @@ def head_nouns(folded_options: tuple) -> list[str | None]:
             out.append(None)
             continue
         out.append(" " + head + " ")
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def lead_words(folded_options: tuple) -> list[str | None]:
+    """Per option, its first word when the option has several words and no other option holds that word, and it
+    is no generic or linking word and has five letters or more ("tinea" of "Tinea corporis", "tetralogy" of
+    "Tetralogy of Fallot"). It names the option only as a response's closing label ("Tinea.", "Boot-shaped
+    heart: tetralogy."), never inside a sentence, where such a word may be a modifier ("brain" of "Brain
+    abscess" in "a lesion in the brain") (letters-v5)."""
+    words = [f.split() for f in folded_options]
+    out: list[str | None] = []
+    for index, ws in enumerate(words):
+        lead = ws[0] if len(ws) >= 2 else None
+        if lead is None or len(lead) < 5 or not lead.isalpha() or lead in _GENERIC_WORDS or lead in _LINKING \
+                or any(lead in other for k, other in enumerate(words) if k != index):
+            out.append(None)
+            continue
+        out.append(lead)
     return out

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from .option_aliases import aliases, head_nouns
+from .option_aliases import aliases, head_nouns, lead_words
 
 _APOSTROPHES = "'’`´"
 _CLAUSE_ENDS = ".,;:!?\n"
@@ -57,9 +57,9 @@ _GENERIC = {"yes", "no", "none", "normal", "abnormal", "other", "unknown", "pres
 
 class Folded(NamedTuple):
     text: str  # " word word ... " (a space at both ends, single spaces between words)
-    source: str  # the text folded
     origin: list[int]  # origin[k] = index in the source text of text[k]
     clause: list[int]  # clause[k] = how many clause ends (. , ; : ! ? newline) precede text[k]
+    source: str  # the text folded
 
 
 def fold(source: str) -> Folded:
@@ -94,7 +94,33 @@ def fold(source: str) -> Folded:
         chars.append(" ")
         origin.append(len(source))
         clause.append(n_clause)
-    return Folded("".join(chars), source, origin, clause)
+    return Folded(*_american(chars, origin, clause), source=source)
+
+
+def _american(chars: list[str], origin: list[int], clause: list[int]) -> tuple[str, list[int], list[int]]:
+    """British spellings folded as American ones in words of six or more characters (letters-v5): "ae"/"oe"
+    -> "e" before the word's end ("haemorrhage", "oedema", "oesophagus"), a final "our" -> "or" ("tumour"). Both the response and
+    the options are folded alike, so only the pairs matter."""
+    keep = [True] * len(chars)
+    k, n = 0, len(chars)
+    while k < n:
+        if chars[k] == " ":
+            k += 1
+            continue
+        end = k
+        while end < n and chars[end] != " ":
+            end += 1
+        if end - k >= 6:
+            for j in range(k, end - 2):  # not a final "ae": Latin plurals and genitives ("bullae", "pneumoniae")
+                if chars[j] in "ao" and chars[j + 1] == "e":
+                    keep[j] = False
+            if chars[end - 3:end] == ["o", "u", "r"]:
+                keep[end - 2] = False
+        k = end
+    if all(keep):
+        return "".join(chars), origin, clause
+    kept = [j for j in range(n) if keep[j]]
+    return "".join(chars[j] for j in kept), [origin[j] for j in kept], [clause[j] for j in kept]
 
 
 class Mention(NamedTuple):
@@ -233,6 +259,8 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     full = {m.index for m in live if m.tier == 0}
     if full and not {m.index for m in live if m.tier >= 1} - full:
         live = [m for m in live if m.tier == 0]  # the full texts decide; their aliases add nothing
+    if not found:
+        return _closing_label(source, options), spans
     chosen = _decide(folded, live)  # an alias of another option competes ("pleural effusion and pneumonia")
     if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
         chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
@@ -248,6 +276,22 @@ def _unasserted(folded: Folded, start: int) -> bool:
         lo -= 1
     words = folded.text[lo:start].split()[-20:]
     return any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:]))
+
+
+_LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
+
+
+def _closing_label(source: str, options: Sequence[str]) -> int | None:
+    """The option whose first word alone closes the response ("Tinea.", "Rib notching = coarctation."), when
+    nothing else names an option (option_aliases.lead_words)."""
+    text = source[-200:].rstrip(" .!)]*\n")
+    cut = max([text.rfind(sep) + len(sep) for sep in _LABEL_SEPARATORS if sep in text] + [0])
+    words = fold(text[cut:]).text.split()
+    if len(words) != 1:
+        return None
+    leads = lead_words(tuple(fold(o or "").text for o in options))
+    named = [k for k, lead in enumerate(leads) if lead is not None and words[0] in (lead, lead + "s")]
+    return named[0] if len(named) == 1 else None
 
 
 _COORDINATORS = {"and", "or", "vs", "versus", "nor"}

@@ -154,3 +154,33 @@ def test_abbreviations(text, options, expected):
 ])
 def test_refused_or_conditional_option_texts(text, expected):
     assert parse_letter(text, "ABCD", CXR) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # British spellings fold as American ones (words of six letters or more, both sides)
+    ("Vitreous haemorrhage", ["Retinal detachment", "Vitreous hemorrhage", "Macular hole"], "B"),
+    ("Pulmonary oedema.", CXR, "D"),
+    ("Oesophageal tumour", ["Esophageal tumor", "Gastric ulcer", "Hiatal hernia"], "A"),
+    # an initialism of three or more of the option's words
+    ("ACL tear", ["Anterior cruciate ligament tear", "Medial meniscus tear", "Patellar dislocation"], "A"),
+    ("the acl", ["Anterior cruciate ligament tear", "Medial meniscus tear", "Patellar dislocation"], None),
+    # an option's first word as the response's closing label, never inside a sentence
+    ("Tinea.", ["Psoriasis", "Atopic dermatitis", "Tinea corporis", "Lichen planus"], "C"),
+    ("Boot-shaped heart: tetralogy.", ["Atrial septal defect", "Tetralogy of Fallot", "Coarctation of the aorta"], "B"),
+    ("Rib notching = coarctation.", ["Atrial septal defect", "Tetralogy of Fallot", "Coarctation of the aorta"], "C"),
+    ("There is a ring-enhancing lesion in the brain.", ["Glioblastoma", "Meningioma", "Brain abscess"], None),
+    ("Brain", ["Glioblastoma", "Meningioma", "Brain abscess", "Brain metastasis"], None),  # shared first word
+    ("Acute.", ["Acute appendicitis", "Acute cholecystitis", "Acute pancreatitis"], None),  # generic
+])
+def test_spellings_initialisms_and_closing_labels(text, options, expected):
+    assert parse_letter(text, "ABCDE"[:len(options)], options) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I believe the answer is D, but it could also be C.", None),
+    ("The answer is D, which can be confirmed on a lateral view.", "D"),
+    ("The answer is D. It could also be C in a child.", "D"),      # the next sentence: the statement stands
+    ("Answer: B, though it may be B-lines.", "B"),
+])
+def test_an_alternative_in_the_statements_sentence(text, expected):
+    assert parse_letter(text, "ABCDE") == expected
