@@ -45,7 +45,7 @@ _TABLE = {
     "age related macular degeneration": ("amd", "armd"), "diabetic macular edema": ("dme",),
     "chronic obstructive pulmonary disease": ("copd",), "tuberculosis": ("tb",),
     "hepatocellular carcinoma": ("hcc",), "renal cell carcinoma": ("rcc",),
-    "diffuse large b cell lymphoma": ("dlbcl",), "atrial fibrillation": ("af", "afib"), "atrial flutter": ("afl",), "primary cns lymphoma": ("pcnsl",),
+    "diffuse large b cell lymphoma": ("dlbcl",), "atrial fibrillation": ("af", "afib"), "angiomyolipoma": ("aml",), "atrial flutter": ("afl",), "primary cns lymphoma": ("pcnsl",),
     "primary central nervous system lymphoma": ("pcnsl",), "central nervous system lymphoma": ("cnsl",), "acute disseminated encephalomyelitis": ("adem",),
     "idiopathic pulmonary fibrosis": ("ipf",), "usual interstitial pneumonia": ("uip",),
     "nonspecific interstitial pneumonia": ("nsip",), "non specific interstitial pneumonia": ("nsip",),

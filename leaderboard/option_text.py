@@ -196,11 +196,15 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
         if (len(words) == 1 and len(words[0]) <= 3) or " ".join(words) in _GENERIC:
             if whole == needle.strip():  # "ct", "Yes": only as the whole response
                 found.append(Mention(1, len(folded.text) - 1, index))
+            elif " ".join(words) in _GENERIC:  # letters-v5: "Yes, there is ...", "The answer is no."
+                found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle)
+                             if _answers_alone(folded, s, e))
             elif _acronym(option):  # "CT", "MRI": also written in capitals inside a sentence ("an MRI of ...")
                 found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle)
                              if _capitals(folded, s, s + len(words[0])))
             continue
-        found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle))
+        for variant in _eponym_variants(option or "", words):
+            found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, variant))
     for index, per_option in enumerate(aliases([fold(o or "").text for o in options], options)):
         for alias in per_option:
             words = alias.needle.split()
@@ -222,6 +226,33 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
         kept.append(m)
         reach = max(reach, m.end)
     return kept
+
+
+_ANSWER_LABEL = (("answer", "is"), ("answer",), ("answer", "would", "be"), ("diagnosis", "is"))
+
+
+def _answers_alone(folded: Folded, start: int, end: int) -> bool:
+    """Does a generic option's mention ("yes", "no") open the response as its own clause ("Yes, there is a
+    fracture") or close an answer statement ("The answer is no.")?"""
+    clause = folded.clause[start]
+    opens = folded.text[:start].strip() == "" and (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause
+                                                    or folded.text[end:].strip() == "")
+    closes = (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause) \
+        and any(_words_before(folded.text, start, len(p)) == p for p in _ANSWER_LABEL)
+    return opens or closes
+
+
+def _eponym_variants(option: str, words: list[str]) -> list[str]:
+    """The option's folded text, and (letters-v5) its first word with and without a possessive "s" when it is a
+    name of two or more words: "Ewing's sarcoma" = "Ewing sarcoma", "Cushing syndrome" = "Cushing's syndrome"."""
+    variants = [" " + " ".join(words) + " "]
+    first = option.strip().split(" ", 1)[0]
+    if len(words) >= 2 and first[:1].isupper() and len(words[0]) >= 4 and words[0].isalpha():
+        if words[0].endswith("s") and first[-2:-1] in _APOSTROPHES or first[-1:] in _APOSTROPHES:
+            variants.append(" " + " ".join([words[0][:-1] if words[0].endswith("s") else words[0]] + words[1:]) + " ")
+        if not words[0].endswith("s"):
+            variants.append(" " + " ".join([words[0] + "s"] + words[1:]) + " ")
+    return variants
 
 
 def _acronym(option: str) -> bool:

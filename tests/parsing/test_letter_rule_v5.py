@@ -184,3 +184,23 @@ def test_spellings_initialisms_and_closing_labels(text, options, expected):
 ])
 def test_an_alternative_in_the_statements_sentence(text, expected):
     assert parse_letter(text, "ABCDE") == expected
+
+
+ENDO = ["Addison's disease", "Cushing's syndrome", "Conn's syndrome", "Pheochromocytoma"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("Cushing syndrome.", ENDO, "B"),                      # an eponym without its possessive
+    ("Addisons disease", ENDO, "A"),
+    ("Ewing's sarcoma", ["Osteosarcoma", "Ewing sarcoma", "Chondrosarcoma"], "B"),  # ... and with one
+    ("Cushing syndrome or Conn syndrome.", ENDO, None),
+    ("Yes, there is a fracture.", ["Yes", "No"], "A"),     # a generic option as the opening clause
+    ("No, there is no pneumothorax.", ["Yes", "No"], "B"),
+    ("The answer is yes.", ["Yes", "No"], "A"),            # ... or closing an answer statement
+    ("There is no evidence of a fracture.", ["Yes", "No"], None),
+    ("Yes or no depends on the context.", ["Yes", "No"], None),
+    ("I see no fracture; yes.", ["Yes", "No"], None),
+    ("Macroscopic fat: AML.", ["Renal cell carcinoma", "Angiomyolipoma", "Oncocytoma"], "B"),
+])
+def test_eponyms_and_generic_options(text, options, expected):
+    assert parse_letter(text, "ABCDE"[:len(options)], options) == expected
