@@ -35,15 +35,19 @@ def _sentence(s: str, i: int) -> tuple[int, int]:
 
 
 _ALTERNATIVE = re2.compile(r"(?i)(?:could|may|might|can) (?:also |equally |just as well )?be (?:option |choice )?[(\[]?"
-                          r"([A-E])(?:[^A-Za-z0-9]|$)")
+                          r"([A-E])(?:[^A-Za-z0-9]|$)"
+                          r"|[(\[]([A-E])[)\]] (?:is|are|remains?) (?:also |equally |still )?(?:possible|plausible|likely|"
+                          r"a possibility|in the differential)|(?:^|[^A-Za-z])([A-E]) (?:is|remains?) (?:also |equally |still )"
+                          r"(?:possible|plausible|likely|a possibility)")
 
 
 def alternative_after(s: str, end: int, letter: str) -> bool:
     """Does the sentence that a statement of `letter` ends in go on to offer another letter ("The answer is D,
-    but it could also be C")? Then the statement does not commit."""
+    but it could also be C", "... E, atelectasis, but pleural effusion (B) is also possible")? Then the
+    statement does not commit."""
     stop = _sentence(s, end - 1)[1] if end else 0
     m = _ALTERNATIVE.search(s[end:min(stop, end + MAX_SENTENCE)])
-    return m is not None and m.group(1) != letter
+    return m is not None and (m.group(1) or m.group(2) or m.group(3)) != letter
 
 
 def in_question(s: str, i: int) -> bool:

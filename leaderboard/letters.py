@@ -279,6 +279,7 @@ _EXPLICIT_SPECS = (
     # label at the start of a line: "Answer C", "### Final Answer\nC", "Choice: C"
     (rf"(?P<bare>){_MODIFIER}?(?:answer(?: choice| option)?(?: |\n)|(?:option|choice|selection) ?: ?){_L_END}",
      _LINE_START, None),
+    (rf"(?P<final>final)(?: choice| pick| verdict)? ?: ?{_L_END}", _LINE_START, None),  # "Final: B" (letters-v5)
     # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
     (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
     # "C is the correct answer", "Option D is most likely", "B is correct", "D - most likely" (a verdict table)
@@ -292,7 +293,7 @@ _EXPLICIT_SPECS = (
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n")),
     (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
-    (rf"(?:hence|therefore|thus|so|accordingly),? (?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
+    (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      _sentence_ends),
     (rf"(?:favou?rs?|favou?ring|points? to|supports?) (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
     # "i think it's e.", "It is most likely C." (letters-v5; lower case counts only before punctuation or the end)
@@ -404,13 +405,16 @@ def _explicit(s: str) -> str | None:
         return None
     statements = sorted(found.values())
     pool = [st for st in statements if st.final] or statements  # "final" statements outrank the others
+    if pool[-1] is not statements[-1] and statements[-1].letter != pool[-1].letter \
+            and _word_in(_REVISION, s, pool[-1].end, statements[-1].end):
+        pool = pool + [statements[-1]]  # "Final answer: B. ... so actually A": corrected after the final one
     if alternative_after(s, pool[-1].end, pool[-1].letter):
         return _CONFLICT  # letters-v5: "The answer is D, but it could also be C"
     if len({st.letter for st in pool}) == 1:
         return pool[0].letter
     last = pool[-1]
     overruled = [st for st in pool if st.letter != last.letter]
-    if _word_in(_REVISION, s, overruled[-1].end, last.start):  # "... the answer is A. Wait, ... the answer is C"
+    if _word_in(_REVISION, s, overruled[-1].end, last.end):  # "... the answer is A. Wait, ... the answer is C"
         return last.letter
     if not last.pair and all(last.letter in st.pair for st in overruled):
         return last.letter  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge

@@ -204,3 +204,16 @@ ENDO = ["Addison's disease", "Cushing's syndrome", "Conn's syndrome", "Pheochrom
 ])
 def test_eponyms_and_generic_options(text, options, expected):
     assert parse_letter(text, "ABCDE"[:len(options)], options) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("- A: no\n- B: yes\n- C: no\nFinal: B", "B"),          # "Final: B" labels the answer
+    ("Final answer: B. The disc is normal, so actually A.", "A"),  # corrected after the final answer
+    ("Final answer: B. Answer options A and C are wrong.", "B"),   # no correction
+    ("The answer is A. The answer is actually C.", "C"),
+    ("The most likely answer is E, but (B) is also possible.", None),
+    ("The most likely answer is E, and B is still possible.", None),
+    ("The answer is E. B is also possible in older patients.", "E"),  # another sentence: the statement stands
+])
+def test_final_labels_and_corrections(text, expected):
+    assert parse_letter(text, "ABCDE") == expected
