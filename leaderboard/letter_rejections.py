@@ -19,7 +19,7 @@ def _ascii_letter(ch: str) -> bool:
 _LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
 _NEGATED_BEFORE = re2.compile(
     r"(?i:not|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
-    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|over) "
+    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|better than|over) "
     r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
 _SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
                     r"(?i:option |choice )?[(\[]?$")  # "A is unlikely and so is C"

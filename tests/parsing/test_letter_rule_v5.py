@@ -217,3 +217,11 @@ def test_eponyms_and_generic_options(text, options, expected):
 ])
 def test_final_labels_and_corrections(text, expected):
     assert parse_letter(text, "ABCDE") == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Air trapping fits hypersensitivity pneumonitis better than sarcoidosis.", "B"),
+    ("C fits better than A.", "C"),
+])
+def test_better_than_rejects_what_follows(text, expected):
+    assert parse_letter(text, "ABC", ["Sarcoidosis", "Hypersensitivity pneumonitis", "Silicosis"]) == expected
