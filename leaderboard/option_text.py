@@ -21,6 +21,7 @@ Everything here is a hand-written scan: no regular expression, linear in the res
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple, Sequence
 
 from .option_aliases import aliases, head_nouns, lead_words
@@ -124,6 +125,12 @@ def _american(chars: list[str], origin: list[int], clause: list[int]) -> tuple[s
     return "".join(chars[j] for j in kept), [origin[j] for j in kept], [clause[j] for j in kept]
 
 
+@functools.lru_cache(maxsize=8192)
+def folded_option(option: str | None) -> str:
+    """An option's folded text (options repeat across a benchmark's items: folded once each)."""
+    return fold(option or "").text
+
+
 class Mention(NamedTuple):
     start: int  # in the folded text
     end: int
@@ -190,7 +197,7 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
     found: list[Mention] = []
     whole = folded.text.strip()
     for index, option in enumerate(options):
-        needle = fold(option or "").text
+        needle = folded_option(option)
         words = needle.split()
         if not words:
             continue
@@ -206,7 +213,7 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
             continue
         for variant in _eponym_variants(option or "", words):
             found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, variant))
-    for index, per_option in enumerate(aliases([fold(o or "").text for o in options], options)):
+    for index, per_option in enumerate(aliases([folded_option(o) for o in options], options)):
         for alias in per_option:
             words = alias.needle.split()
             for s, e in _occurrences(folded.text, alias.needle):
@@ -215,7 +222,7 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 found.append(Mention(s, e, index, 1))
-    for index, head in enumerate(head_nouns(tuple(fold(o or "").text for o in options))):
+    for index, head in enumerate(head_nouns(tuple(folded_option(o) for o in options))):
         if head is not None:
             found.extend(Mention(s, e, index, 2) for s, e in _occurrences(folded.text, head))
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
@@ -321,7 +328,7 @@ def _closing_label(source: str, options: Sequence[str]) -> int | None:
     words = fold(text[cut:]).text.split()
     if len(words) != 1:
         return None
-    leads = lead_words(tuple(fold(o or "").text for o in options))
+    leads = lead_words(tuple(folded_option(o) for o in options))
     named = [k for k, lead in enumerate(leads) if lead is not None and words[0] in (lead, lead + "s")]
     return named[0] if len(named) == 1 else None
 
