@@ -154,7 +154,11 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
     clause before the next mention, "X with surrounding edema is unlikely": up to _GAP words between, none
     of them a conjunction, article or verb)?"""
     text = folded.text
-    if any(_words_before(text, start, len(p)) == p for p in _NEGATION_BEFORE):
+    lo = start
+    while lo > 0 and start - lo < 60 and folded.clause[lo - 1] == folded.clause[start]:
+        lo -= 1  # letters-v5: within the mention's clause ("Pneumothorax? No. Pleural effusion? Yes.")
+    before = text[lo:start]
+    if any(_words_before(before, len(before), len(p)) == p for p in _NEGATION_BEFORE):
         return True
     limit = min(next_start, end + 120, len(text))
     clause = folded.clause[start]
@@ -163,6 +167,8 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
         cut += 1
     after = text[end:cut].split() + text[cut:cut + 60].split()[:4]  # the phrase itself may end the clause
     in_clause = len(text[end:cut].split())
+    if after[:1] == ["no"] and folded.source[folded.origin[end - 1] + 1:folded.origin[end - 1] + 3].strip() == "?":
+        return True  # "Pneumothorax? No." (letters-v5)
     for skip in range(_GAP + 1):
         if skip and (skip > in_clause - 1 or after[skip - 1] in _GAP_STOPS or len(after[skip - 1]) == 1):
             return False

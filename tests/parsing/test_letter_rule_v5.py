@@ -225,3 +225,13 @@ def test_final_labels_and_corrections(text, expected):
 ])
 def test_better_than_rejects_what_follows(text, expected):
     assert parse_letter(text, "ABC", ["Sarcoidosis", "Hypersensitivity pneumonitis", "Silicosis"]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Pneumothorax? No. Pleural effusion? Yes.", "B"),     # a question answered "No" rejects its option
+    ("No. Pleural effusion.", "B"),                       # "no" in another clause negates nothing
+    ("Pleural effusion, no pneumothorax.", "B"),
+    ("Pleural effusion? Pneumothorax? Hard to say.", None),
+])
+def test_questions_answered_and_clause_bounded_negation(text, expected):
+    assert parse_letter(text, "ABCD", CXR) == expected
