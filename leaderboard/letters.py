@@ -153,9 +153,12 @@ class _Shifted:
 # ------------------------------------------------------------------ is this letter an option letter?
 _WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK characters are not word chars)
 # each is matched on a short slice before or after the letter (a whole-text call costs RE2 the whole text)
-_NOT_OPTION_BEFORE = re2.compile(
-    r"(?i)(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
-    r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $")
+_TERM_WORDS = (r"(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
+               r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin)")
+_NOT_OPTION_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + " $")
+# letters-v5: the next letter of a term list, "hepatitis B or C", "vitamin C and D", "type A/B"
+_TERM_LIST_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + r" [A-Z][0-9]{0,2}(?:(?:, | ?/ ?)[A-Z][0-9]{0,2})*"
+                                r"(?:,? (?:or|and|&|nor) | ?/ ?|, )$")
 _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
                           r"(?:[^A-Za-z]|$)")
 _GLOSSED_ARTICLE = re2.compile(r"\([^()\n]{1,40}\) [a-z]")
@@ -184,8 +187,8 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
     statement had no verb or colon before the letter ("### Answer\\nA fundus photo ...")."""
     ch, prev, nxt = s[i], s[i - 1:i], s[i + 1:i + 2]
     after2 = s[i + 2:i + 3]
-    if _NOT_OPTION_BEFORE.search(s[max(0, i - 14):i]):
-        return False  # "vitamin A", "hepatitis B", "type C", "zone I"
+    if _NOT_OPTION_BEFORE.search(s[max(0, i - 14):i]) or _TERM_LIST_BEFORE.search(s[max(0, i - 40):i]):
+        return False  # "vitamin A", "hepatitis B", "type C", "zone I", "hepatitis B or C"
     if context == "standalone" and negation and _negated_before(s, i):
         return False  # "It's not A, it's C": a rejected option is no answer
     if prev in "([" and nxt in ")]" and prev and nxt:

@@ -228,6 +228,7 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 found.append(Mention(s, e, index, 1))
+    found.extend(_term_list_mentions(folded, options, found))
     for index, head in enumerate(head_nouns(tuple(folded_option(o) for o in options))):
         if head is not None:
             found.extend(Mention(s, e, index, 2) for s, e in _occurrences(folded.text, head))
@@ -267,6 +268,32 @@ def _eponym_variants(option: str, words: list[str]) -> list[str]:
         if not words[0].endswith("s"):
             variants.append(" " + " ".join([words[0] + "s"] + words[1:]) + " ")
     return variants
+
+
+_LIST_JOINERS = ("or", "and", "nor")
+
+
+def _term_list_mentions(folded: Folded, options: Sequence[str], found: list[Mention]) -> list[Mention]:
+    """letters-v5: "hepatitis B or C" also names "Hepatitis C", "vitamin C and D" "Vitamin D deficiency": a
+    one-letter word after a mention ending in a one-letter word, joined by "or"/"and"/a comma, completes the
+    same term, which names the one option holding it."""
+    texts = [folded_option(o) for o in options]
+    extra = []
+    for m in found:
+        words = folded.text[m.start:m.end].split()
+        if len(words) < 2 or len(words[-1]) != 1:
+            continue
+        after = folded.text[m.end:m.end + 12].split()[:2]
+        if after and after[0] in _LIST_JOINERS:
+            after = after[1:]
+        if after and len(after[0]) == 1 and after[0].isalpha():
+            term = " " + " ".join(words[:-1] + after[:1]) + " "
+            holders = [k for k, text in enumerate(texts) if term in text]
+            other = holders[0] if len(holders) == 1 else None
+            if other is not None and other != m.index:
+                at = folded.text.index(" " + after[0] + " ", m.end) + 1
+                extra.append(Mention(at, at + 1, other))
+    return extra
 
 
 def _acronym(option: str) -> bool:

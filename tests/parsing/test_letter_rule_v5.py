@@ -235,3 +235,24 @@ def test_better_than_rejects_what_follows(text, expected):
 ])
 def test_questions_answered_and_clause_bounded_negation(text, expected):
     assert parse_letter(text, "ABCD", CXR) == expected
+
+
+HEP = ["Hepatitis A", "Hepatitis B", "Hepatitis C", "Autoimmune hepatitis"]
+VIT = ["Vitamin A deficiency", "Vitamin B12 deficiency", "Vitamin C deficiency", "Vitamin D deficiency"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("Hepatitis B or C.", HEP, None),                     # the list names two options
+    ("Hepatitis B, not C.", HEP, "B"),
+    ("Vitamin C and D levels should be measured.", VIT, None),
+    ("Vitamin D", VIT, "D"),
+    ("The answer is Hepatitis B.", HEP, "B"),
+])
+def test_term_lists(text, options, expected):
+    assert parse_letter(text, "ABCD", options) == expected
+
+
+def test_term_lists_without_options():
+    assert parse_letter("Hepatitis B or C.") is None       # C continues the term, it is no answer letter
+    assert parse_letter("Type A/B dissection") is None
+    assert parse_letter("Grade 2 or C") == "C"             # no letter term before it
