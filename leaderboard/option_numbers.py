@@ -1,5 +1,5 @@
 """Options named by their number (rule letters-v5): "Option 3" is option C, "the correct answer is option 2" is
-B, "I'd choose the first option" / "option one" is A, "选项3" / "第3个选项" / "第三个选项" is C.
+B, "I'd choose the first option" / "option one" / "the first one" is A, "选项3" / "第3个选项" / "第三个选项" is C.
 
 The number is rewritten as its letter before the letter steps read the text ("Option 3 is unlikely" then is
 "Option C is unlikely" and every statement, rejection and hedge rule applies to it unchanged). Only the numbers
@@ -23,7 +23,7 @@ DIGITS = r"\B[1-9]|[1-9]\B"
 # the digit, then no word character and no decimal part ("Option 3.5 mm" is no option)
 _NUMBER = re2.compile(r"(?i)\b(?:option|choice|alternative)(?: ?#| (?:no\.?|number|#) ?| ?: | )([1-5])"
                       r"(?:[^0-9A-Za-z_.,]|[.,](?:[^0-9]|$)|$)")
-_ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option\b"
+_ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option\b|\bthe (first|second|third|fourth|fifth) one\b"
                       r"|\b(?:option|choice) (one|two|three|four|five)\b")
 _CJK = re2.compile(r"(?:选项|選項) ?([1-5])\b|第 ?([1-5]) ?(?:个|個)?(?:选项|選項|项|項)")
 _CJK_ORDINAL = re2.compile(r"第([一二三四五])(?:个|個)?(?:选项|選項|项|項)")
@@ -61,7 +61,7 @@ def numbers_as_letters(text: str) -> str:
     if "第" in text:
         text = _CJK_ORDINAL.sub(lambda m: "选项" + _ORDINALS[m.group(1)], text)
     lowered = text.lower()
-    if "option" in lowered or "choice" in lowered:
+    if "option" in lowered or "choice" in lowered or " one" in lowered:
         text = _ORDINAL.sub(_ordinal_letter, text)
     return text
 
@@ -71,6 +71,6 @@ _PRONOUN_ONE = re2.compile(r"(?i) (?:might|would|should|could|can|may|must|has|n
 
 def _ordinal_letter(m) -> str:
     """"the third option" -> "option C"; "option one" too, but not "the option one might choose" (a pronoun)."""
-    if m.group(2) and (m.group(2).lower() == "one" and _PRONOUN_ONE.match(m.string[m.end():m.end() + 8])):
-        return m.group(0)
-    return "option " + _ORDINALS[(m.group(1) or m.group(2)).lower()]
+    if ((m.group(3) and m.group(3).lower() == "one") or m.group(2)) and _PRONOUN_ONE.match(m.string[m.end():m.end() + 8]):
+        return m.group(0)  # "option one might ...", "the first one would ...": not an option named
+    return "option " + _ORDINALS[(m.group(1) or m.group(2) or m.group(3)).lower()]

@@ -138,6 +138,7 @@ class Mention(NamedTuple):
     tier: int = 0  # 0: the option's text; 1: an alias (option_aliases.py); 2: a head noun (competes only)
 
 
+_VERDICT_MARKS = ("?", "-", "–", "—", ":")
 _LATIN_PLURALS = (("is", "es"), ("us", "i"), ("um", "a"), ("a", "ae"))
 
 
@@ -167,8 +168,8 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
         cut += 1
     after = text[end:cut].split() + text[cut:cut + 60].split()[:4]  # the phrase itself may end the clause
     in_clause = len(text[end:cut].split())
-    if after[:1] == ["no"] and folded.source[folded.origin[end - 1] + 1:folded.origin[end - 1] + 3].strip() == "?":
-        return True  # "Pneumothorax? No." (letters-v5)
+    if after[:1] == ["no"] and folded.source[folded.origin[end - 1] + 1:folded.origin[end - 1] + 3].strip() in _VERDICT_MARKS:
+        return True  # "Pneumothorax? No.", "RA - no" (a verdict list; letters-v5)
     for skip in range(_GAP + 1):
         if skip and (skip > in_clause - 1 or after[skip - 1] in _GAP_STOPS or len(after[skip - 1]) == 1):
             return False
@@ -223,8 +224,8 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
         for alias in per_option:
             words = alias.needle.split()
             for s, e in _occurrences(folded.text, alias.needle):
-                if alias.capitals and not (_capitals(folded, s, e) and e - s == len(words[0])):
-                    continue  # "ARDS", not the word "ards"
+                if alias.capitals and not ((_capitals(folded, s, e) or _capped(folded, s, e)) and e - s == len(words[0])):
+                    continue  # "ARDS" (or "PsA": capital first and last), not the word "ards"
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 found.append(Mention(s, e, index, 1))
@@ -306,6 +307,11 @@ def _genus_initial(folded: Folded, start: int) -> bool:
     """Is the folded one-letter word at `start` a capital followed by "." in the source ("E. coli")?"""
     i = folded.origin[start]
     return folded.source[i].isupper() and folded.source[i + 1:i + 2] == "."
+
+
+def _capped(folded: Folded, start: int, end: int) -> bool:
+    """A mixed-case abbreviation of three letters or more, capital first and last ("PsA", "IgG" is not)."""
+    return end - start >= 3 and folded.source[folded.origin[start]].isupper() and folded.source[folded.origin[end - 1]].isupper()
 
 
 def _capitals(folded: Folded, start: int, end: int) -> bool:

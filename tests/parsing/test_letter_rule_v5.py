@@ -256,3 +256,18 @@ def test_term_lists_without_options():
     assert parse_letter("Hepatitis B or C.") is None       # C continues the term, it is no answer letter
     assert parse_letter("Type A/B dissection") is None
     assert parse_letter("Grade 2 or C") == "C"             # no letter term before it
+
+
+ARTH = ["Rheumatoid arthritis", "Osteoarthritis", "Gout", "Psoriatic arthritis", "Septic arthritis"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("OA", "B"),
+    ("PsA", "D"),                                          # mixed case, capital first and last
+    ("psa", None),                                         # the word, not the abbreviation
+    ("1) RA - no\n2) OA - yes\n3) Gout - no", "B"),        # a verdict list of option texts
+    ("The best option is the second one.", "B"),
+    ("The first one might be considered too.", None),     # "the first one" + a modal: no option named
+])
+def test_arthritis_abbreviations_and_ordinals(text, expected):
+    assert parse_letter(text, "ABCDE", ARTH) == expected
