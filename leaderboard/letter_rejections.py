@@ -18,7 +18,7 @@ def _ascii_letter(ch: str) -> bool:
 # commas first, then at most one "and"/"or": in "ruling out C and D, A remains" the list ends at D
 _LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
 _NEGATED_BEFORE = re2.compile(
-    r"(?i:not|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
+    r"(?i:not|neither|nor|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
     r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|better than|over) "
     r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
 _SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "

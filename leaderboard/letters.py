@@ -393,8 +393,9 @@ def _explicit(s: str) -> str | None:
     for pattern, m, letter in _explicit_matches(s):
         i = m.start(letter)
         groups = pattern.groupindex
-        if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None):
-            continue
+        if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None) \
+                or (i - m.start() < 3 and _negated_before(s, i)):
+            continue  # not a letter; or "neither A nor B is correct" (letters-v5)
         if (" would be " in m.group(0).lower() or m.group(0)[:2].lower() == "it") and _hypothetical(s, m.start(), m.end()):
             continue  # "If the OCT showed fluid, the answer would be D" describes another case
         final = any(m.group(g) for g in ("final", "final2") if g in groups)

@@ -31,7 +31,7 @@ _CLAUSE_ENDS = ".,;:!?\n"
 _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("exclude",), ("excludes",),
                     ("without",), ("against",), ("rather", "than"), ("other", "than"), ("instead", "of"),
                     ("rule", "out"), ("rules", "out"), ("ruled", "out"), ("ruling", "out"), ("more", "likely", "than"),
-                    ("better", "than"),
+                    ("better", "than"), ("neither",), ("nor",),
                     ("over",), ("not", "a"), ("not", "an"), ("not", "the"), ("isnt",), ("isnt", "a"), ("no", "evidence", "of"),
                     ("no", "signs", "of"), ("no", "sign", "of"))
 _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent",), ("is", "ruled", "out"), ("ruled", "out"), ("is", "unlikely"),

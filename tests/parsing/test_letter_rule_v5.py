@@ -271,3 +271,13 @@ ARTH = ["Rheumatoid arthritis", "Osteoarthritis", "Gout", "Psoriatic arthritis",
 ])
 def test_arthritis_abbreviations_and_ordinals(text, expected):
     assert parse_letter(text, "ABCDE", ARTH) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Neither medullary nor anaplastic; papillary.", "A"),
+    ("Neither A nor B is correct, so C.", "C"),           # a verdict after "neither/nor" is no statement
+    ("Neither A nor B.", None),
+])
+def test_neither_nor(text, expected):
+    assert parse_letter(text, "ABCD", ["Papillary thyroid carcinoma", "Follicular adenoma",
+                                      "Medullary thyroid carcinoma", "Anaplastic thyroid carcinoma"]) == expected
