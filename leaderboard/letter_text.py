@@ -7,7 +7,7 @@ import unicodedata
 
 import re2
 
-from .option_numbers import numbers_as_letters, zero_beside_underscores
+from leaderboard.option_numbers import numbers_as_letters, zero_beside_underscores
 
 HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
 _THINK_TAG = re2.compile(r"(?i)<(/?)think(?:ing)?>")

@@ -41,13 +41,13 @@ from typing import NamedTuple, Sequence
 
 import re2
 
-from .letter_conclusion import alternative_after, concluding_letter, in_question, labels_only
-from .letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
-from .letter_rejections import line_verdict_rejects
-from .letter_rejections import negated_before as _negated_before
-from .letter_rejections import rejected as _rejected
-from .letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
-from .option_numbers import DIGITS  # noqa: F401 (batch callers zero digits with it)
+from leaderboard.letter_conclusion import alternative_after, concluding_letter, in_question, labels_only
+from leaderboard.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
+from leaderboard.letter_rejections import line_verdict_rejects
+from leaderboard.letter_rejections import negated_before as _negated_before
+from leaderboard.letter_rejections import rejected as _rejected
+from leaderboard.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
+from leaderboard.option_numbers import DIGITS  # noqa: F401 (batch callers zero digits with it)
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
