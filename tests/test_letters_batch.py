@@ -1,19 +1,22 @@
-"""Batch callers parse one text per (text with its digits zeroed, option letters): letters.DIGITS. These
-pin the invariance that makes it exact, on the hand-labelled corpus and on digit-heavy texts, and check
-that X-PCR's batched parse gives what one parse_letter call per row gives."""
+"""Batch callers parse one text per (text with its digits zeroed, option letters): letters.DIGITS zeroes every
+digit a letter, digit or "_" touches and keeps lone digits (the option numbers of "Option 3"). These pin the
+invariance that makes it exact, on the hand-labelled corpus and on digit-heavy texts, and check that X-PCR's
+batched parse gives what one parse_letter call per row gives. Zeroing runs on RE2, as Arrow's does (Python's
+`re` takes CJK characters for word characters: "选项3" would lose its number)."""
 import json
 import random
-import re
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import re2
 
 from leaderboard.scoring.letters import DIGITS, parse_letter
 
-CORPUS = [json.loads(line) for line in
-          (Path(__file__).parent / "parsing" / "letter_corpus.jsonl").read_text(encoding="utf-8").splitlines()
-          if line.strip()]
+PARSING = Path(__file__).parent / "parsing"
+CORPUS = [json.loads(line) for name in ("letter_corpus.jsonl", "letter_v4_corpus.jsonl", "letter_v5_corpus.jsonl",
+                                        "heldout/blind_letters.jsonl")
+          for line in (PARSING / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 DIGIT_TEXTS = [
     "A 45-year-old with these findings most likely has choice C.",
     "Answer: A 45-year-old",
@@ -25,19 +28,23 @@ DIGIT_TEXTS = [
     "Stage 2 (B) versus stage 3 (C): the answer is C.",
     "grade 1 A, grade 2 B",
     "The C/D ratio is 0.7, answer D (9 mm).",
+    "Option 3 is unlikely at 45 years; option 2 fits T2 best. The answer is option 2.",
+    "选项3不正确，答案是第2个选项 (12 mm)",
+    "I'd choose option _3_ given the 17 mm lesion",
+    "Option 4: CRAO, seen in 65-year-olds",
 ]
 
 
 def _zeroed(text: str, rng: random.Random) -> list[str]:
-    """The text with its digits zeroed, and with each digit replaced by a random other digit."""
-    return [re.sub(DIGITS, "0", text), re.sub("[0-9]", lambda m: str(rng.randrange(10)), text)]
+    """The text with its digits zeroed, and with each digit DIGITS matches replaced by a random digit."""
+    return [re2.sub(DIGITS, "0", text), re2.sub(DIGITS, lambda m: str(rng.randrange(10)), text)]
 
 
 def test_digit_values_never_change_the_parse():
     rng = random.Random(0)
     texts = [(c["text"], c["letters"]) for c in CORPUS] + [(t, "ABCDE") for t in DIGIT_TEXTS]
-    with_digits = [(t, letters) for t, letters in texts if re.search("[0-9]", t)]
-    assert len(with_digits) >= 20  # the invariance is exercised, not vacuous
+    with_digits = [(t, letters) for t, letters in texts if re2.search(DIGITS, t)]
+    assert len(with_digits) >= 30  # the invariance is exercised, not vacuous
     for text, letters in with_digits:
         expected = parse_letter(text, letters)
         for variant in _zeroed(text, rng):
@@ -50,6 +57,7 @@ def test_xpcr_batched_parse_equals_one_call_per_row():
     rng = random.Random(1)
     texts = [c["text"] for c in CORPUS] + DIGIT_TEXTS
     rows = [rng.choice(texts).replace("0", str(rng.randrange(10))) for _ in range(600)]
+    rows += [f"Option {k % 7} is the answer; lesion {k} mm." for k in range(40)]
     rows += [f"Finding {k} on this image points to option ({'ABCDE'[k % 5]}), given the pattern." for k in range(200)]
     n_options = np.array([rng.choice((2, 4, 5)) for _ in rows], dtype=np.int64)
     need = np.array([k % 7 != 3 for k in range(len(rows))])  # some rows are not parsed at all
@@ -57,3 +65,16 @@ def test_xpcr_batched_parse_equals_one_call_per_row():
     for k, text in enumerate(rows):
         letter = parse_letter(text, LETTERS[:n_options[k]]) if need[k] else None
         assert got[k] == (-1 if letter is None else LETTERS.index(letter)), (k, text)
+
+
+def test_xpcr_batch_keeps_option_numbers():
+    """"Option 3" survives X-PCR's digit zeroing (DIGITS keeps lone digits); "Finding 17"/"Finding 18" still
+    share one parse, and a digit inside a word ("T2", "option3") or a longer number never becomes a letter."""
+    from benchmarks.xpcr.scorer import _parse_responses
+
+    rows = ["Option 3", "The correct answer is option 2.", "Finding 17 points to (B).", "Finding 18 points to (B).",
+            "Option3", "Option 12", "option 5", "T2 bright lesion, option #4."]
+    got = _parse_responses(pa.array(rows, pa.string()), np.array([4] * len(rows), dtype=np.int64),
+                           np.ones(len(rows), dtype=bool))
+    assert got.tolist() == [2, 1, 1, 1, -1, -1, -1, 3]
+    assert re2.sub(DIGITS, "0", "Finding 17, option 3, T2, a_3_, 选项3") == "Finding 00, option 3, T0, a_0_, 选项3"

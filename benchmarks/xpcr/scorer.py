@@ -36,7 +36,7 @@ class XPCR(Benchmark):
     answer_columns = ("answer",)
     strata_columns = ("task", "parent_id", "stage", "tier", "modality", "case_group", "task_family", "source_dataset",
                       "disease", "disease_category", "n_options", "item_id", "removed_modality")
-    context_columns = ("options",)  # the option texts: the letter rule reads option-text answers (letters-v4)
+    context_columns = ("options",)  # the option texts: the letter rule reads option-text answers (letters-v5)
     schema = PredictionSchema(
         fields=(
             FieldSpec("response", "string"),

@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v4, in order of precedence:
+or None (unparseable: scored wrong, counted). Rule letters-v5, in order of precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
    is C", "The most likely diagnosis is (C) ...", "C is the correct answer", "I choose C", "\\boxed{C}",
@@ -9,7 +9,7 @@ or None (unparseable: scored wrong, counted). Rule letters-v4, in order of prece
    Mere mentions ("Answer: B. Option A is less likely ...") are not statements. If statements disagree,
    only the final ones (final answer, \\boxed, answer tag, JSON key) count when there are any; if those
    still disagree, the last one wins only after a self-correction ("wait", "actually", "on second
-   thought"), else the response is unparseable.
+   thought") or when it picks one of a hedge ("A or C; I lean toward C"), else the response is unparseable.
 2. Else a lone leading letter decides: the response opens with it ("B", "B.", "(B) Vein occlusion",
    "**B**", "Option B:", "B\\n\\nReasoning ... unlike A ..."). Later lines may name other options, but
    an echoed option list ("A. ...\\nB. ...") is not an answer.
@@ -17,11 +17,15 @@ or None (unparseable: scored wrong, counted). Rule letters-v4, in order of prece
    article "A", the pronoun "I", or letters in terms ("vitamin A", "X-linked", "E. coli", "C/D ratio",
    "H&E", "B cell", a letter inside a mention of an option's text). A letter the response rejects anywhere
    ("not A", "rule out B", "rather than C", "C is unlikely", "A and C are excluded", "C (unlikely)",
-   "除外C", "C不正确") is never its answer (letters-v4), and its option's text is rejected in step 4 too.
+   "除外C", "C不正确", "A. Pneumothorax – No") is never its answer, and its option's text is rejected in
+   step 4 too. A letter only asked or conditional ("Maybe A?", "If it's B, ...") never decides. Several
+   letters: the last sentence naming any decides if it names one, concludes and does not hedge
+   (letter_conclusion.py); if they all label option texts ("Fibroadenoma (A)"), step 4 decides.
 4. Else (no letter stated) the one option named by its text, when the caller passes the option texts
    (leaderboard/scoring/option_text.py: folded whole words, longest match, rejected mentions dropped); when no full
    text is named, the one option named by an alias no other option shares (letters-v4,
    leaderboard/scoring/option_aliases.py: "ARDS", "E. coli", "T2", "type A", "Grade C", "CNS lymphoma").
+Option numbers are letters in every step ("Option 3", "the first option", "选项3": option_numbers.py).
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -33,21 +37,29 @@ meant ("c", "answer: d"; never "a 45-year-old", "e.g."). Every pattern is bounde
 from __future__ import annotations
 
 import functools
-import unicodedata
 from typing import NamedTuple, Sequence
 
 import re2
 
+from leaderboard.scoring.letter_conclusion import alternative_after, concluding_letter, in_question, labels_only
+from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
+from leaderboard.scoring.letter_rejections import line_verdict_rejects
+from leaderboard.scoring.letter_rejections import negated_before as _negated_before
+from leaderboard.scoring.letter_rejections import rejected as _rejected
+from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
+from leaderboard.scoring.option_numbers import DIGITS  # noqa: F401 (batch callers zero digits with it)
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v4"
-RULE_SUMMARY = ("letters-v4: explicit answer statement (final ones decide) > lone leading letter > single "
-                "standalone capital letter, rejected letters dropped (not C, C is unlikely) > the one option named by "
-                "its text (no letter stated; longest match, rejected mentions dropped), else by an unambiguous "
-                "abbreviation or part of it (ARDS, E. coli, T2, type A); letters inside terms (H&E, B cell, type A) "
-                "never count; think blocks dropped; first 4,000 + last 2,000 chars read; several letters or option "
-                "texts, a letter beyond the options, or none = unparseable")
+RULE_VERSION = "letters-v5"
+RULE_SUMMARY = ("letters-v5: explicit answer statement (final ones decide) > lone leading letter > single "
+                "standalone capital letter, rejected letters dropped (not C, C is unlikely, 'A. ... - No'), several "
+                "settled only by a concluding last sentence > the one option named by its text (no letter stated; "
+                "longest match, rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, "
+                "E. coli, T2, type A); option numbers are letters (Option 3 = C); letters inside terms (H&E, B cell, "
+                "type A) never count, letters only asked or in a condition (Maybe A?, if B) never decide; think "
+                "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
+                "beyond the options, or none = unparseable")
 
 
 
@@ -64,30 +76,18 @@ def rule_of(protocol: dict) -> str | None:
     return None
 
 
-# Digits never decide: every rule treats 0-9 as one class (a word character, as in "A 45-year-old") and
-# none reads a digit's value, so two texts that differ only in which ASCII digits they hold parse alike.
-# Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
+# Digits decide only as option numbers ("Option 3" is C: option_numbers.py), and only where no letter, digit or
+# "_" touches them; every other digit is one class (a word character, as in "A 45-year-old") whose value no rule
+# reads. Batch callers may therefore parse once per text with every match of DIGITS replaced by "0" ("Finding 17
 # ... (B)" and "Finding 18 ... (B)" are one parse). tests/test_letters_batch.py pins this on the corpus.
-DIGITS = "[1-9]"
-
-HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
 _CONFLICT = "?"  # a step found several different letters: the response does not commit
 
 
-# ------------------------------------------------------------------ reading the text
+# ------------------------------------------------------------------ matching (reading the text: letter_text.py)
 # Every pattern runs on RE2 (linear time, no backtracking). RE2 has no lookarounds: where the rule needs one
 # (a letter not inside a word, a statement not followed by "is incorrect") it is checked in Python on the
 # match's neighbours, and a match that fails the check is retried one character later, as a backtracking
 # engine would (`_matches`).
-_THINK_TAG = re2.compile(r"(?i)<(/?)think(?:ing)?>")
-_STRIKE = re2.compile(r"~~[^~\n]{0,200}~~")  # struck-out text is withdrawn ("~~A~~ C")
-_BOLD_LETTERS = [re2.compile(rf"{d}[(\[]?([A-Za-z])[)\]]?([.:)]?){d}") for d in (r"\*\*", "__")]
-_MARKUP = re2.compile(r"[*_`#$]+|(?m:^[ \t]*>[> \t]*)")  # bold/italics/code/headings/LaTeX math/quotes
-# Python's `\s` minus the newline (RE2's `\s` is ASCII only)
-_SPACES = re2.compile(r"[\t\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+")
-_NEWLINES = re2.compile(r" ?\n[ \n]*")  # after _SPACES every whitespace run is one " " or one "\n"
-
-
 def _word(ch: str) -> bool:
     """A character of `_WORD`: ASCII letters and digits, Latin-1/Latin Extended letters."""
     return "a" <= ch <= "z" or "A" <= ch <= "Z" or "0" <= ch <= "9" or "\u00c0" <= ch <= "\u024f"
@@ -148,98 +148,22 @@ class _Shifted:
         return self.m.group(group)
 
 
-def _answer_part(text: str) -> str:
-    """The text after the last </think> (R1-style outputs may lack the opening tag); the thinking itself
-    only when nothing follows it, or when an opened block was never closed and nothing precedes it."""
-    first_open = last_close = None
-    for tag in _THINK_TAG.finditer(text):  # one scan: linear even on "<think>" * 100000
-        if tag.group(1):
-            last_close = tag
-        elif first_open is None:
-            first_open = tag
-    if last_close is not None:
-        after = text[last_close.end():]
-        if _THINK_TAG.sub("", after).strip():
-            return after
-        opens = [t for t in _THINK_TAG.finditer(text[:last_close.start()]) if not t.group(1)]
-        return text[opens[-1].end() if opens else 0:last_close.start()]
-    if first_open is not None:
-        before = text[:first_open.start()]
-        return before if before.strip() else text[first_open.end():]
-    return text
-
-
-def _bounded(text: str) -> str:
-    """First HEAD and last TAIL characters, each cut at whitespace so no word fragment ("ADC" -> "C")
-    turns into a letter."""
-    if len(text) <= HEAD + TAIL:
-        return text
-    head, tail = text[:HEAD], text[-TAIL:]
-    cut = max(head.rfind(" "), head.rfind("\n"))
-    head = head[:cut] if cut > 0 else head
-    starts = [i for i in (tail.find(" "), tail.find("\n")) if i >= 0]
-    tail = tail[min(starts):] if starts else tail
-    return head + "\n...\n" + tail
-
-
-def _normalised(text: str) -> str:
-    """Markup-free text whose whitespace runs are single " " or "\\n", so patterns need no `\\s*`."""
-    text = unicodedata.normalize("NFKC", _THINK_TAG.sub(" ", text))  # full-width "Ｃ", "：" -> "C", ":"
-    text = _bounded(text)  # again: NFKC can lengthen a text up to 18-fold
-    text = _STRIKE.sub(" ", text)
-    for bold in _BOLD_LETTERS:  # "**A** Retinal ..." is a letter, not "A Retinal"
-        text = bold.sub(r"(\1)\2", text)
-    text = _MARKUP.sub(" ", text)
-    text = text.replace("\\(", "(").replace("\\)", ")")
-    return _NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()
 
 
 # ------------------------------------------------------------------ is this letter an option letter?
 _WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK characters are not word chars)
 # each is matched on a short slice before or after the letter (a whole-text call costs RE2 the whole text)
-_NOT_OPTION_BEFORE = re2.compile(
-    r"(?i)(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
-    r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin) $")
-# a rejected option letter: "not A", "rule out B", "rather than C", "ruling out C and D", "除外C", "排除D"
-# commas first, then at most one "and"/"or": in "ruling out C and D, A remains" the list ends at D
-_LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
-_NEGATED_BEFORE = re2.compile(
-    r"(?i:not|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
-    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|over) "
-    r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
-_SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
-                    r"(?i:option |choice )?[(\[]?$")  # "A is unlikely and so is C"
-_NEGATED_BEFORE_CJK = re2.compile(r"(?:排除|除外|不是|不选|不選|非)了?(?:选项|選項)? ?(?:[A-E] ?(?:、|和|与|與|或) ?)*[(\[]?$")
-# ... and after it: "C is unlikely", "A and C are unlikely", "E can also be excluded", "C (unlikely)", "C不正确"
-_REJECTION = r"(?i:unlikely|less likely|incorrect|wrong|excluded|ruled out|not|false|implausible|improbable)"
-_REJECTED_AFTER = re2.compile(
-    r"(?:[)\]]?(?:, |/)\(?[A-E])*(?:[)\]]?(?: and | or |, and |, or | & )\(?(?:option |choice )?[A-E])?[)\]]?"
-    r"(?:(?i: (?:is|are|was|were|seems?|appears?|looks?|would be|can be|could be|may be|should be|must be)"
-    r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
-    r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
-    r"| \(" + _REJECTION + r"\)| ?[-–—:] " + _REJECTION + r"| (?i:unlikely|excluded|ruled out)"
-    r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
+_TERM_WORDS = (r"(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
+               r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin)")
+_NOT_OPTION_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + " $")
+# letters-v5: the next letter of a term list, "hepatitis B or C", "vitamin C and D", "type A/B"
+_TERM_LIST_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + r" [A-Z][0-9]{0,2}(?:(?:, | ?/ ?)[A-Z][0-9]{0,2})*"
+                                r"(?:,? (?:or|and|&|nor) | ?/ ?|, )$")
 _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
                           r"(?:[^A-Za-z]|$)")
-_A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|is|was|seems|appears|would|could|might|may|can|fits|matches|"
+_GLOSSED_ARTICLE = re2.compile(r"\([^()\n]{1,40}\) [a-z]")
+_A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|"
                        r"because|since|as|has|remains|looks)(?:[^a-z]|$)")
-
-
-def _negated_before(s: str, i: int) -> bool:
-    """`(?<![A-Za-z])(?:not|unlike|...) (?:option |choice )?(letter list)?[(\\[]?$` ending right before s[i]."""
-    lo = max(0, i - 60)
-    m = _NEGATED_BEFORE.search(s[lo:i])
-    if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]):
-        return True
-    return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None or _SO_IS.search(s[max(0, i - 40):i]) is not None
-
-
-def _rejected(s: str, i: int) -> bool:
-    """Is the option letter s[i] rejected, before ("not C", "rule out B") or after it ("C is unlikely")?"""
-    if _negated_before(s, i):
-        return True
-    m = _REJECTED_AFTER.match(s[i + 1:i + 60])
-    return m is not None and not _ascii_letter(s[i + 1 + m.end():i + 2 + m.end()])
 
 
 def _slashed_pair(s: str, i: int) -> bool:
@@ -263,8 +187,8 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
     statement had no verb or colon before the letter ("### Answer\\nA fundus photo ...")."""
     ch, prev, nxt = s[i], s[i - 1:i], s[i + 1:i + 2]
     after2 = s[i + 2:i + 3]
-    if _NOT_OPTION_BEFORE.search(s[max(0, i - 14):i]):
-        return False  # "vitamin A", "hepatitis B", "type C", "zone I"
+    if _NOT_OPTION_BEFORE.search(s[max(0, i - 14):i]) or _TERM_LIST_BEFORE.search(s[max(0, i - 40):i]):
+        return False  # "vitamin A", "hepatitis B", "type C", "zone I", "hepatitis B or C"
     if context == "standalone" and negation and _negated_before(s, i):
         return False  # "It's not A, it's C": a rejected option is no answer
     if prev in "([" and nxt in ")]" and prev and nxt:
@@ -285,6 +209,9 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
         return context != "standalone" and _lower_case_letter_ok(s, i, context)
     if context == "standalone" and "/" in (nxt, prev) and _slashed_pair(s, i):
         return False  # "C/D ratio", "A/V nicking"
+    gloss = _GLOSSED_ARTICLE.match(s[i + 2:i + 50]) if ch == "A" and after2 == "(" and nxt == " " else None
+    if gloss and not _A_VERBS.match(s[i + 2 + gloss.end() - 2:i + 2 + gloss.end() + 10]):
+        return False  # "A (45-year-old) man": the article before a parenthesis (not "A (...) is most likely")
     if ch in "AI" and nxt == " " and (after2.islower() or after2.isdigit() or
                                       (after2.isupper() and _is_word_char(s[i + 3:i + 4]))):
         if ch == "I":
@@ -331,7 +258,7 @@ _ADVERB = r"(?:(?:therefore|thus|hence|then|likely|probably|most likely|clearly|
 _OPTION = r"(?:(?:option|choice|letter|answer|alternative) )?"
 _VERB = (r"(?: ?[:=][ \n]?| [-–—] | (?:is|would be|should be|must be|will be|has to be|seems to be|appears to be)"
          r"(?: ?:)? )")
-_VERDICT = r"(?:correct|right|best|better fit|better choice|most (?:likely|appropriate|accurate|consistent))"
+_VERDICT = r"(?:correct|right|best|better fit|better choice|favou?red|preferred|most (?:likely|appropriate|accurate|consistent))"
 _MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
 
 _WORD_BEFORE, _LINE_START, _PY_WORD_BEFORE, _NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked
@@ -355,24 +282,30 @@ _EXPLICIT_SPECS = (
     # label at the start of a line: "Answer C", "### Final Answer\nC", "Choice: C"
     (rf"(?P<bare>){_MODIFIER}?(?:answer(?: choice| option)?(?: |\n)|(?:option|choice|selection) ?: ?){_L_END}",
      _LINE_START, None),
+    (rf"(?P<final>final)(?: choice| pick| verdict)? ?: ?{_L_END}", _LINE_START, None),  # "Final: B" (letters-v5)
     # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
     (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
     # "C is the correct answer", "Option D is most likely", "B is correct", "D - most likely" (a verdict table)
     (rf"(?:(?:option|choice|answer|letter) )?{_L}[)\]]?"
      rf"(?: (?:is|would be|seems to be|appears to be|must be)(?: the)? (?:(?P<final>final answer)|answer|{_VERDICT})"
-     rf"| ?[-–—:] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
+     rf"| ?[-–—:|] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
     # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
     (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
+    (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
     (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n")),
     (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
-    (rf"(?:hence|therefore|thus|so|accordingly),? (?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
+    (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      _sentence_ends),
     (rf"(?:favou?rs?|favou?ring|points? to|supports?) (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
+    # "i think it's e.", "It is most likely C." (letters-v5; lower case counts only before punctuation or the end)
+    (rf"it(?:['’]s| is| should be| must be| has to be)(?: (?:probably|likely|most likely|definitely|clearly))? (?:(?:option|choice) )?{_L}[)\]]?",
+     _WORD_BEFORE, _sentence_ends),
     # "I choose C", "I'd go with option B", "We select (D)", "I lean towards D"
     (r"(?:I|we)(?: would| will| am| are|['’]d|['’]ll|['’]m)?"
-     r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?)"
+     r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?|(?:am )?(?:going|opting) (?:with|for)|"
+     r"(?:am )?(?:choosing|selecting|picking))"
      rf"(?: (?:option|choice|answer|letter))?:? {_L_END}", _WORD_BEFORE, None),
     # structured output: \boxed{C}, <answer>C</answer>, {"answer": "C"}
     (rf"(?P<final>\\boxed\{{) ?(?:\\text(?:bf)?\{{|\\mathrm\{{)? ?{_L_END}", None, None),
@@ -418,7 +351,7 @@ _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|c
                         r"i was wrong|let me re-?(?:check|evaluate|consider))")
 
 
-_IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose)")
+_IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether)")
 _COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must) to| forced")  # "If I had to choose, ..."
 
 
@@ -451,6 +384,7 @@ class _Statement(NamedTuple):
     end: int
     letter: str
     final: bool
+    pair: str = ""  # the two letters of "the answer is A or C" this statement is part of
 
 
 def _explicit(s: str) -> str | None:
@@ -459,26 +393,35 @@ def _explicit(s: str) -> str | None:
     for pattern, m, letter in _explicit_matches(s):
         i = m.start(letter)
         groups = pattern.groupindex
-        if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None):
-            continue
-        if " would be " in m.group(0).lower() and _hypothetical(s, m.start(), m.end()):
+        if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None) \
+                or (i - m.start() < 3 and _negated_before(s, i)):
+            continue  # not a letter; or "neither A nor B is correct" (letters-v5)
+        if (" would be " in m.group(0).lower() or m.group(0)[:2].lower() == "it") and _hypothetical(s, m.start(), m.end()):
             continue  # "If the OCT showed fluid, the answer would be D" describes another case
         final = any(m.group(g) for g in ("final", "final2") if g in groups)
         old = found.get(i)
         found[i] = _Statement(m.start(), i + 1, s[i].upper(), final or (old is not None and old.final))
         other = _hedged(s, i + 1, "explicit")
         if other and other != s[i].upper():  # "The answer is A or C": both, so no commitment
-            found[i + 1] = _Statement(i + 1, i + 2, other, found[i].final)
+            found[i] = found[i]._replace(pair=s[i].upper() + other)
+            found[i + 1] = _Statement(i + 1, i + 2, other, found[i].final, found[i].pair)
     if not found:
         return None
     statements = sorted(found.values())
     pool = [st for st in statements if st.final] or statements  # "final" statements outrank the others
+    if pool[-1] is not statements[-1] and statements[-1].letter != pool[-1].letter \
+            and _word_in(_REVISION, s, pool[-1].end, statements[-1].end):
+        pool = pool + [statements[-1]]  # "Final answer: B. ... so actually A": corrected after the final one
+    if alternative_after(s, pool[-1].end, pool[-1].letter):
+        return _CONFLICT  # letters-v5: "The answer is D, but it could also be C"
     if len({st.letter for st in pool}) == 1:
         return pool[0].letter
     last = pool[-1]
     overruled = [st for st in pool if st.letter != last.letter]
-    if _word_in(_REVISION, s, overruled[-1].end, last.start):  # "... the answer is A. Wait, ... the answer is C"
+    if _word_in(_REVISION, s, overruled[-1].end, last.end):  # "... the answer is A. Wait, ... the answer is C"
         return last.letter
+    if not last.pair and all(last.letter in st.pair for st in overruled):
+        return last.letter  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge
     return _CONFLICT
 
 
@@ -487,15 +430,16 @@ _LEADING = re2.compile(r"(?i)((?:option|choice|answer|letter) ?:? )?\(?\[?([A-Za
 # an echoed option of the same shape further on the line, followed by (a lookahead, checked) [A-Z0-9] or non-space
 _LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\) "), ".": re2.compile(r" ([A-Z])\. "),
               ":": re2.compile(r" (?:[Oo]ption |[Cc]hoice )?([A-Z]): ")}
+_LEADING_GLOSS = re2.compile(r" \([^()\n]{1,60}\)(?:[.,;:!]|$| [-–—])")  # "C (brain abscess), though ..." (v5)
 _LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
                              r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
 
 
 def _inside(i: int, spans) -> bool:
-    return any(start <= i < end for start, end in spans)
+    return any(start <= i < end for start, end, _ in spans)
 
 
-def _leading(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> str | None:
+def _leading(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = ()) -> str | None:
     """The letter the response opens with, alone on the first line or followed by a delimiter
     ("B. Retinal detachment", "(B) ...", "Option B: ..."); not "A fundus ...", "I think ...", "e.g.".
     Only the first line counts (the reasoning below it may name other options), unless the second line
@@ -519,12 +463,13 @@ def _line_letter(line: str) -> str | None:
     if not m or _word(line[m.start(2) + 1:m.start(2) + 2]) or not _is_option_letter(line, m.start(2), "leading"):
         return None
     i = m.start(2)
-    if _REJECTED_AFTER.match(line[i + 1:i + 60]):
-        return None  # "C - unlikely; ...": a rejected option, left to step 3
+    if _REJECTED_AFTER.match(line[i + 1:i + 60]) or line_verdict_rejects(line, i):
+        return None  # "C - unlikely; ...", "A. Pneumothorax – No": a rejected option, left to step 3
     if _hedged(line, i + 1, "leading"):
         return _CONFLICT  # "B or C ..."
     enclosed = i > 0 and line[i - 1] in "([" and line[i + 1:i + 2] in (")", "]")
-    if not (_LEADING_AFTER.match(line[i + 1:i + 12]) or (enclosed and line[i + 2:i + 3] in ("", " "))):
+    if not (_LEADING_AFTER.match(line[i + 1:i + 12]) or (enclosed and line[i + 2:i + 3] in ("", " "))
+            or _LEADING_GLOSS.match(line[i + 1:i + 80])):
         return None  # "B Retinal detachment" and other run-on text: left to step 3
     item = _LIST_ITEM.get("()" if enclosed else line[i + 1:i + 2])  # same shape as the opening "A)", "A.", "(A)"
     rest = line[i + 2:]
@@ -540,20 +485,30 @@ def _line_letter(line: str) -> str | None:
 _UPPER_OR_DIGIT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
-def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int]] = ()) -> tuple[str | None, set[str]]:
+def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = ()) \
+        -> tuple[str | None, set[str], list[tuple[int, str]]]:
     """The one capital letter standing alone anywhere, if only one (of A-E and the item's letters) does, and
     the letters the response rejects ("not A", "C is unlikely": never its answer, nor their option's text);
-    letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text."""
+    letters inside a mention of an option's text ("Hepatitis B" as an option) are part of that text. Also the
+    (position, letter) of each letter found, rejected ones left out."""
     # `(?<![WORD])\(?\[?([A-Z])(?![WORD])` as a scan: a capital with no word character on either side
-    found, rejected = set(), set()
+    found, rejected, positions, asked, stated = set(), set(), [], set(), set()
     for i, ch in enumerate(s):
         if ch in candidates and "A" <= ch <= "Z" and not _word(s[i - 1:i] if i else "") and not _word(s[i + 1:i + 2]) \
                 and not _inside(i, spans) and _is_option_letter(s, i, "standalone", negation=False):
-            (rejected if _rejected(s, i) else found).add(ch)
+            if _rejected(s, i):
+                rejected.add(ch)
+            else:  # letters-v5: "Maybe A?", "If it's B, we would see ...": named, but not stated
+                found.add(ch)
+                positions.append((i, ch))
+                (asked if in_question(s, i) or _hypothetical(s, i, i + 1) else stated).add(ch)
     found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
-    if len(found) > 1:
-        return _CONFLICT, rejected
-    return (found.pop() if found else None), rejected
+    positions = [(i, ch) for i, ch in positions if ch not in rejected]
+    if len(found) > 1:  # letters-v5: a concluding last sentence settles the discussion ("..., option B.")
+        return concluding_letter(s, positions) or _CONFLICT, rejected, positions
+    if found and not found & stated:
+        return _CONFLICT, rejected, positions  # "Maybe A?", "If it's B, ...": asked, never stated (letters-v5)
+    return (found.pop() if found else None), rejected, positions
 
 
 # ------------------------------------------------------------------ the rule
@@ -578,7 +533,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     (text, letters, options): callers cache it per distinct pair."""
     if not isinstance(text, str):
         return None
-    s = _normalised(_bounded(_answer_part(text)))
+    s = normalised(bounded(answer_part(text)))
     if not s:
         return None
     letters = letters.upper()
@@ -590,7 +545,9 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
     if found is None:
-        found, rejected = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+        found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+        if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
+            found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
     if found is None and options:
         if rejected:  # "C is unlikely": option C's text is rejected too
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))

@@ -45,7 +45,9 @@ _TABLE = {
     "age related macular degeneration": ("amd", "armd"), "diabetic macular edema": ("dme",),
     "chronic obstructive pulmonary disease": ("copd",), "tuberculosis": ("tb",),
     "hepatocellular carcinoma": ("hcc",), "renal cell carcinoma": ("rcc",),
-    "diffuse large b cell lymphoma": ("dlbcl",), "acute disseminated encephalomyelitis": ("adem",),
+    "diffuse large b cell lymphoma": ("dlbcl",), "atrial fibrillation": ("af", "afib"), "angiomyolipoma": ("aml",), "osteoarthritis": ("oa",),
+    "psoriatic arthritis": ("psa",), "rheumatoid arthritis": ("ra",), "atrial flutter": ("afl",), "primary cns lymphoma": ("pcnsl",),
+    "primary central nervous system lymphoma": ("pcnsl",), "central nervous system lymphoma": ("cnsl",), "acute disseminated encephalomyelitis": ("adem",),
     "idiopathic pulmonary fibrosis": ("ipf",), "usual interstitial pneumonia": ("uip",),
     "nonspecific interstitial pneumonia": ("nsip",), "non specific interstitial pneumonia": ("nsip",),
     "diffusion weighted": ("dwi",), "diffusion weighted imaging": ("dwi",), "fluid attenuated inversion recovery": ("flair",),
@@ -55,13 +57,15 @@ _TABLE = {
     "subdural haematoma": ("sdh",), "epidural hematoma": ("edh",), "epidural haematoma": ("edh",),
     "extradural hematoma": ("edh",), "squamous cell carcinoma": ("scc",), "basal cell carcinoma": ("bcc",), "ductal carcinoma in situ": ("dcis",),
 }
-_SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep"}
+_SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep", "metastasis": "mets",
+               "metastases": "mets"}
 
 
 class Alias(NamedTuple):
     needle: str  # folded, " word ... word "
     capitals: bool  # the response must write it in capitals (an initialism)
     genus: bool  # the response must write its first word as a capital followed by "." ("E. coli")
+    listed: bool = False  # from _TABLE: beats the same letters as another option's bare initials ("AF")
 
 
 def _initialisms(words: list[str], option: str) -> set[str]:
@@ -76,6 +80,11 @@ def _initialisms(words: list[str], option: str) -> set[str]:
     if len(lowered) >= 2 and len(lowered) == len(compounds):
         out.add("".join(w[0] for w in lowered))
         out.add("".join(w[0] for w in lowered if w not in _SKIPPED_IN_INITIALISMS))
+    content = [w for w in words if w not in _SKIPPED_IN_INITIALISMS]
+    for i in range(len(content)):  # letters-v5: a run of three or more words ("ACL" for "Anterior cruciate ligament tear")
+        for j in range(i + 3, min(len(content), i + _MAX_PART_WORDS) + 1):
+            if all(w[:1].isalpha() for w in content[i:j]):
+                out.add("".join(w[0] for w in content[i:j]))
     return {i for i in out if len(i) >= 2 and i not in _NOT_INITIALISMS}
 
 
@@ -138,7 +147,7 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
         text = " ".join(ws)
         for expansion, abbreviations in _TABLE.items():
             if _contains(" " + text + " ", " " + expansion + " "):
-                mine.update(Alias(" " + a + " ", True, False) for a in abbreviations if a != text)
+                mine.update(Alias(" " + a + " ", True, False, True) for a in abbreviations if a != text)
         if len(ws) == 2 and len(ws[0]) >= 4 and ws[0].isalpha() and (option or "").strip()[:1].isupper():
             mine.add(Alias(" " + ws[0][0] + " " + " ".join(ws[1:]) + " ", False, True))  # "e coli"
         for long, short in _SHORT_WORDS.items():
@@ -147,10 +156,62 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
         mine.update(Alias(p, False, False) for p in _parts(index, ws, others))
         found.append(sorted(mine))
     counts: dict[str, int] = {}
+    listed: dict[str, int] = {}
     for per_option in found:
         for needle in {a.needle for a in per_option}:
             counts[needle] = counts.get(needle, 0) + 1
+        for needle in {a.needle for a in per_option if a.listed}:
+            listed[needle] = listed.get(needle, 0) + 1
+    # a listed abbreviation of one option wins over the same letters as other options' initials ("AF": fibrillation)
+    found = [[a for a in per_option if a.listed or listed.get(a.needle, 0) == 0] for per_option in found]
+    counts = {needle: (1 if listed.get(needle) == 1 else n) for needle, n in counts.items()}
     full = [" " + " ".join(ws) + " " for ws in words]
     return [[a for a in per_option if counts[a.needle] == 1 and a.needle not in full
              and not any(_contains(full[k], a.needle) for k in range(len(full)) if k != index)]
             for index, per_option in enumerate(found)]
+
+
+# head nouns too general to stand for one option's category ("tumor", "lesion" describe the image)
+_VAGUE_HEADS = {"tumor", "tumour", "tumors", "disease", "lesion", "lesions", "mass", "masses", "syndrome", "change",
+                "changes", "injury", "infection", "process", "finding", "findings", "pattern", "abnormality",
+                "disorder", "condition", "anomaly", "variant", "nodule", "nodules", "cyst", "opacity", "sign",
+                "image", "imaging", "study", "scan", "view", "sequence", "weighted", "deficiency", "type", "grade",
+                "stage", "fracture", "defect", "malformation", "degeneration", "edema", "oedema", "hemorrhage",
+                "haemorrhage", "thickening", "enlargement", "dilatation", "dilation", "stenosis", "occlusion"}
+
+
+@functools.lru_cache(maxsize=4096)
+def head_nouns(folded_options: tuple) -> list[str | None]:
+    """Per option, its last word when the option has several words and that word names a category no other
+    option's words hold ("pneumonia" of "Lobar pneumonia"): not a name of the option (another pneumonia may
+    be meant), but a mention of it coordinated with another option ("pleural effusion and pneumonia") keeps the
+    response from committing (letters-v5)."""
+    words = [f.split() for f in folded_options]
+    out: list[str | None] = []
+    for index, ws in enumerate(words):
+        head = ws[-1] if len(ws) >= 2 else None
+        if head is None or len(head) < 5 or not head.isalpha() or head in _VAGUE_HEADS or head in _GENERIC_WORDS \
+                or any(head in other for k, other in enumerate(words) if k != index):
+            out.append(None)
+            continue
+        out.append(" " + head + " ")
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def lead_words(folded_options: tuple) -> list[str | None]:
+    """Per option, its first word when the option has several words and no other option holds that word, and it
+    is no generic or linking word and has five letters or more ("tinea" of "Tinea corporis", "tetralogy" of
+    "Tetralogy of Fallot"). It names the option only as a response's closing label ("Tinea.", "Boot-shaped
+    heart: tetralogy."), never inside a sentence, where such a word may be a modifier ("brain" of "Brain
+    abscess" in "a lesion in the brain") (letters-v5)."""
+    words = [f.split() for f in folded_options]
+    out: list[str | None] = []
+    for index, ws in enumerate(words):
+        lead = ws[0] if len(ws) >= 2 else None
+        if lead is None or len(lead) < 5 or not lead.isalpha() or lead in _GENERIC_WORDS or lead in _LINKING \
+                or any(lead in other for k, other in enumerate(words) if k != index):
+            out.append(None)
+            continue
+        out.append(lead)
+    return out

@@ -21,15 +21,17 @@ Everything here is a hand-written scan: no regular expression, linear in the res
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple, Sequence
 
-from .option_aliases import aliases
+from .option_aliases import aliases, head_nouns, lead_words
 
 _APOSTROPHES = "'’`´"
 _CLAUSE_ENDS = ".,;:!?\n"
 _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("exclude",), ("excludes",),
                     ("without",), ("against",), ("rather", "than"), ("other", "than"), ("instead", "of"),
                     ("rule", "out"), ("rules", "out"), ("ruled", "out"), ("ruling", "out"), ("more", "likely", "than"),
+                    ("better", "than"), ("neither",), ("nor",),
                     ("over",), ("not", "a"), ("not", "an"), ("not", "the"), ("isnt",), ("isnt", "a"), ("no", "evidence", "of"),
                     ("no", "signs", "of"), ("no", "sign", "of"))
 _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent",), ("is", "ruled", "out"), ("ruled", "out"), ("is", "unlikely"),
@@ -39,7 +41,14 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
-               "characteristic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits")
+               "characteristic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
+               "points")
+# letters-v5: a mention after one of these in its clause is not asserted ("I cannot determine whether this is a
+# pneumothorax", "It is not possible to diagnose pleural effusion", "If pleural effusion is present, ...")
+_UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossible", "unsure", "uncertain",
+                "insufficient", "couldnt", "wont"}
+_UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
+                      ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain")}
 # words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
 _GAP = 3
 _GAP_STOPS = {"because", "since", "as", "given", "which", "that", "and", "but", "while", "whereas", "so", "the",
@@ -50,9 +59,9 @@ _GENERIC = {"yes", "no", "none", "normal", "abnormal", "other", "unknown", "pres
 
 class Folded(NamedTuple):
     text: str  # " word word ... " (a space at both ends, single spaces between words)
-    source: str  # the text folded
     origin: list[int]  # origin[k] = index in the source text of text[k]
     clause: list[int]  # clause[k] = how many clause ends (. , ; : ! ? newline) precede text[k]
+    source: str  # the text folded
 
 
 def fold(source: str) -> Folded:
@@ -87,16 +96,49 @@ def fold(source: str) -> Folded:
         chars.append(" ")
         origin.append(len(source))
         clause.append(n_clause)
-    return Folded("".join(chars), source, origin, clause)
+    return Folded(*_american(chars, origin, clause), source=source)
+
+
+def _american(chars: list[str], origin: list[int], clause: list[int]) -> tuple[str, list[int], list[int]]:
+    """British spellings folded as American ones in words of six or more characters (letters-v5): "ae"/"oe"
+    -> "e" before the word's end ("haemorrhage", "oedema", "oesophagus"), a final "our" -> "or" ("tumour"). Both the response and
+    the options are folded alike, so only the pairs matter."""
+    keep = [True] * len(chars)
+    k, n = 0, len(chars)
+    while k < n:
+        if chars[k] == " ":
+            k += 1
+            continue
+        end = k
+        while end < n and chars[end] != " ":
+            end += 1
+        if end - k >= 6:
+            for j in range(k, end - 2):  # not a final "ae": Latin plurals and genitives ("bullae", "pneumoniae")
+                if chars[j] in "ao" and chars[j + 1] == "e":
+                    keep[j] = False
+            if chars[end - 3:end] == ["o", "u", "r"]:
+                keep[end - 2] = False
+        k = end
+    if all(keep):
+        return "".join(chars), origin, clause
+    kept = [j for j in range(n) if keep[j]]
+    return "".join(chars[j] for j in kept), [origin[j] for j in kept], [clause[j] for j in kept]
+
+
+@functools.lru_cache(maxsize=8192)
+def folded_option(option: str | None) -> str:
+    """An option's folded text (options repeat across a benchmark's items: folded once each)."""
+    return fold(option or "").text
 
 
 class Mention(NamedTuple):
     start: int  # in the folded text
     end: int
     index: int  # which option
-    tier: int = 0  # 0: the option's text; 1: an alias (option_aliases.py)
+    tier: int = 0  # 0: the option's text; 1: an alias (option_aliases.py); 2: a head noun (competes only)
 
 
+_VERDICT_MARKS = ("?", "-", "–", "—", ":")
 _LATIN_PLURALS = (("is", "es"), ("us", "i"), ("um", "a"), ("a", "ae"))
 
 
@@ -113,7 +155,11 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
     clause before the next mention, "X with surrounding edema is unlikely": up to _GAP words between, none
     of them a conjunction, article or verb)?"""
     text = folded.text
-    if any(_words_before(text, start, len(p)) == p for p in _NEGATION_BEFORE):
+    lo = start
+    while lo > 0 and start - lo < 60 and folded.clause[lo - 1] == folded.clause[start]:
+        lo -= 1  # letters-v5: within the mention's clause ("Pneumothorax? No. Pleural effusion? Yes.")
+    before = text[lo:start]
+    if any(_words_before(before, len(before), len(p)) == p for p in _NEGATION_BEFORE):
         return True
     limit = min(next_start, end + 120, len(text))
     clause = folded.clause[start]
@@ -122,6 +168,8 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
         cut += 1
     after = text[end:cut].split() + text[cut:cut + 60].split()[:4]  # the phrase itself may end the clause
     in_clause = len(text[end:cut].split())
+    if after[:1] == ["no"] and folded.source[folded.origin[end - 1] + 1:folded.origin[end - 1] + 3].strip() in _VERDICT_MARKS:
+        return True  # "Pneumothorax? No.", "RA - no" (a verdict list; letters-v5)
     for skip in range(_GAP + 1):
         if skip and (skip > in_clause - 1 or after[skip - 1] in _GAP_STOPS or len(after[skip - 1]) == 1):
             return False
@@ -156,27 +204,35 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
     found: list[Mention] = []
     whole = folded.text.strip()
     for index, option in enumerate(options):
-        needle = fold(option or "").text
+        needle = folded_option(option)
         words = needle.split()
         if not words:
             continue
         if (len(words) == 1 and len(words[0]) <= 3) or " ".join(words) in _GENERIC:
             if whole == needle.strip():  # "ct", "Yes": only as the whole response
                 found.append(Mention(1, len(folded.text) - 1, index))
+            elif " ".join(words) in _GENERIC:  # letters-v5: "Yes, there is ...", "The answer is no."
+                found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle)
+                             if _answers_alone(folded, s, e))
             elif _acronym(option):  # "CT", "MRI": also written in capitals inside a sentence ("an MRI of ...")
                 found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle)
                              if _capitals(folded, s, s + len(words[0])))
             continue
-        found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle))
-    for index, per_option in enumerate(aliases([fold(o or "").text for o in options], options)):
+        for variant in _eponym_variants(option or "", words):
+            found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, variant))
+    for index, per_option in enumerate(aliases([folded_option(o) for o in options], options)):
         for alias in per_option:
             words = alias.needle.split()
             for s, e in _occurrences(folded.text, alias.needle):
-                if alias.capitals and not (_capitals(folded, s, e) and e - s == len(words[0])):
-                    continue  # "ARDS", not the word "ards"
+                if alias.capitals and not ((_capitals(folded, s, e) or _capped(folded, s, e)) and e - s == len(words[0])):
+                    continue  # "ARDS" (or "PsA": capital first and last), not the word "ards"
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 found.append(Mention(s, e, index, 1))
+    found.extend(_term_list_mentions(folded, options, found))
+    for index, head in enumerate(head_nouns(tuple(folded_option(o) for o in options))):
+        if head is not None:
+            found.extend(Mention(s, e, index, 2) for s, e in _occurrences(folded.text, head))
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[Mention] = []
     reach = -1  # the furthest end of a kept mention: one starting before it and ending within it is inside
@@ -186,6 +242,59 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
         kept.append(m)
         reach = max(reach, m.end)
     return kept
+
+
+_ANSWER_LABEL = (("answer", "is"), ("answer",), ("answer", "would", "be"), ("diagnosis", "is"))
+
+
+def _answers_alone(folded: Folded, start: int, end: int) -> bool:
+    """Does a generic option's mention ("yes", "no") open the response as its own clause ("Yes, there is a
+    fracture") or close an answer statement ("The answer is no.")?"""
+    clause = folded.clause[start]
+    opens = folded.text[:start].strip() == "" and (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause
+                                                    or folded.text[end:].strip() == "")
+    closes = (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause) \
+        and any(_words_before(folded.text, start, len(p)) == p for p in _ANSWER_LABEL)
+    return opens or closes
+
+
+def _eponym_variants(option: str, words: list[str]) -> list[str]:
+    """The option's folded text, and (letters-v5) its first word with and without a possessive "s" when it is a
+    name of two or more words: "Ewing's sarcoma" = "Ewing sarcoma", "Cushing syndrome" = "Cushing's syndrome"."""
+    variants = [" " + " ".join(words) + " "]
+    first = option.strip().split(" ", 1)[0]
+    if len(words) >= 2 and first[:1].isupper() and len(words[0]) >= 4 and words[0].isalpha():
+        if words[0].endswith("s") and first[-2:-1] in _APOSTROPHES or first[-1:] in _APOSTROPHES:
+            variants.append(" " + " ".join([words[0][:-1] if words[0].endswith("s") else words[0]] + words[1:]) + " ")
+        if not words[0].endswith("s"):
+            variants.append(" " + " ".join([words[0] + "s"] + words[1:]) + " ")
+    return variants
+
+
+_LIST_JOINERS = ("or", "and", "nor")
+
+
+def _term_list_mentions(folded: Folded, options: Sequence[str], found: list[Mention]) -> list[Mention]:
+    """letters-v5: "hepatitis B or C" also names "Hepatitis C", "vitamin C and D" "Vitamin D deficiency": a
+    one-letter word after a mention ending in a one-letter word, joined by "or"/"and"/a comma, completes the
+    same term, which names the one option holding it."""
+    texts = [folded_option(o) for o in options]
+    extra = []
+    for m in found:
+        words = folded.text[m.start:m.end].split()
+        if len(words) < 2 or len(words[-1]) != 1:
+            continue
+        after = folded.text[m.end:m.end + 12].split()[:2]
+        if after and after[0] in _LIST_JOINERS:
+            after = after[1:]
+        if after and len(after[0]) == 1 and after[0].isalpha():
+            term = " " + " ".join(words[:-1] + after[:1]) + " "
+            holders = [k for k, text in enumerate(texts) if term in text]
+            other = holders[0] if len(holders) == 1 else None
+            if other is not None and other != m.index:
+                at = folded.text.index(" " + after[0] + " ", m.end) + 1
+                extra.append(Mention(at, at + 1, other))
+    return extra
 
 
 def _acronym(option: str) -> bool:
@@ -200,26 +309,99 @@ def _genus_initial(folded: Folded, start: int) -> bool:
     return folded.source[i].isupper() and folded.source[i + 1:i + 2] == "."
 
 
+def _capped(folded: Folded, start: int, end: int) -> bool:
+    """A mixed-case abbreviation of three letters or more, capital first and last ("PsA", "IgG" is not)."""
+    return end - start >= 3 and folded.source[folded.origin[start]].isupper() and folded.source[folded.origin[end - 1]].isupper()
+
+
 def _capitals(folded: Folded, start: int, end: int) -> bool:
     """Is the folded span [start, end) written in capitals in the source (the acronym, not the word "ct")?"""
     return all(not c.isalpha() or c.isupper() for c in (folded.source[folded.origin[k]] for k in range(start, end)))
 
 
-def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> tuple[int | None, list[tuple[int, int]]]:
+def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> tuple[int | None, list[tuple[int, int, int]]]:
     """The index of the one option the response names by text (None if none or several), and the source
-    spans of every mention (letters inside them are part of a term, never an answer letter). Options whose
+    spans (start, end, option index) of every mention (letters inside them are part of a term, never an answer letter). Options whose
     letter the response rejected (`rejected` indices, "C is unlikely") count as rejected mentions. Aliases
     (abbreviations, part-names) are read only when no option's full text is named and not rejected."""
     folded = fold(source)
     found = mentions(folded, options)
-    spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1) for m in found]
+    spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1, m.index) for m in found]
     starts = [m.start for m in found] + [len(folded.text)]
     live = [m for k, m in enumerate(found)
             if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
+    live = [m for k, m in enumerate(live) if (m.tier < 2 or _coordinated(folded, live, k)) and not _unasserted(folded, m.start)]
+    factual = [m for m in live if not _counterfactual(folded.text, m.end)]
+    if factual:  # letters-v5: "meningioma. Glioblastoma would be intra-axial": the other option as a contrast
+        live = factual
     full = {m.index for m in live if m.tier == 0}
-    if full and not {m.index for m in live if m.tier == 1} - full:
+    if full and not {m.index for m in live if m.tier >= 1} - full:
         live = [m for m in live if m.tier == 0]  # the full texts decide; their aliases add nothing
-    return _decide(folded, live), spans  # an alias of another option competes ("pleural effusion and pneumonia")
+    if not found:
+        return _closing_label(source, options), spans
+    chosen = _decide(folded, live)  # an alias of another option competes ("pleural effusion and pneumonia")
+    if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
+        chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
+    return chosen, spans
+
+
+def _unasserted(folded: Folded, start: int) -> bool:
+    """Does the clause holding the mention at `start` refuse or condition it before it ("I cannot tell whether
+    this is X", "not possible to diagnose X", "if X is present")? At most 20 words back."""
+    lo = start
+    clause = folded.clause[start]
+    while lo > 0 and start - lo < 160 and folded.clause[lo - 1] == clause:
+        lo -= 1
+    words = folded.text[lo:start].split()[-20:]
+    return any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:]))
+
+
+_LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
+
+
+def _closing_label(source: str, options: Sequence[str]) -> int | None:
+    """The option whose first word alone closes the response ("Tinea.", "Rib notching = coarctation."), when
+    nothing else names an option (option_aliases.lead_words)."""
+    text = source[-200:].rstrip(" .!)]*\n")
+    cut = max([text.rfind(sep) + len(sep) for sep in _LABEL_SEPARATORS if sep in text] + [0])
+    words = fold(text[cut:]).text.split()
+    if len(words) != 1:
+        return None
+    leads = lead_words(tuple(folded_option(o) for o in options))
+    named = [k for k, lead in enumerate(leads) if lead is not None and words[0] in (lead, lead + "s")]
+    return named[0] if len(named) == 1 else None
+
+
+_COORDINATORS = {"and", "or", "vs", "versus", "nor"}
+_COMMITS_AFTER_WOULD = {"my", "the", "most", "best", "correct", "favored", "favoured", "preferred", "likely"}
+_NEEDED = {"needed", "required", "necessary", "useful", "helpful", "indicated", "considered", "recommended", "a", "an"}
+_DESCRIBING = {"show", "have", "appear", "demonstrate", "typically", "usually", "look", "display", "present", "not"}
+
+
+def _counterfactual(text: str, end: int) -> bool:
+    """Is the mention ending at `end` followed by "would ..." describing it ("Glioblastoma would be intra-axial",
+    "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it?"""
+    after = _words_after(text, end, 3)
+    if len(after) < 3 or after[0] != "would":
+        return False
+    if after[1] == "be":
+        return after[2] not in _COMMITS_AFTER_WOULD and after[2] not in _NEEDED
+    return after[1] in _DESCRIBING
+
+
+def _coordinated(folded: Folded, live: list[Mention], k: int) -> bool:
+    """Is the head-noun mention live[k] listed beside a mention of another option ("pleural effusion and
+    pneumonia", "pneumonia or pleural effusion", "effusion, pneumonia")? Only then does it compete."""
+    head = live[k]
+    for j in (k - 1, k + 1):
+        if not 0 <= j < len(live) or live[j].tier == 2 or live[j].index == head.index:
+            continue
+        first, second = (live[j], head) if j < k else (head, live[j])
+        gap = folded.text[first.end:second.start].split()
+        between = folded.source[folded.origin[first.end - 1] + 1:folded.origin[second.start]]
+        if len(gap) <= 1 and all(w in _COORDINATORS for w in gap) and all(c in " ,/" or c.isalpha() for c in between):
+            return True
+    return False
 
 
 def _decide(folded: Folded, live: list[Mention]) -> int | None:
@@ -231,6 +413,15 @@ def _decide(folded: Folded, live: list[Mention]) -> int | None:
         in_clause = [m for m in live if folded.clause[m.start] == last_clause]
         if len({m.index for m in in_clause}) == 1 and _concludes(folded, last_clause, in_clause[0].start):
             return in_clause[0].index
+        # letters-v5: else the one option whose own clause concludes, when no other's does ("X is most likely,
+        # although a small Y is also present")
+        by_clause: dict[int, list[Mention]] = {}
+        for m in live:
+            by_clause.setdefault(folded.clause[m.start], []).append(m)
+        concluded = {ms[0].index for c, ms in by_clause.items()
+                     if len({m.index for m in ms}) == 1 and _concludes(folded, c, ms[0].start)}
+        if len(concluded) == 1:
+            return concluded.pop()
     return None
 
 

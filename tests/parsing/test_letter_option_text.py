@@ -122,7 +122,7 @@ def test_fold_and_mentions():
     assert folded.clause[folded.text.index("yes")] == 2
     assert [m.index for m in mentions(fold("Hodgkin lymphoma and lymphoma"), LYMPH)] == [0, 2]
     index, spans = named_option("It is a Hodgkin lymphoma.", LYMPH)
-    assert index == 0 and spans == [(8, 24)]
+    assert index == 0 and spans == [(8, 24, 0)]  # (start, end, option index)
 
 
 def test_results_keep_the_rule_they_were_scored_under():
@@ -131,7 +131,7 @@ def test_results_keep_the_rule_they_were_scored_under():
     old_summary = ("letters-v2: explicit answer statement (final ones decide) > lone leading letter > single "
                    "standalone capital letter; ...")
     assert rule_of({"letter_rule": old_summary}) == "letters-v2"
-    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v4"
+    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v5"
     assert rule_of({"letter_rule_version": "letters-v3", "letter_rule": old_summary}) == "letters-v3"
     assert rule_of({}) is None and rule_of({"letter_rule": "something else"}) is None
 

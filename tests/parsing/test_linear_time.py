@@ -38,9 +38,16 @@ CRAFTED = {  # each of these took from seconds to hours with the original patter
     "spaces": lambda n: " " * n + "x",
     "option_or": lambda n: "option A or " * (n // 12),
     "answer_colons": lambda n: "answer: " * (n // 8),
+    # letters-v5: labels beside option texts, questions and conditions, verdict lines, option numbers
+    "option_labels": lambda n: "Pleural effusion (B) and pneumonia (C); " * (n // 40),
+    "questions": lambda n: "Maybe A? If it's B, " * (n // 20),
+    "verdict_lines": lambda n: "A. Pneumothorax – No\n" * (n // 21),
+    "option_numbers": lambda n: "option 3 the first option 选项2 " * (n // 31),
 }
 PARSERS = {
     "letters": lambda t: parse_letter(t, "ABCDE"),
+    "letters_options": lambda t: parse_letter(t, "ABCD", ["Pneumothorax", "Pleural effusion", "Lobar pneumonia",
+                                                         "Pulmonary edema"]),
     "medreamm": parse_response,
     "medrealmm": clean_response,
     "xpcr_confidence": parse_confidence,

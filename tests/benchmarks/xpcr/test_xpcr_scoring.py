@@ -19,7 +19,7 @@ from dataset_builders.stage import build
 from leaderboard.scoring import registry
 from leaderboard.scoring.benchmark import ScoringContext
 from benchmarks.xpcr.response_letters import _parse_responses
-from leaderboard.scoring.letters import parse_letter
+from leaderboard.scoring.letters import RULE_VERSION, parse_letter
 from leaderboard.scoring.score_file import score_file, validate_file
 from leaderboard.scoring.result import Result
 from xpcr_release import SCORING_CASES, SCORING_ROWS, image_row, write_release
@@ -334,7 +334,7 @@ def test_option_text_answers_use_the_items_options(built, tmp_path):
     correct = {i: result.per_item[i]["correct"] for i in (l["id"] for l in lines)}
     assert correct == {"img1-1": 1, "img1-2": 0, "img1-3": 0, "img1-4": 1, "img1-5": 1}
     assert result.parse_failures == 1
-    assert result.protocol["letter_rule_version"] == "letters-v4"
+    assert result.protocol["letter_rule_version"] == RULE_VERSION == "letters-v5"
 
 
 def test_vectorised_parsing_with_options_keeps_digits():

@@ -1,0 +1,65 @@
+"""Reading a response before the letter rule looks at it (rule letters-v5): the answer part of a reasoning trace,
+the first HEAD and last TAIL characters, and markup-free text whose whitespace runs are single " " or "\\n"
+(with option numbers written as letters, option_numbers.py). Every pattern is RE2: linear time."""
+from __future__ import annotations
+
+import unicodedata
+
+import re2
+
+from leaderboard.scoring.option_numbers import numbers_as_letters, zero_beside_underscores
+
+HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
+_THINK_TAG = re2.compile(r"(?i)<(/?)think(?:ing)?>")
+_STRIKE = re2.compile(r"~~[^~\n]{0,200}~~")  # struck-out text is withdrawn ("~~A~~ C")
+_BOLD_LETTERS = [re2.compile(rf"{d}[(\[]?([A-Za-z])[)\]]?([.:)]?){d}") for d in (r"\*\*", "__")]
+_MARKUP = re2.compile(r"[*_`#$]+|(?m:^[ \t]*>[> \t]*)")  # bold/italics/code/headings/LaTeX math/quotes
+# Python's `\s` minus the newline (RE2's `\s` is ASCII only)
+_SPACES = re2.compile(r"[\t\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+")
+_NEWLINES = re2.compile(r" ?\n[ \n]*")  # after _SPACES every whitespace run is one " " or one "\n"
+
+
+def answer_part(text: str) -> str:
+    """The text after the last </think> (R1-style outputs may lack the opening tag); the thinking itself
+    only when nothing follows it, or when an opened block was never closed and nothing precedes it."""
+    first_open = last_close = None
+    for tag in _THINK_TAG.finditer(text):  # one scan: linear even on "<think>" * 100000
+        if tag.group(1):
+            last_close = tag
+        elif first_open is None:
+            first_open = tag
+    if last_close is not None:
+        after = text[last_close.end():]
+        if _THINK_TAG.sub("", after).strip():
+            return after
+        opens = [t for t in _THINK_TAG.finditer(text[:last_close.start()]) if not t.group(1)]
+        return text[opens[-1].end() if opens else 0:last_close.start()]
+    if first_open is not None:
+        before = text[:first_open.start()]
+        return before if before.strip() else text[first_open.end():]
+    return text
+
+
+def bounded(text: str) -> str:
+    """First HEAD and last TAIL characters, each cut at whitespace so no word fragment ("ADC" -> "C")
+    turns into a letter."""
+    if len(text) <= HEAD + TAIL:
+        return text
+    head, tail = text[:HEAD], text[-TAIL:]
+    cut = max(head.rfind(" "), head.rfind("\n"))
+    head = head[:cut] if cut > 0 else head
+    starts = [i for i in (tail.find(" "), tail.find("\n")) if i >= 0]
+    tail = tail[min(starts):] if starts else tail
+    return head + "\n...\n" + tail
+
+
+def normalised(text: str) -> str:
+    """Markup-free text whose whitespace runs are single " " or "\\n", so patterns need no `\\s*`."""
+    text = unicodedata.normalize("NFKC", _THINK_TAG.sub(" ", text))  # full-width "Ｃ", "：" -> "C", ":"
+    text = bounded(text)  # again: NFKC can lengthen a text up to 18-fold
+    text = _STRIKE.sub(" ", text)
+    for bold in _BOLD_LETTERS:  # "**A** Retinal ..." is a letter, not "A Retinal"
+        text = bold.sub(r"(\1)\2", text)
+    text = _MARKUP.sub(" ", zero_beside_underscores(text))
+    text = text.replace("\\(", "(").replace("\\)", ")")
+    return numbers_as_letters(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip())
