@@ -217,13 +217,15 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
                       show_progress="hidden")
     refresh.click(update, inputs, outputs, api_name=f"table_{bench.name}")
     refresh.click(redraw_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
-    gr.Timer(LIVE_SECONDS).tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
-                                show_progress="hidden")
+    timer = gr.Timer(LIVE_SECONDS)
+    timer.tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
+               show_progress="hidden")
     app.load(tick, [gr.State(None), show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
              show_progress="hidden")  # fresh rows and download files on every page load
     with gr.Tabs():  # per-stratum results and the cases themselves (space/breakdown_view.py, space/item_browser.py)
         with gr.Tab("Breakdown", id=f"breakdown-{bench.name}") as breakdown:
-            breakdown_tab(app, service, bench, breakdown, parent=tab, on_load=first, show_sample=show_sample)
+            breakdown_tab(app, service, bench, breakdown, parent=tab, on_load=first, show_sample=show_sample,
+                          timer=timer)
         with gr.Tab("Items", id=f"items-{bench.name}") as items:
             item_browser_tab(service, bench, items)
 

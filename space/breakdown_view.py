@@ -27,10 +27,16 @@ def _metric_choices(bench, entries, stratum):
     return [(bench.metric_spec(m).label, m) for m in metrics_available(bench, entries, stratum)] if stratum else []
 
 
-def _note(bench, bd: Breakdown | None) -> str:
+def _note(bench, bd: Breakdown | None, hidden_only: bool = False) -> str:
+    """`hidden_only`: records here have strata, but disclosure control hid every cell (too few items in each)."""
     parts = []
     if bench.breakdown_note:
         parts.append(bench.breakdown_note)
+    if bd is None and hidden_only:
+        parts.append("The records on this board have per-stratum values, but every cell covers too few items to "
+                     "be shown: a cell is published only when it cannot reveal single items' scores (see About, "
+                     "disclosure control). A run on the full release has cells large enough.")
+        return "\n\n".join(parts)
     if bd is None:
         parts.append("No record of this benchmark has per-stratum values yet: submissions scored here will have them.")
         return "\n\n".join(parts)
@@ -156,12 +162,12 @@ def _view(bench, everything, sample, stratum, metric, chosen):
     return (gr.update(choices=strata, value=stratum, visible=bool(strata)),
             gr.update(choices=metrics, value=metric, visible=bool(strata)),
             gr.update(choices=_model_choices(bd), value=_chosen(bd, chosen), visible=radar_too),
-            gr.update(value=heat, visible=shown), _note(bench, bd), gr.update(value=rad, visible=radar_too),
+            gr.update(value=heat, visible=shown), _note(bench, bd, bool(strata)), gr.update(value=rad, visible=radar_too),
             gr.update(value=_download(full, bench, everything, bool(sample)), visible=shown), phone_list(bench, bd))
 
 
 def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None, parent: gr.Tab | None = None,
-                  on_load: bool = True, show_sample: gr.Checkbox | None = None) -> None:
+                  on_load: bool = True, show_sample: gr.Checkbox | None = None, timer: gr.Timer | None = None) -> None:
     """The sub-tab's components and events; call inside `tab`. Nothing is computed while the app is built
     (start-up reads no results): the sub-tab is drawn when the page loads (`on_load`: the benchmark shown
     first), when its benchmark's tab (`parent`) or the sub-tab is opened, and whenever a control changes."""
@@ -196,6 +202,17 @@ def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None, par
         show_sample.input(new_board, [stratum, metric, sample], outputs, api_name=False, show_progress="hidden")
     if on_load:
         app.load(update, [stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")
+    if timer is not None:  # a result that lands redraws the breakdown as it does the table (the page's own timer)
+        seen = gr.State(None)
+
+        def live(last, stratum, metric, chosen, sample):
+            version = BOARDS.get(bench, service.entries(name)).serial
+            if version == last:
+                return (*(gr.skip() for _ in outputs), last)
+            return (*update(stratum, metric, chosen, sample), version)
+
+        timer.tick(live, [seen, stratum, metric, models, sample], [*outputs, seen], api_name=False,
+                   show_progress="hidden")
     for opened in (tab, parent):
         if opened is not None:
             opened.select(update, [stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")

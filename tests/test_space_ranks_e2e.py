@@ -86,6 +86,8 @@ def test_sample_submission_appears_live_on_its_own_board_never_as_paper_protocol
     assert shown[0] == "1" and "sample data" in shown and "paper protocol" not in shown
     assert page.locator("#table-medreamm [role=row]").filter(has_text="Sample-Model").count() == 0  # not among paper rows
     assert page.locator("#sample-table-medreamm").get_by_text("paper protocol").count() == 0
+    # the breakdown below follows live too: the sample board's one record, not "no record yet"
+    page.locator("#bd-note-medreamm").get_by_text("(1 row;").wait_for()
     page.screenshot(path=str(ARTIFACTS / "ranks-03-sample-board.png"), full_page=True)
     page.get_by_role("tab", name="Overview").click()
     page.locator("#overview [role=row]").filter(has_text="Gemini-2.5-Pro").first.wait_for()

@@ -83,3 +83,14 @@ def test_csv_export_is_safe_against_formula_injection_and_json_is_exact():
     assert ",-3.0" in csv  # numbers stay numbers
     records = json.loads(export_json(table))
     assert records[0]["model"] == "=cmd|' /C calc'!A0" and records[2]["score"] == -3.0  # JSON keeps values as they are
+
+
+def test_the_breakdown_note_says_why_a_board_with_strata_shows_no_cell():
+    from leaderboard.scoring import registry
+    from space.breakdown_view import _note
+
+    bench = registry.scorer("medreamm")
+    hidden = _note(bench, None, hidden_only=True)
+    assert "every cell covers too few items" in hidden and "No record" not in hidden
+    empty = _note(bench, None)
+    assert "No record of this benchmark has per-stratum values yet" in empty and "too few" not in empty
