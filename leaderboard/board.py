@@ -50,9 +50,13 @@ def size_bucket(params_b: float | None) -> str:
 
 def release_gap(bench: Benchmark, result) -> str | None:
     """Why a submission was not scored on the paper's full release (None when it was, or when unknown)."""
-    if result.source != "submission" or not bench.release_items:
+    return _gap(bench, result.source, result.protocol, result.n_items)
+
+
+def _gap(bench: Benchmark, source: str, protocol: dict, n_items: int) -> str | None:
+    if source != "submission" or not bench.release_items:
         return None
-    items = result.protocol.get("items") or result.n_items
+    items = protocol.get("items") or n_items
     if items and items < bench.release_items:
         return f"scored on {items:,} items; the paper's release has {bench.release_items:,}"
     return None
@@ -65,19 +69,27 @@ def main_entries(bench: Benchmark, entries: list) -> list:
 
 def protocol_badge(result, gap: str | None = None) -> tuple[str, str]:
     """(short badge, the reasons behind it)."""
+    return _badge(result.protocol, gap)
+
+
+def _badge(protocol: dict, gap: str | None = None) -> tuple[str, str]:
     if gap:
         return "sample data", f"Not comparable with the paper: {gap} (a sample build)."
-    if result.protocol.get("comparable_to_paper"):
+    if protocol.get("comparable_to_paper"):
         return "paper protocol", "Scored as the paper did."
-    reasons = result.protocol.get("not_comparable_because") or ["protocol differs"]
+    reasons = protocol.get("not_comparable_because") or ["protocol differs"]
     return "differs", "Not comparable with the paper: " + "; ".join(dict.fromkeys(map(str, reasons))) + "."
 
 
 def paper_interval(spec, result, value: float) -> tuple[float, float, str] | None:
     """A paper row's 95% CI from its published n when the metric is a proportion (Wilson)."""
+    return _paper_interval(spec, result.protocol, result.n_items, value)
+
+
+def _paper_interval(spec, protocol: dict, n_items: int, value: float) -> tuple[float, float, str] | None:
     if not spec.proportion:
         return None
-    n = spec.published_n or (result.protocol.get("n_by_metric") or {}).get(spec.name) or result.n_items
+    n = spec.published_n or (protocol.get("n_by_metric") or {}).get(spec.name) or n_items
     if not n:
         return None
     lo, hi = wilson(value, int(n))
@@ -146,12 +158,17 @@ class Board:
 
     @classmethod
     def build(cls, bench: Benchmark, entries: list) -> "Board":
+        """From the entries' columns (board_rows: stored results straight from their shard columns)."""
+        from .board_rows import columns_of
+
         primary = bench.primary_metric
-        ranked = [e for e in entries if e.result.metrics.get(primary) is not None]
-        gaps = {id(e): release_gap(bench, e.result) for e in ranked}
+        columns = columns_of(entries, [m.name for m in bench.metrics])
+        ranked = np.flatnonzero(~np.isnan(columns.metrics[primary]))
+        gaps = {int(i): _gap(bench, columns.source[i], columns.protocol[i], int(columns.n_items[i])) for i in ranked}
         board = cls(bench)
-        board.parts[MAIN] = _part(bench, [e for e in ranked if not gaps[id(e)]], gaps)
-        board.parts[SAMPLE] = _part(bench, [e for e in ranked if gaps[id(e)]], gaps)
+        for name, keep in ((MAIN, [int(i) for i in ranked if not gaps[int(i)]]),
+                           (SAMPLE, [int(i) for i in ranked if gaps[int(i)]])):
+            board.parts[name] = _part(bench, [entries[i] for i in keep], columns.take(keep), [gaps[i] for i in keep])
         return board
 
     def count(self, board: str) -> int:
@@ -192,39 +209,42 @@ class Board:
         return found
 
 
-def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
+def _part(bench: Benchmark, entries: list, columns, gaps: list) -> Part:
+    """One board from its rows' columns (board_rows.Columns); `gaps[i]` is row i's release gap."""
     primary = bench.primary_metric
     spec = bench.metric(primary)
     sign = -1.0 if spec.higher_is_better else 1.0
-    entries = sorted(entries, key=lambda e: (sign * e.result.metrics[primary], e.result.created_at))
-    results = [e.result for e in entries]
-    scores = np.array([r.metrics[primary] for r in results], dtype=float)
-    lows, highs, methods = [], [], []
-    for r, value in zip(results, scores):
-        ci = r.ci.get(primary)
-        if ci and ci[0] is not None and ci[1] is not None:
-            lows.append(ci[0]), highs.append(ci[1]), methods.append("bootstrap over items")
-        elif r.source != "submission" and (interval := paper_interval(spec, r, value)):
-            lows.append(interval[0]), highs.append(interval[1]), methods.append(interval[2])
+    raw = columns.metrics[primary]
+    order = sorted(range(len(entries)), key=lambda i: (sign * raw[i], columns.created_at[i]))
+    entries, columns, gaps = [entries[i] for i in order], columns.take(order), [gaps[i] for i in order]
+    scores = columns.metrics[primary].astype(float)
+    lows, highs = columns.ci_low[primary].copy(), columns.ci_high[primary].copy()
+    methods = []
+    for i, value in enumerate(scores.tolist()):
+        source = columns.source[i]
+        if not np.isnan(lows[i]):
+            methods.append("bootstrap over items")
+        elif source != "submission" and (interval := _paper_interval(spec, columns.protocol[i],
+                                                                     int(columns.n_items[i]), value)):
+            lows[i], highs[i] = interval[0], interval[1]
+            methods.append(interval[2])
         else:
-            lows.append(np.nan), highs.append(np.nan)
-            methods.append("none (not a proportion)" if r.source != "submission" else "none")
-    lows, highs = np.array(lows, dtype=float), np.array(highs, dtype=float)
+            methods.append("none (not a proportion)" if source != "submission" else "none")
     lo_rank = np.where(np.isnan(lows), scores, lows)
     hi_rank = np.where(np.isnan(highs), scores, highs)
     ranks = rank_ranges(scores, lo_rank, hi_rank, spec.higher_is_better,
                         resamples=[e.paired_resamples for e in entries],
-                        pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals,
-                        pair_ids=[(e.entry_id, r.metrics[primary]) for e, r in zip(entries, results)],
+                        pair_keys=[p.get("dataset_fingerprint") for p in columns.protocol], decimals=spec.decimals,
+                        pair_ids=[(e.entry_id, s) for e, s in zip(entries, scores.tolist())],
                         cache=PAIR_OUTCOMES.setdefault(bench.name, {}))
-    badges = [protocol_badge(r, gaps.get(id(e))) for e, r in zip(entries, results)]
-    models = [canonical_info(r.model, r.source) for r in results]  # one name per model on every board
-    columns = {
+    badges = [_badge(p, g) for p, g in zip(columns.protocol, gaps)]
+    models = [canonical_info(m, s) for m, s in zip(columns.model, columns.source)]  # one name per model on every board
+    table = {
         "rank": ranks.labels(),
         "rank_best": ranks.best,
         "rank_worst": ranks.worst,
         "model": [m.name for m in models],
-        "source": [SOURCE_BADGES.get(r.source, r.source) for r in results],
+        "source": [SOURCE_BADGES.get(s, s) for s in columns.source],
         "protocol": [b[0] for b in badges],
         "protocol_reasons": [b[1] for b in badges],
         primary: scores,
@@ -232,29 +252,26 @@ def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
         f"{primary}_ci_high": highs,
         "ci_method": methods,
     }
-    others = [m.name for m in bench.metrics if m.name != primary]
-    if others:  # one C-level pass over the metric dicts (None -> NaN)
-        values = pd.DataFrame([r.metrics for r in results], columns=others, dtype=float)
-        columns.update({name: values[name].to_numpy() for name in others})
-    columns.update({
-        "coverage_pct": np.array([np.nan if r.coverage is None else 100 * r.coverage for r in results], dtype=float),
-        "date": [r.created_at[:10] for r in results],
+    table.update({m.name: columns.metrics[m.name] for m in bench.metrics if m.name != primary})
+    table.update({
+        "coverage_pct": 100 * columns.coverage,
+        "date": [c[:10] for c in columns.created_at],
         "organisation": [m.organisation or "" for m in models],
         "access": [m.access or "" for m in models],
         "domain": [m.domain or "" for m in models],
         "reasoning": [{True: "yes", False: "no"}.get(m.reasoning, "") for m in models],
         "input_modality": [m.input_modality or "" for m in models],
         "params_b": np.array([m.params_b for m in models], dtype=float),
-        "run_settings": [describe(r.protocol.get("run_settings")) for r in results],
-        "flagged_cells": [", ".join(sorted(r.cell_flags)) for r in results],
-        "id": [e.entry_id if r.source == "submission" else "" for e, r in zip(entries, results)],
-        "source_kind": [r.source for r in results],
+        "run_settings": [describe(p.get("run_settings")) for p in columns.protocol],
+        "flagged_cells": list(columns.cell_flags),
+        "id": [e.entry_id if s == "submission" else "" for e, s in zip(entries, columns.source)],
+        "source_kind": list(columns.source),
         "size": [size_bucket(m.params_b) for m in models],
     })
-    frame = pd.DataFrame(columns)
+    frame = pd.DataFrame(table)
     search = [(m.name + " " + (m.organisation or "")).casefold() for m in models]
     arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
-              for name, values in columns.items()}
+              for name, values in table.items()}
     return Part(entries, frame, [b[1] for b in badges], search, ranks.paired, arrays)
 
 
