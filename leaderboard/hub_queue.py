@@ -288,6 +288,7 @@ class HubQueue:
             files = {p: base64.b64decode(d) for p, d in entry["files"].items()}
             if self._publish(entry["repo"], files, f"result {path.rsplit('/', 1)[-1][:-5]}"):
                 self._drop_outbox(path)
+                self._compact(entry["repo"], files)
 
     def _publish(self, repo: str, files: dict[str, bytes], message: str) -> bool:
         """Write `files` to `repo` unless it already holds exactly these bytes: a result is written once."""
@@ -299,6 +300,19 @@ class HubQueue:
             if self._commit(missing, message, sha, repo=repo):
                 return True
         return False
+
+    def _compact(self, repo: str, files: dict[str, bytes]) -> None:
+        """Published result shards: merge the folder's small shards when enough wait, keep the card current."""
+        from .result_shards_hub import compact_repo, ensure_card, shard_benchmark
+
+        benchmarks = {b for b in map(shard_benchmark, files) if b}
+        try:
+            for benchmark in sorted(benchmarks):
+                compact_repo(self.api, repo, benchmark, self.retry)
+            if benchmarks:
+                ensure_card(self.api, repo, self.retry)
+        except (HubUnavailable, HubMissing) as exc:  # published already; merging waits for the next result
+            log.info("compaction deferred (%s)", type(exc).__name__)
 
     def _drop_outbox(self, path: str) -> None:
         for _ in range(MAX_RACES):
@@ -355,9 +369,9 @@ def score_claimed(queue: HubQueue, service, claimed: dict) -> str:
     if keeper.lost:
         raise LostClaim(sub_id)
     public, private = {}, {}
-    result = store.result_path(claimed["benchmark"], sub_id)
-    if final.get("state") != "failed" and result.is_file():
-        public[result.relative_to(store.root).as_posix()] = result.read_bytes()
+    shard = store.result_shard(claimed["benchmark"], sub_id) if final.get("state") != "failed" else None
+    if shard is not None:  # a one-row shard; compaction into bigger ones happens on the Hub (result_shards_hub)
+        public[shard[0]] = shard[1]
     for part, suffix in (("per_item", ".parquet"), ("bootstrap", ".npy")):
         path = store.private(part, sub_id + suffix)
         if path.is_file():

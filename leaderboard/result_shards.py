@@ -35,7 +35,7 @@ CELL_KEYS = {"n", "metrics", "ci", "suppressed", "withheld", "reason"}
 PER_METRIC = ("metrics", "ci", "metric_n", "pending", "cell_flags")  # struct columns with one field per metric
 RECORD_KEYS = {"benchmark", "model", "metrics", "source", "ci", "n_items", "n_answered", "parse_failures", "pending",
                "strata", "protocol", "notes", "cell_flags", "created_at", "metric_n", "schema_version", "coverage",
-               "submission_id"}
+               "submission_id", "stored_at"}
 
 
 class ShardError(ValueError):
@@ -129,9 +129,20 @@ def shard_name(sub_id: str, stored_at: str) -> str:
 
 
 def compacted_name(table: pa.Table) -> str:
+    """`c-<latest stored_at>-<hash of the ids>-<rows>r.parquet`: the row count in the name lets a compactor on
+    the Hub (which lists names, not sizes) tell small shards from big ones."""
     last = max(table.column("stored_at").to_pylist() or [""])
     digest = hashlib.sha256(b"\0".join(s.encode() for s in table.column("submission_id").to_pylist())).hexdigest()[:12]
-    return f"c-{shard_name(digest, last)}"
+    return "c-" + shard_name(f"{digest}-{table.num_rows}r", last)
+
+
+def rows_in_name(name: str) -> int:
+    """Rows of a shard from its name: 1 for a one-result shard, the `-<n>r` suffix of a compacted one."""
+    base = name.rsplit("/", 1)[-1]
+    if not base.startswith("c-"):
+        return 1
+    tail = base[:-len(".parquet")].rsplit("-", 1)[-1]
+    return int(tail[:-1]) if tail.endswith("r") and tail[:-1].isdigit() else SMALL_ROWS
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -174,10 +185,6 @@ def schema_metrics(path) -> list[str]:
     """The metric ids a shard's struct columns hold (from its footer)."""
     names = [f.name for f in pq.read_schema(path).field("metrics").type]
     return [] if names == ["_"] else names
-
-
-def row_counts(paths: list) -> dict:
-    return {p: pq.ParquetFile(p).metadata.num_rows for p in paths}
 
 
 def records(table: pa.Table):
@@ -235,10 +242,9 @@ def to_result(row_or_record: dict):
 
 
 # ------------------------------------------------------------------------------------------ compaction
-def compaction_plan(names: list[str], rows: dict[str, int] | None = None) -> list[str]:
-    """The shards to merge: the small ones, once there are COMPACT_AT of them (`rows`: name -> row count where
-    known; a name without `c-` is a one-result shard)."""
-    small = [n for n in names if not n.rsplit("/", 1)[-1].startswith("c-") or (rows or {}).get(n, 0) < SMALL_ROWS]
+def compaction_plan(names: list[str]) -> list[str]:
+    """The shards to merge: those under SMALL_ROWS rows, once there are COMPACT_AT of them."""
+    small = [n for n in names if rows_in_name(n) < SMALL_ROWS]
     return small if len(small) >= COMPACT_AT else []
 
 

@@ -153,7 +153,7 @@ class LocalStore:
         with self._lock:
             folder = shards.shard_folder(self.root, benchmark)
             files = shards.shard_files(folder)
-            chosen = files if everything else shards.compaction_plan(files, shards.row_counts(files))
+            chosen = files if everything else shards.compaction_plan(files)
             if len(chosen) < 2:
                 return None
             merged = shards.merge([shards.read_table(p) for p in chosen])

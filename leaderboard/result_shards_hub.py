@@ -1,0 +1,63 @@
+"""Result shards in the public Hub dataset repo: compaction and the dataset card, with the same `parent_commit`
+concurrency as the queue (hub_queue.py). A worker that has just published a one-row shard merges the folder's
+small shards into one when there are enough of them: ONE commit that adds the merged shard and deletes the
+shards it holds, made with `parent_commit=<the head it read>`. Any other commit in between (another worker's
+result, another compaction) makes the Hub refuse it (412); the worker re-reads and tries again, so no row is
+lost and no shard is merged twice. A lost acknowledgement is recognised on the re-read (the shards are gone)."""
+from __future__ import annotations
+
+import io
+import logging
+
+from .hub_calls import DEFAULT_RETRY, HubMissing, HubUnavailable, Retry, commit, head_files, read_file
+from .result_shards import SHARD_DIR, compacted_name, compaction_plan, merge, to_bytes
+
+log = logging.getLogger("leaderboard.result_shards_hub")
+MAX_RACES = 50
+CARD = "README.md"
+
+
+def shard_benchmark(path: str) -> str | None:
+    """The benchmark of a shard path `results/<benchmark>/data/<name>.parquet`, else None."""
+    parts = path.split("/")
+    if len(parts) == 4 and parts[0] == "results" and parts[2] == SHARD_DIR and parts[3].endswith(".parquet"):
+        return parts[1]
+    return None
+
+
+def compact_repo(api, repo: str, benchmark: str, retry: Retry = DEFAULT_RETRY) -> str | None:
+    """Merge the benchmark's small shards in `repo` once COMPACT_AT of them wait; returns the merged path (None
+    when there was nothing to merge or the Hub could not be read this time: the next result tries again)."""
+    import pyarrow.parquet as pq
+
+    for _ in range(MAX_RACES):
+        try:
+            sha, files = head_files(api, repo, retry)
+            names = sorted(p for p in files if shard_benchmark(p) == benchmark)
+            small = compaction_plan(names)  # row counts from the names (a listing has no sizes)
+            if not small:
+                return None
+            tables = [pq.read_table(io.BytesIO(read_file(api, repo, p, sha, retry))) for p in small]
+        except (HubMissing, HubUnavailable) as exc:
+            log.info("compaction of %s/%s deferred (%s)", repo, benchmark, type(exc).__name__)
+            return None
+        merged = merge(tables)
+        target = f"results/{benchmark}/{SHARD_DIR}/{compacted_name(merged)}"
+        deletes = tuple(p for p in small if p != target)
+        if commit(api, repo, f"compact {len(small)} {benchmark} shards", sha, {target: to_bytes(merged)}, deletes,
+                  retry):
+            return target
+    log.warning("gave up compacting %s/%s after %d lost races; the next result tries again", repo, benchmark, MAX_RACES)
+    return None
+
+
+def ensure_card(api, repo: str, retry: Retry = DEFAULT_RETRY) -> None:
+    """The dataset card, written when the repo's differs (the same bytes on every worker: from the registry)."""
+    from .hub_queue import git_blob_oid
+    from .results_card import card
+
+    data = card().encode("utf-8")
+    for _ in range(MAX_RACES):
+        sha, files = head_files(api, repo, retry)
+        if files.get(CARD) == git_blob_oid(data) or commit(api, repo, "dataset card", sha, {CARD: data}, retry=retry):
+            return
