@@ -251,3 +251,10 @@ def compaction_plan(names: list[str]) -> list[str]:
 def merge(tables: list[pa.Table]) -> pa.Table:
     """Shard tables as one, latest row of each submission kept, every metric of any shard a field."""
     return latest(pa.concat_tables(tables, promote_options="permissive"))
+
+
+def repo_records(files: dict[str, bytes]) -> dict[str, dict]:
+    """submission id -> public record, from a repo's files (path -> bytes): every result shard, latest rows."""
+    paths = sorted(p for p in files if p.startswith("results/") and f"/{SHARD_DIR}/" in p and p.endswith(".parquet"))
+    table = read_shards([pa.BufferReader(files[p]) for p in paths])
+    return {} if table is None else {r["submission_id"]: r for r in records(table)}
