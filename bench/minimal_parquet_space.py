@@ -8,20 +8,18 @@ the same floor on JSON records).
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import gradio as gr  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
+
 import pandas as pd  # noqa: E402
 import pyarrow.dataset as ds  # noqa: E402
 
-from leaderboard import registry  # noqa: E402
-
-SHOWN = 500
+from minimal_space import main  # noqa: E402  (the same app; only the loader differs)
 
 
 def load(store: Path, name: str, primary: str) -> pd.DataFrame:
@@ -35,20 +33,5 @@ def load(store: Path, name: str, primary: str) -> pd.DataFrame:
     return frame.sort_values(primary, ascending=False) if len(frame) else frame
 
 
-def top_rows(frame: pd.DataFrame):
-    return lambda: frame.head(SHOWN)
-
-
-def main() -> None:
-    store = Path(os.environ["LEADERBOARD_STORE"])
-    with gr.Blocks() as app:
-        for bench in registry.scorers().values():
-            frame = load(store, bench.name, bench.primary_metric)
-            with gr.Tab(bench.pretty_name):
-                table = gr.Dataframe(value=frame.head(SHOWN), interactive=False)
-                gr.Button("Refresh").click(top_rows(frame), None, table, api_name=f"table_{bench.name}")
-    app.queue().launch(server_name="127.0.0.1", server_port=int(os.environ["GRADIO_SERVER_PORT"]))
-
-
 if __name__ == "__main__":
-    main()
+    main(load)

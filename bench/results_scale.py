@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 from leaderboard import registry  # noqa: E402
 from leaderboard import result_shards as shards  # noqa: E402
 from leaderboard.store import LocalStore, atomic_write  # noqa: E402
+from space_compare import connect, rss_mb, table_call  # noqa: E402
 from space_server import free_port  # noqa: E402
 
 OLD_COMMIT = "4313eb1"
@@ -99,34 +100,6 @@ def old_tree(work: Path) -> Path:
         archive = subprocess.run(["git", "archive", OLD_COMMIT], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     return target
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def connect(url: str):
-    import httpx
-    from gradio_client import Client
-
-    for attempt in range(20):
-        try:
-            return Client(url, verbose=False, download_files=False)
-        except httpx.TimeoutException:
-            if attempt == 19:
-                raise
-
-
-def table_call(client, project: bool, bench: str):
-    if project:
-        spec = registry.scorer(bench)
-        columns = [m.name for m in spec.metrics if m.group == spec.metric(spec.primary_metric).group]
-        args = ("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, "", columns)
-        return lambda: client.predict(*args, api_name=f"/table_{bench}")
-    return lambda: client.predict(api_name=f"/table_{bench}")
 
 
 def rows_of(reply, project: bool) -> list:

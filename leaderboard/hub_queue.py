@@ -308,7 +308,7 @@ class HubQueue:
         benchmarks = {b for b in map(shard_benchmark, files) if b}
         try:
             for benchmark in sorted(benchmarks):
-                compact_repo(self.api, repo, benchmark, self.retry)
+                compact_repo(self.api, repo, benchmark, self.retry, now=self.clock())
             if benchmarks:
                 ensure_card(self.api, repo, self.retry)
         except (HubUnavailable, HubMissing) as exc:  # published already; merging waits for the next result

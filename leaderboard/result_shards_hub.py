@@ -15,6 +15,7 @@ from .result_shards import SHARD_DIR, compacted_name, compaction_plan, merge, to
 log = logging.getLogger("leaderboard.result_shards_hub")
 MAX_RACES = 50
 CARD = "README.md"
+MIN_AGE = 600.0  # seconds: a one-result shard younger than this is not merged yet (see compact_repo)
 
 
 def shard_benchmark(path: str) -> str | None:
@@ -25,15 +26,36 @@ def shard_benchmark(path: str) -> str | None:
     return None
 
 
-def compact_repo(api, repo: str, benchmark: str, retry: Retry = DEFAULT_RETRY) -> str | None:
+def settled(path: str, now: float, min_age: float) -> bool:
+    """A shard written at least `min_age` seconds ago (its name starts with its `stored_at`). A crashed finisher's
+    outbox entry is published again by the next worker pass; were its shard merged away by then, the re-publish
+    would add it a second time (readers would still show one row, as the rows are identical)."""
+    from datetime import datetime
+
+    stamp = path.rsplit("/", 1)[-1].removeprefix("c-").split("-", 1)[0]
+    try:
+        written = datetime.strptime(stamp, "%Y%m%dT%H%M%S.%fZ").timestamp() if stamp.endswith("Z") else \
+            datetime.strptime(stamp, "%Y%m%dT%H%M%S.%f").replace(tzinfo=__import__("datetime").timezone.utc).timestamp()
+    except ValueError:
+        return True
+    return written <= now - min_age
+
+
+def compact_repo(api, repo: str, benchmark: str, retry: Retry = DEFAULT_RETRY, now: float | None = None,
+                 min_age: float = MIN_AGE) -> str | None:
     """Merge the benchmark's small shards in `repo` once COMPACT_AT of them wait; returns the merged path (None
-    when there was nothing to merge or the Hub could not be read this time: the next result tries again)."""
+    when there was nothing to merge or the Hub could not be read this time: the next result tries again).
+    Shards younger than `min_age` seconds (at `now`, default the time) wait: their outbox entry may still be
+    published again."""
+    import time
+
     import pyarrow.parquet as pq
 
+    now = time.time() if now is None else now
     for _ in range(MAX_RACES):
         try:
             sha, files = head_files(api, repo, retry)
-            names = sorted(p for p in files if shard_benchmark(p) == benchmark)
+            names = sorted(p for p in files if shard_benchmark(p) == benchmark and settled(p, now, min_age))
             small = compaction_plan(names)  # row counts from the names (a listing has no sizes)
             if not small:
                 return None

@@ -525,6 +525,10 @@ class Service:
         else:
             table = read_shards(list(files))
         if table is None:
+            if self.store.unmigrated(benchmark):
+                log.warning("%s: the store holds JSON results from before the shards; they are not shown until "
+                            "`python -m leaderboard migrate-results --store %s` converts them", benchmark,
+                            self.store.root)
             return BoardEntries(paper)
         rows = ShardRows(table)
         ids = table.column("submission_id").to_pylist()

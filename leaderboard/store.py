@@ -91,9 +91,6 @@ class LocalStore:
         return self._policy
 
     # --- paths
-    def result_path(self, benchmark: str, sub_id: str) -> Path:
-        return self.root / "results" / benchmark / f"{sub_id}.json"
-
     def private(self, *parts: str) -> Path:
         return self.root.joinpath("private", *parts)
 
@@ -203,6 +200,11 @@ class LocalStore:
         from . import result_shards as shards
 
         return shards.read_folder(shards.shard_folder(self.root, benchmark))
+
+    def unmigrated(self, benchmark: str) -> bool:
+        """JSON records from before the shards lie in the benchmark's folder (readers ignore them)."""
+        folder = self.root / "results" / benchmark
+        return folder.is_dir() and any(e.name.endswith(".json") for e in os.scandir(folder))
 
     def results(self, benchmark: str) -> list[Result]:
         from . import result_shards as shards

@@ -5,6 +5,7 @@ parent_commit and lose no row."""
 import json
 import os
 import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -20,12 +21,13 @@ from leaderboard.disclosure import Policy
 from leaderboard.hub_calls import Retry, commit, head_files
 from leaderboard.migrate_results import differences
 from leaderboard.result import ModelInfo, Result
-from leaderboard.result_shards_hub import compact_repo
+from leaderboard.result_shards_hub import MIN_AGE, compact_repo
 from leaderboard.service import Service
 from leaderboard.store import LocalStore
 from leaderboard.tables import Entry
 
 NO_PAPERS = "no-papers"
+LATER = time.time() + MIN_AGE + 60  # the Hub compactor's clock: every shard written by the test is settled
 
 
 def result(bench: str, name: str, score: float | None, ci=None, day: int = 1, **extra) -> Result:
@@ -200,7 +202,7 @@ def test_two_workers_compacting_while_a_third_appends_lose_no_row(tmp_path):
 
         def compactor(api):
             barrier.wait()
-            outcomes.append(compact_repo(api, "lab/results", "xpcr", retry))
+            outcomes.append(compact_repo(api, "lab/results", "xpcr", retry, now=LATER))
 
         def appender():
             barrier.wait()
@@ -233,5 +235,15 @@ def test_fewer_small_shards_than_the_threshold_are_left_alone(tmp_path):
     with FakeHub(tokens={"a": "scorer-a"}, orgs={"lab": {"scorer-a"}}) as hub:
         hub.create("dataset", "lab/results", files=dict(one_row_shard(f"s{k}", k) for k in range(shards.COMPACT_AT - 1)))
         api = HfApi(endpoint=hub.url, token="a")
-        assert compact_repo(api, "lab/results", "xpcr") is None
+        assert compact_repo(api, "lab/results", "xpcr", now=LATER) is None
         assert len([p for p in hub.repo("dataset", "lab/results").head.files if p.endswith(".parquet")]) == 15
+
+
+def test_a_shard_younger_than_the_settling_time_is_not_merged(tmp_path):
+    """Its outbox entry may be published again (a finisher that crashed before dropping it): merged away, the
+    shard would come back as a second copy."""
+    with FakeHub(tokens={"a": "scorer-a"}, orgs={"lab": {"scorer-a"}}) as hub:
+        hub.create("dataset", "lab/results", files=dict(one_row_shard(f"s{k}", k) for k in range(shards.COMPACT_AT)))
+        api = HfApi(endpoint=hub.url, token="a")
+        assert compact_repo(api, "lab/results", "xpcr", now=time.time() + MIN_AGE - 60) is None
+        assert compact_repo(api, "lab/results", "xpcr", now=LATER).endswith(f"-{shards.COMPACT_AT}r.parquet")
