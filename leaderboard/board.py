@@ -162,7 +162,7 @@ class Board:
         from .board_rows import columns_of
 
         primary = bench.primary_metric
-        columns = columns_of(entries, [m.name for m in bench.metrics])
+        columns = columns_of(entries, [m.name for m in bench.metrics], primary)
         ranked = np.flatnonzero(~np.isnan(columns.metrics[primary]))
         gaps = {int(i): _gap(bench, columns.source[i], columns.protocol[i], int(columns.n_items[i])) for i in ranked}
         board = cls(bench)
@@ -218,7 +218,7 @@ def _part(bench: Benchmark, entries: list, columns, gaps: list) -> Part:
     order = sorted(range(len(entries)), key=lambda i: (sign * raw[i], columns.created_at[i]))
     entries, columns, gaps = [entries[i] for i in order], columns.take(order), [gaps[i] for i in order]
     scores = columns.metrics[primary].astype(float)
-    lows, highs = columns.ci_low[primary].copy(), columns.ci_high[primary].copy()
+    lows, highs = columns.ci_low.copy(), columns.ci_high.copy()
     methods = []
     for i, value in enumerate(scores.tolist()):
         source = columns.source[i]

@@ -18,24 +18,63 @@ MODEL_KEYS = ("name", "link", "organisation", "access", "domain", "reasoning", "
 KEPT_RESULTS = 2048  # Results built for views (breakdowns, profiles), kept per benchmark: the recent ones
 
 
-class ShardRows:
-    """The latest public rows of one benchmark (an Arrow table) and the Results built from them on demand."""
+BOARD_COLUMNS = ("submission_id", "stored_at", "source", "model", "metrics", "n_items", "n_answered", "created_at",
+                 "cell_flags", "protocol")  # plus the primary metric's CI, as `ci_primary`
 
-    def __init__(self, table):
-        self.table = table
+
+def read_rows(paths: list, primary: str):
+    """What the board needs of these shards (not strata, pending, metric_n, notes, the other CIs): the latest row
+    per submission, in submission-id order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .result_shards import latest
+
+    tables = []
+    for path in paths:
+        table = pq.read_table(path, columns=list(BOARD_COLUMNS))
+        try:
+            ci = pq.read_table(path, columns=[f"ci.{primary}"]).column(0)
+        except (KeyError, ValueError, pa.ArrowInvalid):
+            ci = pa.nulls(table.num_rows, pa.list_(pa.float64()))
+        tables.append(table.append_column("ci_primary", ci))
+    if not tables:
+        return None
+    return latest(pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0])
+
+
+class ShardRows:
+    """The board's columns of one benchmark's latest rows (an Arrow table, `read_rows`), and the whole records
+    behind them, read from the shard folder only when a view asks for a Result (breakdowns, profiles, compare)."""
+
+    def __init__(self, table, folder):
+        self.table, self.folder = table, folder
+        self._full = None  # (submission id -> row, the full table), read on first use
         self._results: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
+    def _record(self, index: int) -> dict:
+        from .result_shards import read_folder, record
+
+        sub_id = self.table.column("submission_id")[index].as_py()
+        for _ in range(2):  # a compaction between the listing and this read: read the folder again
+            if self._full is None or sub_id not in self._full[0]:
+                full = read_folder(self.folder)
+                ids = [] if full is None else full.column("submission_id").to_pylist()
+                self._full = ({k: i for i, k in enumerate(ids)}, full)
+            if sub_id in self._full[0]:
+                return record(self._full[1], self._full[0][sub_id])
+        raise KeyError(f"result {sub_id} is no longer stored")
+
     def result(self, index: int):
-        from .result_shards import record, to_result
+        from .result_shards import to_result
 
         with self._lock:
             found = self._results.get(index)
             if found is not None:
                 self._results.move_to_end(index)
                 return found
-        found = to_result(record(self.table, index))
-        with self._lock:
+            found = to_result(self._record(index))
             self._results[index] = found
             while len(self._results) > KEPT_RESULTS:
                 self._results.popitem(last=False)
@@ -78,8 +117,8 @@ class Columns:
     n_items: np.ndarray
     coverage: np.ndarray  # NaN: not reported
     metrics: dict  # metric -> float array (NaN: no value)
-    ci_low: dict  # metric -> float array
-    ci_high: dict
+    ci_low: np.ndarray  # the primary metric's CI (NaN: none)
+    ci_high: np.ndarray
     cell_flags: list  # sorted metric ids with a flag, joined
 
     def __len__(self) -> int:
@@ -90,72 +129,25 @@ class Columns:
         pick = lambda values: [values[i] for i in index]  # noqa: E731
         return Columns(pick(self.source), pick(self.created_at), pick(self.protocol), pick(self.model),
                        self.n_items[index], self.coverage[index], {k: v[index] for k, v in self.metrics.items()},
-                       {k: v[index] for k, v in self.ci_low.items()}, {k: v[index] for k, v in self.ci_high.items()},
-                       pick(self.cell_flags))
+                       self.ci_low[index], self.ci_high[index], pick(self.cell_flags))
 
 
 def _floats(values) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
-def from_results(results: list, names: list[str]) -> Columns:
+def from_results(results: list, names: list[str], primary: str) -> Columns:
     """Columns of Result objects (paper rows, or entries built by hand)."""
-    def ci(r, m, side):
-        bounds = r.ci.get(m)
+    def ci(r, side):
+        bounds = r.ci.get(primary)
         return None if not bounds or bounds[0] is None or bounds[1] is None else bounds[side]
 
     return Columns([r.source for r in results], [r.created_at for r in results], [r.protocol for r in results],
                    [r.model for r in results], np.array([r.n_items or 0 for r in results], dtype=np.int64),
                    _floats([r.coverage for r in results]),
                    {m: _floats([r.metrics.get(m) for r in results]) for m in names},
-                   {m: _floats([ci(r, m, 0) for r in results]) for m in names},
-                   {m: _floats([ci(r, m, 1) for r in results]) for m in names},
+                   _floats([ci(r, 0) for r in results]), _floats([ci(r, 1) for r in results]),
                    [", ".join(sorted(r.cell_flags)) for r in results])
-
-
-def from_table(table, names: list[str]) -> Columns:
-    """Columns of the shard table: one Arrow-to-NumPy pass per column; only `protocol` is parsed per row."""
-    import pyarrow.compute as pc
-
-    metrics = table.column("metrics").combine_chunks()
-    cis = table.column("ci").combine_chunks()
-    fields = {f.name for f in metrics.type}
-    ci_fields = {f.name for f in cis.type}
-    n = table.num_rows
-    none = np.full(n, np.nan)
-
-    def floats(array) -> np.ndarray:
-        return array.to_numpy(zero_copy_only=False).astype(float)
-
-    def bound(m, side):
-        if m not in ci_fields:
-            return none.copy()
-        lists = cis.field(m)
-        both = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False) == 2
-        out = none.copy()
-        if both.any():
-            values = floats(pc.list_element(lists.filter(both), side))
-            out[np.flatnonzero(both)] = values
-        return out
-
-    lows = {m: bound(m, 0) for m in names}
-    highs = {m: bound(m, 1) for m in names}
-    for m in names:  # a CI with a missing end is no CI (as Board.build treats Result objects)
-        broken = np.isnan(lows[m]) | np.isnan(highs[m])
-        lows[m][broken], highs[m][broken] = np.nan, np.nan
-    model = table.column("model").combine_chunks()
-    model_columns = [model.field(k).to_pylist() for k in MODEL_KEYS]
-    models = [ModelInfo(*values) for values in zip(*model_columns)]
-    flags = table.column("cell_flags").combine_chunks()
-    flag_columns = {f.name: flags.field(f.name).is_valid().to_numpy(zero_copy_only=False) for f in flags.type}
-    cell_flags = [", ".join(sorted(k for k, valid in flag_columns.items() if valid[i])) for i in range(n)] \
-        if any(v.any() for v in flag_columns.values()) else [""] * n
-    return Columns(table.column("source").to_pylist(), table.column("created_at").to_pylist(),
-                   [_loads(p) if p else {} for p in table.column("protocol").to_pylist()], models,
-                   pc.fill_null(table.column("n_items"), 0).to_numpy().astype(np.int64),
-                   _coverage(table),
-                   {m: floats(metrics.field(m)) if m in fields else none.copy() for m in names}, lows, highs,
-                   cell_flags)
 
 
 def _coverage(table) -> np.ndarray:
@@ -168,18 +160,58 @@ def _coverage(table) -> np.ndarray:
         return np.where(np.isnan(answered), np.nan, np.where(items > 0, answered / np.where(items > 0, items, 1), 0.0))
 
 
-def columns_of(entries: list, names: list[str]) -> Columns:
-    """The columns of a benchmark's entries (BoardEntries: the stored part from the table)."""
+def _bounds(lists) -> tuple[np.ndarray, np.ndarray]:
+    """[low, high] lists -> two float arrays; a missing list or end is no CI (NaN, NaN)."""
+    import pyarrow.compute as pc
+
+    lists = lists.combine_chunks() if hasattr(lists, "combine_chunks") else lists
+    n = len(lists)
+    low, high = np.full(n, np.nan), np.full(n, np.nan)
+    both = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False) == 2
+    if both.any():
+        kept = lists.filter(both)
+        rows = np.flatnonzero(both)
+        low[rows] = pc.list_element(kept, 0).to_numpy(zero_copy_only=False).astype(float)
+        high[rows] = pc.list_element(kept, 1).to_numpy(zero_copy_only=False).astype(float)
+    broken = np.isnan(low) | np.isnan(high)
+    low[broken], high[broken] = np.nan, np.nan
+    return low, high
+
+
+def from_table(table, names: list[str], primary: str) -> Columns:
+    """Columns of the board's shard table (`read_rows`): one Arrow-to-NumPy pass per column; only `protocol` is
+    parsed per row (JSON)."""
+    metrics = table.column("metrics").combine_chunks()
+    fields = {f.name for f in metrics.type}
+    n = table.num_rows
+    low, high = _bounds(table.column("ci_primary") if "ci_primary" in table.column_names
+                        else table.column("ci").combine_chunks().field(primary))
+    model = table.column("model").combine_chunks()
+    models = [ModelInfo(*values) for values in zip(*(model.field(k).to_pylist() for k in MODEL_KEYS))]
+    flags = table.column("cell_flags").combine_chunks()
+    flagged = {f.name: flags.field(f.name).is_valid().to_numpy(zero_copy_only=False) for f in flags.type}
+    flagged = {k: v for k, v in flagged.items() if v.any()}
+    cell_flags = [", ".join(sorted(k for k, valid in flagged.items() if valid[i])) for i in range(n)] \
+        if flagged else [""] * n
+    return Columns(table.column("source").to_pylist(), table.column("created_at").to_pylist(),
+                   [_loads(p) if p else {} for p in table.column("protocol").to_pylist()], models,
+                   np.nan_to_num(table.column("n_items").to_numpy(zero_copy_only=False).astype(float)).astype(np.int64),
+                   _coverage(table),
+                   {m: metrics.field(m).to_numpy(zero_copy_only=False).astype(float) if m in fields else np.full(n, np.nan)
+                    for m in names}, low, high, cell_flags)
+
+
+def columns_of(entries: list, names: list[str], primary: str) -> Columns:
+    """The columns of a benchmark's entries (BoardEntries: the stored part from its table)."""
     rows = getattr(entries, "rows", None)
     first = getattr(entries, "first", len(entries)) if rows is not None else len(entries)
-    head = from_results([e.result for e in entries[:first]], names)
+    head = from_results([e.result for e in entries[:first]], names, primary)
     if rows is None:
         return head
-    tail = from_table(rows.table, names)
+    tail = from_table(rows.table, names, primary)
     return Columns(head.source + tail.source, head.created_at + tail.created_at, head.protocol + tail.protocol,
                    head.model + tail.model, np.concatenate([head.n_items, tail.n_items]),
                    np.concatenate([head.coverage, tail.coverage]),
                    {m: np.concatenate([head.metrics[m], tail.metrics[m]]) for m in names},
-                   {m: np.concatenate([head.ci_low[m], tail.ci_low[m]]) for m in names},
-                   {m: np.concatenate([head.ci_high[m], tail.ci_high[m]]) for m in names},
+                   np.concatenate([head.ci_low, tail.ci_low]), np.concatenate([head.ci_high, tail.ci_high]),
                    head.cell_flags + tail.cell_flags)

@@ -146,23 +146,35 @@ def rows_in_name(name: str) -> int:
 
 
 # ------------------------------------------------------------------------------------------ reading
-def read_shards(paths: list) -> pa.Table | None:
+def read_shards(paths: list, columns: list[str] | None = None) -> pa.Table | None:
     """The rows of these shard files (schemas unified: a metric one shard lacks is null there), latest row of
-    each submission kept, ordered by submission id (the order the JSON store listed its files in)."""
-    tables = [pq.read_table(p) for p in paths]
+    each submission kept, ordered by submission id (the order the JSON store listed its files in). `columns`:
+    only these (nested fields as `ci.<metric>`, read as a column named `<metric>`)."""
+    tables = [pq.read_table(p, columns=columns) for p in paths]
     if not tables:
         return None
-    return latest(pa.concat_tables(tables, promote_options="permissive"))
+    return latest(pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0])
 
 
 def latest(table: pa.Table) -> pa.Table:
-    ids = np.asarray(table.column("submission_id").to_pylist(), dtype=object)
-    stored = np.asarray(table.column("stored_at").to_pylist(), dtype=object)
-    if not len(ids):
+    """One row per submission (the latest `stored_at`), ordered by submission id; no copy when the table is so."""
+    import pyarrow.compute as pc
+
+    if not table.num_rows:
         return table
-    order = sorted(range(len(ids)), key=lambda i: (ids[i] + ".json", stored[i]))
-    keep = [i for j, i in enumerate(order) if j + 1 == len(order) or ids[order[j + 1]] != ids[i]]
-    return table.take(pa.array(keep, pa.int64()))
+    ids = pc.binary_join_element_wise(table.column("submission_id"), pa.scalar(".json"), "")
+    order = pc.sort_indices(pa.table({"k": ids, "s": table.column("stored_at")}),
+                            sort_keys=[("k", "ascending"), ("s", "ascending")])
+    keys = ids.take(order)
+    if len(keys) > 1:
+        last = pc.not_equal(keys.slice(0, len(keys) - 1), keys.slice(1)).to_numpy(zero_copy_only=False)
+        keep = np.flatnonzero(np.append(last, True))
+    else:
+        keep = np.arange(1)
+    order = order.to_numpy()[keep]
+    if len(order) == table.num_rows and (order == np.arange(len(order))).all():
+        return table  # already one row each, in order
+    return table.take(pa.array(order, pa.int64()))
 
 
 def shard_files(folder: Path) -> list[str]:

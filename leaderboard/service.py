@@ -509,28 +509,30 @@ class Service:
 
     def _load_entries(self, benchmark: str, paper_roots: list[Path] | None, files: tuple = (),
                       cached: tuple | None = None) -> list[Entry]:
-        from .board_rows import BoardEntries, ShardEntry, ShardRows
-        from .result_shards import latest, read_shards
+        from . import registry
+        from .board_rows import BoardEntries, ShardEntry, ShardRows, read_rows
+        from .result_shards import latest, shard_folder
         from .store import load_records
 
         paper = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(benchmark, paper_roots))]
+        primary = registry.scorer(benchmark).primary_metric
         held = cached[1].rows if cached and cached[1].rows is not None else None
         known = set(cached[0][1]) if cached and cached[0][2] == tuple(paper_roots or ()) else set()
         if held is not None and known and known <= set(files):  # only new shards: read them alone
             import pyarrow as pa
 
-            added = read_shards([f for f in files if f not in known])
+            added = read_rows([f for f in files if f not in known], primary)
             table = latest(pa.concat_tables([held.table, added], promote_options="permissive")) \
                 if added is not None else held.table
         else:
-            table = read_shards(list(files))
+            table = read_rows(list(files), primary)
         if table is None:
             if self.store.unmigrated(benchmark):
                 log.warning("%s: the store holds JSON results from before the shards; they are not shown until "
                             "`python -m leaderboard migrate-results --store %s` converts them", benchmark,
                             self.store.root)
             return BoardEntries(paper)
-        rows = ShardRows(table)
+        rows = ShardRows(table, shard_folder(self.store.root, benchmark))
         ids = table.column("submission_id").to_pylist()
         before = {} if held is None else dict(zip(held.table.column("submission_id").to_pylist(),
                                                   held.table.column("stored_at").to_pylist()))

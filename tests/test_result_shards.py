@@ -14,6 +14,7 @@ from huggingface_hub import HfApi
 
 from fake_hub_server import FakeHub
 from leaderboard import registry
+from leaderboard import board_rows
 from leaderboard import result_shards as shards
 from leaderboard.board import MAIN, SAMPLE, Board
 from leaderboard.cli import main as cli_main
@@ -152,9 +153,9 @@ def test_after_a_new_result_the_space_reads_only_the_new_shard(tmp_path, monkeyp
     first = entries(service, "medreamm", tmp_path)
     assert entries(service, "medreamm", tmp_path) is first  # nothing new: the same list (its board is reused)
     read = []
-    real = shards.read_shards
-    monkeypatch.setattr(shards, "read_shards", lambda paths: read.append([os.path.basename(p) for p in paths])
-                        or real(paths))
+    real = board_rows.read_rows
+    monkeypatch.setattr(board_rows, "read_rows", lambda paths, primary: read.append([os.path.basename(p) for p in paths])
+                        or real(paths, primary))
     new = store.save_result("s9", result("medreamm", "Model-9", 99.0, day=9))
     second = entries(service, "medreamm", tmp_path)
     assert read == [[new.name]]  # one shard read, not the folder
