@@ -18,7 +18,6 @@ import pandas as pd
 
 from .benchmark import Benchmark
 from .models import canonical_info
-from .run_settings import describe
 from .tie_groups import rank_ranges, wilson
 
 SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
@@ -84,6 +83,10 @@ def _badge(protocol: dict, gap: str | None = None) -> tuple[str, str]:
 def paper_interval(spec, result, value: float) -> tuple[float, float, str] | None:
     """A paper row's 95% CI from its published n when the metric is a proportion (Wilson)."""
     return _paper_interval(spec, result.protocol, result.n_items, value)
+
+
+def _published_n(facts: dict, primary: str) -> dict:
+    return {"n_by_metric": {primary: facts["n_primary"]} if facts.get("n_primary") else {}}
 
 
 def _paper_interval(spec, protocol: dict, n_items: int, value: float) -> tuple[float, float, str] | None:
@@ -224,7 +227,7 @@ def _part(bench: Benchmark, entries: list, columns, gaps: list) -> Part:
         source = columns.source[i]
         if not np.isnan(lows[i]):
             methods.append("bootstrap over items")
-        elif source != "submission" and (interval := _paper_interval(spec, columns.protocol[i],
+        elif source != "submission" and (interval := _paper_interval(spec, _published_n(columns.protocol[i], primary),
                                                                      int(columns.n_items[i]), value)):
             lows[i], highs[i] = interval[0], interval[1]
             methods.append(interval[2])
@@ -262,17 +265,25 @@ def _part(bench: Benchmark, entries: list, columns, gaps: list) -> Part:
         "reasoning": [{True: "yes", False: "no"}.get(m.reasoning, "") for m in models],
         "input_modality": [m.input_modality or "" for m in models],
         "params_b": np.array([m.params_b for m in models], dtype=float),
-        "run_settings": [describe(p.get("run_settings")) for p in columns.protocol],
+        "run_settings": [p["run_settings_text"] for p in columns.protocol],
         "flagged_cells": list(columns.cell_flags),
         "id": [e.entry_id if s == "submission" else "" for e, s in zip(entries, columns.source)],
         "source_kind": list(columns.source),
         "size": [size_bucket(m.params_b) for m in models],
     })
+    table = {name: _shared(values) if isinstance(values, list) else values for name, values in table.items()}
     frame = pd.DataFrame(table)
-    search = [(m.name + " " + (m.organisation or "")).casefold() for m in models]
+    search = _shared([(m.name + " " + (m.organisation or "")).casefold() for m in models])
     arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
               for name, values in table.items()}
     return Part(entries, frame, [b[1] for b in badges], search, ranks.paired, arrays)
+
+
+def _shared(values: list) -> list:
+    """Equal strings as one object: a board of 20,000 rows repeats a few access levels, dates, badges and rank
+    labels thousands of times (each a separate object when read from Arrow or formatted per row)."""
+    seen: dict = {}
+    return [seen.setdefault(v, v) for v in values]
 
 
 # --------------------------------------------------------------------------- drawing the shown rows

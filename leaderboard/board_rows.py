@@ -37,18 +37,67 @@ def read_rows(paths: list, primary: str):
             ci = pq.read_table(path, columns=[f"ci.{primary}"]).column(0)
         except (KeyError, ValueError, pa.ArrowInvalid):
             ci = pa.nulls(table.num_rows, pa.list_(pa.float64()))
-        tables.append(table.append_column("ci_primary", ci))
+        tables.append(_protocol_facts(_flags_as_text(table), primary).append_column("ci_primary", ci))
     if not tables:
         return None
     return latest(pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0])
+
+
+FACTS = (("items", "int64"), ("comparable_to_paper", "bool"), ("not_comparable_because", "list"),
+         ("dataset_fingerprint", "string"), ("n_primary", "int64"), ("run_settings_text", "string"))
+
+
+def facts(protocol: dict, primary: str) -> dict:
+    """What the board reads of a result's protocol (the rest stays in the shard): the release size it was scored
+    on, the paper-protocol badge and its reasons, the pairing key, the published n of the primary metric, the run
+    settings as the table shows them."""
+    from .run_settings import describe
+
+    reasons = protocol.get("not_comparable_because")
+    n = (protocol.get("n_by_metric") or {}).get(primary)
+    items = protocol.get("items")
+    whole = lambda v: int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else None  # noqa: E731
+    return {"items": whole(items),
+            "comparable_to_paper": bool(protocol.get("comparable_to_paper")),
+            "not_comparable_because": [str(r) for r in reasons] if isinstance(reasons, list) else None,
+            "dataset_fingerprint": protocol.get("dataset_fingerprint"),
+            "n_primary": whole(n),
+            "run_settings_text": describe(protocol.get("run_settings"))}
+
+
+def _protocol_facts(table, primary: str):
+    """The `protocol` JSON column replaced by the facts the board reads (parsed once, when the shard is read)."""
+    import pyarrow as pa
+
+    parsed = [facts(_loads(p) if p else {}, primary) for p in table.column("protocol").to_pylist()]
+    kinds = {"int64": pa.int64(), "bool": pa.bool_(), "list": pa.list_(pa.string()), "string": pa.string()}
+    table = table.drop_columns(["protocol"])
+    for name, kind in FACTS:
+        table = table.append_column("p_" + name, pa.array([f[name] for f in parsed], kinds[kind]))
+    return table
+
+
+def _flags_as_text(table):
+    """`cell_flags` (a struct with one field per metric, nearly always empty) as one string column: the metric ids
+    flagged, sorted and joined, what the board shows."""
+    import pyarrow as pa
+
+    flags = table.column("cell_flags").combine_chunks()
+    flagged = {f.name: flags.field(f.name).is_valid().to_numpy(zero_copy_only=False) for f in flags.type}
+    flagged = {k: v for k, v in flagged.items() if v.any()}
+    text = [", ".join(sorted(k for k, valid in flagged.items() if valid[i])) for i in range(table.num_rows)] \
+        if flagged else [""] * table.num_rows
+    index = table.column_names.index("cell_flags")
+    return table.set_column(index, "flags", pa.array(text, pa.string()))
 
 
 class ShardRows:
     """The board's columns of one benchmark's latest rows (an Arrow table, `read_rows`), and the whole records
     behind them, read from the shard folder only when a view asks for a Result (breakdowns, profiles, compare)."""
 
-    def __init__(self, table, folder):
-        self.table, self.folder = table, folder
+    def __init__(self, table, folder, resamples=None):
+        """`resamples(submission id)`: its bootstrap means for paired rank tests (None: no paired tests)."""
+        self.table, self.folder, self.resamples = table, folder, resamples
         self._full = None  # (submission id -> row, the full table), read on first use
         self._results: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
@@ -82,14 +131,32 @@ class ShardRows:
 
 
 class ShardEntry(Entry):
-    """An Entry whose Result is read from the shard table when first asked for (not kept: see ShardRows)."""
+    """An Entry whose Result is read from the shard table when first asked for (see ShardRows). Slots: 100,000 of
+    them are held (~90 bytes each instead of ~400 with a dict and a bound loader each)."""
 
-    def __init__(self, rows: ShardRows, index: int, entry_id: str, paired_resamples=None):
-        self.rows, self.index, self.entry_id, self.paired_resamples = rows, index, entry_id, paired_resamples
+    __slots__ = ("rows", "index", "entry_id", "_resamples")
+
+    def __init__(self, rows: ShardRows, index: int, entry_id: str):
+        self.rows, self.index, self.entry_id, self._resamples = rows, index, entry_id, None
 
     @property
-    def result(self):  # noqa: D401 - the dataclass field of Entry, computed
+    def result(self):  # the dataclass field of Entry, computed
         return self.rows.result(self.index)
+
+    @property
+    def paired_resamples(self):
+        """The loaded resamples, or a loader (rank tests call it only for the pairs they test)."""
+        if self._resamples is not None:
+            return self._resamples
+        return lambda: self._load()
+
+    @paired_resamples.setter
+    def paired_resamples(self, value):
+        self._resamples = value
+
+    def _load(self):
+        self._resamples = self.rows.resamples(self.entry_id) if self.rows.resamples else None
+        return self._resamples
 
     def __eq__(self, other):
         return isinstance(other, Entry) and (self.entry_id, self.result) == (other.entry_id, other.result)
@@ -112,7 +179,7 @@ class Columns:
 
     source: list
     created_at: list
-    protocol: list  # dicts
+    protocol: list  # dicts: `facts` of each row's protocol
     model: list  # ModelInfo
     n_items: np.ndarray
     coverage: np.ndarray  # NaN: not reported
@@ -142,7 +209,7 @@ def from_results(results: list, names: list[str], primary: str) -> Columns:
         bounds = r.ci.get(primary)
         return None if not bounds or bounds[0] is None or bounds[1] is None else bounds[side]
 
-    return Columns([r.source for r in results], [r.created_at for r in results], [r.protocol for r in results],
+    return Columns([r.source for r in results], [r.created_at for r in results], [facts(r.protocol, primary) for r in results],
                    [r.model for r in results], np.array([r.n_items or 0 for r in results], dtype=np.int64),
                    _floats([r.coverage for r in results]),
                    {m: _floats([r.metrics.get(m) for r in results]) for m in names},
@@ -188,13 +255,12 @@ def from_table(table, names: list[str], primary: str) -> Columns:
                         else table.column("ci").combine_chunks().field(primary))
     model = table.column("model").combine_chunks()
     models = [ModelInfo(*values) for values in zip(*(model.field(k).to_pylist() for k in MODEL_KEYS))]
-    flags = table.column("cell_flags").combine_chunks()
-    flagged = {f.name: flags.field(f.name).is_valid().to_numpy(zero_copy_only=False) for f in flags.type}
-    flagged = {k: v for k, v in flagged.items() if v.any()}
-    cell_flags = [", ".join(sorted(k for k, valid in flagged.items() if valid[i])) for i in range(n)] \
-        if flagged else [""] * n
-    return Columns(table.column("source").to_pylist(), table.column("created_at").to_pylist(),
-                   [_loads(p) if p else {} for p in table.column("protocol").to_pylist()], models,
+    cell_flags = (_flags_as_text(table) if "cell_flags" in table.column_names else table).column("flags").to_pylist()
+    if "protocol" in table.column_names:
+        table = _protocol_facts(table, primary)
+    values = [table.column("p_" + name).to_pylist() for name, _ in FACTS]
+    protocol = [dict(zip((name for name, _ in FACTS), row)) for row in zip(*values)]
+    return Columns(table.column("source").to_pylist(), table.column("created_at").to_pylist(), protocol, models,
                    np.nan_to_num(table.column("n_items").to_numpy(zero_copy_only=False).astype(float)).astype(np.int64),
                    _coverage(table),
                    {m: metrics.field(m).to_numpy(zero_copy_only=False).astype(float) if m in fields else np.full(n, np.nan)

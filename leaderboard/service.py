@@ -20,7 +20,6 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -532,7 +531,7 @@ class Service:
                             "`python -m leaderboard migrate-results --store %s` converts them", benchmark,
                             self.store.root)
             return BoardEntries(paper)
-        rows = ShardRows(table, shard_folder(self.store.root, benchmark))
+        rows = ShardRows(table, shard_folder(self.store.root, benchmark), self._resamples)
         ids = table.column("submission_id").to_pylist()
         before = {} if held is None else dict(zip(held.table.column("submission_id").to_pylist(),
                                                   held.table.column("stored_at").to_pylist()))
@@ -540,7 +539,7 @@ class Service:
             for sub_id, stored_at in zip(ids, table.column("stored_at").to_pylist()):
                 if before.get(sub_id) != stored_at:
                     self._resample_cache.pop(sub_id, None)
-        stored = [ShardEntry(rows, i, sub_id, partial(self._resamples, sub_id)) for i, sub_id in enumerate(ids)]
+        stored = [ShardEntry(rows, i, sub_id) for i, sub_id in enumerate(ids)]
         return BoardEntries(paper + stored, rows, len(paper))
 
     def _resamples(self, sub_id: str) -> np.ndarray | None:
