@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from .benchmark import Benchmark
-from .models import canonical_info
 from .tie_groups import rank_ranges, wilson
 
 SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
@@ -83,10 +82,6 @@ def _badge(protocol: dict, gap: str | None = None) -> tuple[str, str]:
 def paper_interval(spec, result, value: float) -> tuple[float, float, str] | None:
     """A paper row's 95% CI from its published n when the metric is a proportion (Wilson)."""
     return _paper_interval(spec, result.protocol, result.n_items, value)
-
-
-def _published_n(facts: dict, primary: str) -> dict:
-    return {"n_by_metric": {primary: facts["n_primary"]} if facts.get("n_primary") else {}}
 
 
 def _paper_interval(spec, protocol: dict, n_items: int, value: float) -> tuple[float, float, str] | None:
@@ -161,17 +156,15 @@ class Board:
 
     @classmethod
     def build(cls, bench: Benchmark, entries: list) -> "Board":
-        """From the entries' columns (board_rows: stored results straight from their shard columns)."""
-        from .board_rows import columns_of
+        """From the entries' columns (board_columns: stored results' values derived once, when read)."""
+        from .board_columns import columns_of
 
-        primary = bench.primary_metric
-        columns = columns_of(entries, [m.name for m in bench.metrics], primary)
-        ranked = np.flatnonzero(~np.isnan(columns.metrics[primary]))
-        gaps = {int(i): _gap(bench, columns.source[i], columns.protocol[i], int(columns.n_items[i])) for i in ranked}
+        columns = columns_of(entries, bench)
+        ranked = ~np.isnan(columns.metrics[bench.primary_metric])
+        sample = np.array([g is not None for g in columns.text["gap"]], dtype=bool)
         board = cls(bench)
-        for name, keep in ((MAIN, [int(i) for i in ranked if not gaps[int(i)]]),
-                           (SAMPLE, [int(i) for i in ranked if gaps[int(i)]])):
-            board.parts[name] = _part(bench, [entries[i] for i in keep], columns.take(keep), [gaps[i] for i in keep])
+        for name, keep in ((MAIN, np.flatnonzero(ranked & ~sample)), (SAMPLE, np.flatnonzero(ranked & sample))):
+            board.parts[name] = _part(bench, [entries[i] for i in keep], columns.take(keep))
         return board
 
     def count(self, board: str) -> int:
@@ -212,44 +205,39 @@ class Board:
         return found
 
 
-def _part(bench: Benchmark, entries: list, columns, gaps: list) -> Part:
-    """One board from its rows' columns (board_rows.Columns); `gaps[i]` is row i's release gap."""
+def _part(bench: Benchmark, entries: list, columns) -> Part:
+    """One board from its rows' columns (board_columns.Columns): sorted, ranked, laid out; no per-row derivation."""
     primary = bench.primary_metric
     spec = bench.metric(primary)
     sign = -1.0 if spec.higher_is_better else 1.0
-    raw = columns.metrics[primary]
-    order = sorted(range(len(entries)), key=lambda i: (sign * raw[i], columns.created_at[i]))
-    entries, columns, gaps = [entries[i] for i in order], columns.take(order), [gaps[i] for i in order]
+    order = np.lexsort((columns.created_at.astype(str), sign * columns.metrics[primary]))  # stable: ties keep order
+    entries, columns = [entries[i] for i in order], columns.take(order)
     scores = columns.metrics[primary].astype(float)
     lows, highs = columns.ci_low.copy(), columns.ci_high.copy()
-    methods = []
-    for i, value in enumerate(scores.tolist()):
-        source = columns.source[i]
-        if not np.isnan(lows[i]):
-            methods.append("bootstrap over items")
-        elif source != "submission" and (interval := _paper_interval(spec, _published_n(columns.protocol[i], primary),
-                                                                     int(columns.n_items[i]), value)):
-            lows[i], highs[i] = interval[0], interval[1]
-            methods.append(interval[2])
-        else:
-            methods.append("none (not a proportion)" if source != "submission" else "none")
+    submitted = columns.text["source"] == "submission"
+    methods = np.where(~np.isnan(lows), "bootstrap over items", np.where(submitted, "none", "none (not a proportion)"))
+    methods = methods.astype(object)
+    for i in np.flatnonzero(np.isnan(lows) & ~submitted):  # paper rows: a Wilson CI from the published n
+        n = {"n_by_metric": {primary: int(columns.n_primary[i])}} if columns.n_primary[i] == columns.n_primary[i] else {}
+        interval = _paper_interval(spec, n, int(columns.n_items[i]), float(scores[i]))
+        if interval:
+            lows[i], highs[i], methods[i] = interval
     lo_rank = np.where(np.isnan(lows), scores, lows)
     hi_rank = np.where(np.isnan(highs), scores, highs)
     ranks = rank_ranges(scores, lo_rank, hi_rank, spec.higher_is_better,
                         resamples=[e.paired_resamples for e in entries],
-                        pair_keys=[p.get("dataset_fingerprint") for p in columns.protocol], decimals=spec.decimals,
+                        pair_keys=columns.text["fingerprint"].tolist(), decimals=spec.decimals,
                         pair_ids=[(e.entry_id, s) for e, s in zip(entries, scores.tolist())],
                         cache=PAIR_OUTCOMES.setdefault(bench.name, {}))
-    badges = [_badge(p, g) for p, g in zip(columns.protocol, gaps)]
-    models = [canonical_info(m, s) for m, s in zip(columns.model, columns.source)]  # one name per model on every board
+    text = columns.text
     table = {
-        "rank": ranks.labels(),
+        "rank": _shared(ranks.labels()),
         "rank_best": ranks.best,
         "rank_worst": ranks.worst,
-        "model": [m.name for m in models],
-        "source": [SOURCE_BADGES.get(s, s) for s in columns.source],
-        "protocol": [b[0] for b in badges],
-        "protocol_reasons": [b[1] for b in badges],
+        "model": text["name"],
+        "source": np.array([SOURCE_BADGES.get(s, s) for s in text["source"].tolist()], dtype=object),
+        "protocol": text["badge"],
+        "protocol_reasons": text["badge_reason"],
         primary: scores,
         f"{primary}_ci_low": lows,
         f"{primary}_ci_high": highs,
@@ -258,25 +246,23 @@ def _part(bench: Benchmark, entries: list, columns, gaps: list) -> Part:
     table.update({m.name: columns.metrics[m.name] for m in bench.metrics if m.name != primary})
     table.update({
         "coverage_pct": 100 * columns.coverage,
-        "date": [c[:10] for c in columns.created_at],
-        "organisation": [m.organisation or "" for m in models],
-        "access": [m.access or "" for m in models],
-        "domain": [m.domain or "" for m in models],
-        "reasoning": [{True: "yes", False: "no"}.get(m.reasoning, "") for m in models],
-        "input_modality": [m.input_modality or "" for m in models],
-        "params_b": np.array([m.params_b for m in models], dtype=float),
-        "run_settings": [p["run_settings_text"] for p in columns.protocol],
-        "flagged_cells": list(columns.cell_flags),
-        "id": [e.entry_id if s == "submission" else "" for e, s in zip(entries, columns.source)],
-        "source_kind": list(columns.source),
-        "size": [size_bucket(m.params_b) for m in models],
+        "date": text["date"],
+        "organisation": text["organisation"],
+        "access": text["access"],
+        "domain": text["domain"],
+        "reasoning": text["reasoning"],
+        "input_modality": text["input_modality"],
+        "params_b": columns.params_b,
+        "run_settings": text["run_settings"],
+        "flagged_cells": text["flags"],
+        "id": np.where(submitted, np.array([e.entry_id for e in entries], dtype=object), ""),
+        "source_kind": text["source"],
+        "size": text["size"],
     })
-    table = {name: _shared(values) if isinstance(values, list) else values for name, values in table.items()}
     frame = pd.DataFrame(table)
-    search = _shared([(m.name + " " + (m.organisation or "")).casefold() for m in models])
     arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
               for name, values in table.items()}
-    return Part(entries, frame, [b[1] for b in badges], search, ranks.paired, arrays)
+    return Part(entries, frame, text["badge_reason"], text["search"], ranks.paired, arrays)
 
 
 def _shared(values: list) -> list:

@@ -1,17 +1,15 @@
-"""A board's rows as columns: what Board.build needs of every result, read straight from the result shards'
-Arrow columns (no Result object per row), or from a few Result objects (paper rows). The Space keeps these
-columns and an Entry per row that builds its Result only when a view asks for it (`ShardEntry`).
+"""The stored results of a benchmark as the Space holds them: the board's columns of the result shards (an Arrow
+table, `read_rows`; board_columns.py turns it into a board's arrays) and an Entry per row that builds its Result
+only when a view asks for it (`ShardEntry`): no Result object per row.
 """
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 
 import numpy as np
 
 from .fast_json import loads as _loads
-from .result import ModelInfo
 from .tables import Entry
 
 MODEL_KEYS = ("name", "link", "organisation", "access", "domain", "reasoning", "input_modality", "params_b")
@@ -22,14 +20,16 @@ BOARD_COLUMNS = ("submission_id", "stored_at", "source", "model", "metrics", "n_
                  "cell_flags", "protocol")  # plus the primary metric's CI, as `ci_primary`
 
 
-def read_rows(paths: list, primary: str):
-    """What the board needs of these shards (not strata, pending, metric_n, notes, the other CIs): the latest row
-    per submission, in submission-id order."""
+def read_rows(paths: list, bench):
+    """What the board needs of these shards (not strata, pending, metric_n, notes, the other CIs), every per-row
+    value derived once (board_columns.derive): the latest row per submission, in submission-id order."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from .board_columns import derived_columns
     from .result_shards import latest
 
+    primary = bench.primary_metric
     tables = []
     for path in paths:
         table = pq.read_table(path, columns=list(BOARD_COLUMNS))
@@ -37,10 +37,17 @@ def read_rows(paths: list, primary: str):
             ci = pq.read_table(path, columns=[f"ci.{primary}"]).column(0)
         except (KeyError, ValueError, pa.ArrowInvalid):
             ci = pa.nulls(table.num_rows, pa.list_(pa.float64()))
-        tables.append(_protocol_facts(_flags_as_text(table), primary).append_column("ci_primary", ci))
+        tables.append(table.append_column("ci_primary", ci))
     if not tables:
         return None
-    return latest(pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0])
+    table = latest(pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0])
+    table = _protocol_facts(_flags_as_text(table), primary)
+    low, high = _bounds(table.column("ci_primary"))
+    table = table.append_column("coverage", pa.array(_coverage(table), pa.float64()))
+    table = table.append_column("ci_low", pa.array(low, pa.float64())).append_column("ci_high", pa.array(high, pa.float64()))
+    for name, column in derived_columns(table, bench).items():
+        table = table.append_column(name, column)
+    return table.drop_columns(["model", "flags", "n_answered", "ci_primary"])
 
 
 FACTS = (("items", "int64"), ("comparable_to_paper", "bool"), ("not_comparable_because", "list"),
@@ -173,50 +180,6 @@ class BoardEntries(list):
         self.rows, self.first = rows, first
 
 
-@dataclass
-class Columns:
-    """Per row: everything Board.build reads. Lists/arrays of equal length."""
-
-    source: list
-    created_at: list
-    protocol: list  # dicts: `facts` of each row's protocol
-    model: list  # ModelInfo
-    n_items: np.ndarray
-    coverage: np.ndarray  # NaN: not reported
-    metrics: dict  # metric -> float array (NaN: no value)
-    ci_low: np.ndarray  # the primary metric's CI (NaN: none)
-    ci_high: np.ndarray
-    cell_flags: list  # sorted metric ids with a flag, joined
-
-    def __len__(self) -> int:
-        return len(self.source)
-
-    def take(self, index) -> "Columns":
-        index = np.asarray(index, dtype=np.int64)
-        pick = lambda values: [values[i] for i in index]  # noqa: E731
-        return Columns(pick(self.source), pick(self.created_at), pick(self.protocol), pick(self.model),
-                       self.n_items[index], self.coverage[index], {k: v[index] for k, v in self.metrics.items()},
-                       self.ci_low[index], self.ci_high[index], pick(self.cell_flags))
-
-
-def _floats(values) -> np.ndarray:
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
-
-
-def from_results(results: list, names: list[str], primary: str) -> Columns:
-    """Columns of Result objects (paper rows, or entries built by hand)."""
-    def ci(r, side):
-        bounds = r.ci.get(primary)
-        return None if not bounds or bounds[0] is None or bounds[1] is None else bounds[side]
-
-    return Columns([r.source for r in results], [r.created_at for r in results], [facts(r.protocol, primary) for r in results],
-                   [r.model for r in results], np.array([r.n_items or 0 for r in results], dtype=np.int64),
-                   _floats([r.coverage for r in results]),
-                   {m: _floats([r.metrics.get(m) for r in results]) for m in names},
-                   _floats([ci(r, 0) for r in results]), _floats([ci(r, 1) for r in results]),
-                   [", ".join(sorted(r.cell_flags)) for r in results])
-
-
 def _coverage(table) -> np.ndarray:
     """n_answered / n_items as Result.coverage computes it (the stored column is rounded)."""
     import pyarrow.compute as pc
@@ -243,41 +206,3 @@ def _bounds(lists) -> tuple[np.ndarray, np.ndarray]:
     broken = np.isnan(low) | np.isnan(high)
     low[broken], high[broken] = np.nan, np.nan
     return low, high
-
-
-def from_table(table, names: list[str], primary: str) -> Columns:
-    """Columns of the board's shard table (`read_rows`): one Arrow-to-NumPy pass per column; only `protocol` is
-    parsed per row (JSON)."""
-    metrics = table.column("metrics").combine_chunks()
-    fields = {f.name for f in metrics.type}
-    n = table.num_rows
-    low, high = _bounds(table.column("ci_primary") if "ci_primary" in table.column_names
-                        else table.column("ci").combine_chunks().field(primary))
-    model = table.column("model").combine_chunks()
-    models = [ModelInfo(*values) for values in zip(*(model.field(k).to_pylist() for k in MODEL_KEYS))]
-    cell_flags = (_flags_as_text(table) if "cell_flags" in table.column_names else table).column("flags").to_pylist()
-    if "protocol" in table.column_names:
-        table = _protocol_facts(table, primary)
-    values = [table.column("p_" + name).to_pylist() for name, _ in FACTS]
-    protocol = [dict(zip((name for name, _ in FACTS), row)) for row in zip(*values)]
-    return Columns(table.column("source").to_pylist(), table.column("created_at").to_pylist(), protocol, models,
-                   np.nan_to_num(table.column("n_items").to_numpy(zero_copy_only=False).astype(float)).astype(np.int64),
-                   _coverage(table),
-                   {m: metrics.field(m).to_numpy(zero_copy_only=False).astype(float) if m in fields else np.full(n, np.nan)
-                    for m in names}, low, high, cell_flags)
-
-
-def columns_of(entries: list, names: list[str], primary: str) -> Columns:
-    """The columns of a benchmark's entries (BoardEntries: the stored part from its table)."""
-    rows = getattr(entries, "rows", None)
-    first = getattr(entries, "first", len(entries)) if rows is not None else len(entries)
-    head = from_results([e.result for e in entries[:first]], names, primary)
-    if rows is None:
-        return head
-    tail = from_table(rows.table, names, primary)
-    return Columns(head.source + tail.source, head.created_at + tail.created_at, head.protocol + tail.protocol,
-                   head.model + tail.model, np.concatenate([head.n_items, tail.n_items]),
-                   np.concatenate([head.coverage, tail.coverage]),
-                   {m: np.concatenate([head.metrics[m], tail.metrics[m]]) for m in names},
-                   np.concatenate([head.ci_low, tail.ci_low]), np.concatenate([head.ci_high, tail.ci_high]),
-                   head.cell_flags + tail.cell_flags)

@@ -514,17 +514,17 @@ class Service:
         from .store import load_records
 
         paper = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(benchmark, paper_roots))]
-        primary = registry.scorer(benchmark).primary_metric
+        bench = registry.scorer(benchmark)
         held = cached[1].rows if cached and cached[1].rows is not None else None
         known = set(cached[0][1]) if cached and cached[0][2] == tuple(paper_roots or ()) else set()
         if held is not None and known and known <= set(files):  # only new shards: read them alone
             import pyarrow as pa
 
-            added = read_rows([f for f in files if f not in known], primary)
+            added = read_rows([f for f in files if f not in known], bench)
             table = latest(pa.concat_tables([held.table, added], promote_options="permissive")) \
                 if added is not None else held.table
         else:
-            table = read_rows(list(files), primary)
+            table = read_rows(list(files), bench)
         if table is None:
             if self.store.unmigrated(benchmark):
                 log.warning("%s: the store holds JSON results from before the shards; they are not shown until "
