@@ -259,9 +259,9 @@ def _part(bench: Benchmark, entries: list, columns) -> Part:
         "source_kind": text["source"],
         "size": text["size"],
     })
-    frame = pd.DataFrame(table)
     arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
               for name, values in table.items()}
+    frame = pd.DataFrame(arrays, copy=False)  # the frame shares the arrays' memory (no consolidated copy)
     return Part(entries, frame, text["badge_reason"], text["search"], ranks.paired, arrays)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .result import ModelInfo
 
+CHUNK = 4096  # rows derived at a time
 TEXT = ("source", "name", "organisation", "access", "domain", "reasoning", "input_modality", "size", "search", "date",
         "gap", "badge", "badge_reason", "run_settings", "flags", "fingerprint")
 
@@ -99,16 +100,22 @@ def derived_columns(table, bench) -> dict:
 
     from .board_rows import FACTS, MODEL_KEYS
 
-    model = table.column("model").combine_chunks()
-    models = [ModelInfo(*values) for values in zip(*(model.field(k).to_pylist() for k in MODEL_KEYS))]
-    facts = [dict(zip((n for n, _ in FACTS), row)) for row in zip(*(table.column("p_" + n).to_pylist() for n, _ in FACTS))]
-    n_items = table.column("n_items").to_pylist()
-    rows = [derive(bench, *args) for args in zip(table.column("source").to_pylist(), models, facts,
-                                                   (n or 0 for n in n_items), table.column("created_at").to_pylist(),
-                                                   table.column("flags").to_pylist())]
-    out = {f"d_{k}": pa.array([d[k] for d in rows], pa.string()) for k in TEXT}
-    out["d_params_b"] = pa.array([d["params_b"] for d in rows], pa.float64())
-    return out
+    chunks: dict[str, list] = {f"d_{k}": [] for k in (*TEXT, "params_b")}
+    for start in range(0, table.num_rows, CHUNK):  # in slices: the per-row Python objects of one slice at a time
+        part = table.slice(start, CHUNK)
+        model = part.column("model").combine_chunks()
+        models = [ModelInfo(*values) for values in zip(*(model.field(k).to_pylist() for k in MODEL_KEYS))]
+        facts = [dict(zip((n for n, _ in FACTS), row))
+                 for row in zip(*(part.column("p_" + n).to_pylist() for n, _ in FACTS))]
+        rows = [derive(bench, *args) for args in zip(part.column("source").to_pylist(), models, facts,
+                                                       (n or 0 for n in part.column("n_items").to_pylist()),
+                                                       part.column("created_at").to_pylist(),
+                                                       part.column("flags").to_pylist())]
+        for k in TEXT:
+            chunks[f"d_{k}"].append(pa.array([d[k] for d in rows], pa.string()))
+        chunks["d_params_b"].append(pa.array([d["params_b"] for d in rows], pa.float64()))
+    return {name: pa.chunked_array(parts, pa.float64() if name == "d_params_b" else pa.string())
+            for name, parts in chunks.items()}
 
 
 def _decoded(column) -> np.ndarray:

@@ -531,6 +531,9 @@ class Service:
                             "`python -m leaderboard migrate-results --store %s` converts them", benchmark,
                             self.store.root)
             return BoardEntries(paper)
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()  # the decode's scratch memory back to the system
         rows = ShardRows(table, shard_folder(self.store.root, benchmark), self._resamples)
         ids = table.column("submission_id").to_pylist()
         before = {} if held is None else dict(zip(held.table.column("submission_id").to_pylist(),
