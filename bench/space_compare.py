@@ -61,7 +61,8 @@ def in_process(store, results: int) -> None:
         def rebuilt():  # one more result lands: the board is rebuilt, testing only the new row's pairs
             base = entries[-1]
             score = base.result.metrics[primary]
-            extra = Entry(replace(base.result, model=ModelInfo(name=f"new-{next(landed)}")), f"new-{next(landed)}",
+            result = getattr(base.result, "full", base.result)  # a stored result's Result (board_rows.RowResult)
+            extra = Entry(replace(result, model=ModelInfo(name=f"new-{next(landed)}")), f"new-{next(landed)}",
                           score + np.random.default_rng(len(entries)).normal(0, 2, 1000))
             Board.build(bench, [*entries, extra]).view(MAIN, Filters(), SHOWN)
 

@@ -114,15 +114,19 @@ def derived_columns(table, bench) -> dict:
         for k in TEXT:
             chunks[f"d_{k}"].append(pa.array([d[k] for d in rows], pa.string()))
         chunks["d_params_b"].append(pa.array([d["params_b"] for d in rows], pa.float64()))
-    return {name: pa.chunked_array(parts, pa.float64() if name == "d_params_b" else pa.string())
-            for name, parts in chunks.items()}
+    out = {name: pa.chunked_array(parts, pa.string()).combine_chunks().dictionary_encode()  # a few distinct values
+           for name, parts in chunks.items() if name != "d_params_b"}
+    out["d_params_b"] = pa.chunked_array(chunks["d_params_b"], pa.float64()).combine_chunks()
+    return out
 
 
 def _decoded(column) -> np.ndarray:
     """Arrow strings -> object array in which equal strings are one Python object (null -> None)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = column.combine_chunks().dictionary_encode()
+    encoded = column.combine_chunks()
+    encoded = encoded if pa.types.is_dictionary(encoded.type) else encoded.dictionary_encode()
     values = _objects(encoded.dictionary.to_pylist() + [None])
     return values[pc.fill_null(encoded.indices, len(values) - 1).to_numpy()]
 

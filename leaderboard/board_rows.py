@@ -5,11 +5,13 @@ only when a view asks for it (`ShardEntry`): no Result object per row.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from collections import OrderedDict
 
 import numpy as np
 
 from .fast_json import loads as _loads
+from .result import ModelInfo
 from .tables import Entry
 
 MODEL_KEYS = ("name", "link", "organisation", "access", "domain", "reasoning", "input_modality", "params_b")
@@ -47,7 +49,7 @@ def read_rows(paths: list, bench):
     table = table.append_column("ci_low", pa.array(low, pa.float64())).append_column("ci_high", pa.array(high, pa.float64()))
     for name, column in derived_columns(table, bench).items():
         table = table.append_column(name, column)
-    return table.drop_columns(["model", "flags", "n_answered", "ci_primary"])
+    return table.drop_columns(["flags", "n_answered", "ci_primary"]).combine_chunks()  # exact-size buffers
 
 
 FACTS = (("items", "int64"), ("comparable_to_paper", "bool"), ("not_comparable_because", "list"),
@@ -106,6 +108,9 @@ class ShardRows:
         """`resamples(submission id)`: its bootstrap means for paired rank tests (None: no paired tests)."""
         self.table, self.folder, self.resamples = table, folder, resamples
         self._full = None  # (submission id -> row, the full table), read on first use
+        self._models = None
+        self.benchmark = Path(folder).parent.name  # results/<benchmark>/data
+        self.sources = table.column("source").to_pylist()
         self._results: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
@@ -122,6 +127,16 @@ class ShardRows:
                 return record(self._full[1], self._full[0][sub_id])
         raise KeyError(f"result {sub_id} is no longer stored")
 
+    @property
+    def models(self) -> list:
+        """Each row's ModelInfo as submitted (built once, on first use: the overview and its review list ask on
+        every page load)."""
+        with self._lock:
+            if self._models is None:
+                model = self.table.column("model").combine_chunks()
+                self._models = [ModelInfo(*values) for values in zip(*(model.field(k).to_pylist() for k in MODEL_KEYS))]
+            return self._models
+
     def result(self, index: int):
         from .result_shards import to_result
 
@@ -137,6 +152,41 @@ class ShardRows:
         return found
 
 
+class RowResult:
+    """A stored result as views see it (`entry.result`): source, benchmark and model from the columns held; any
+    other attribute (strata, metrics, protocol...) from the whole record, read when first asked for."""
+
+    __slots__ = ("_rows", "_index")
+
+    def __init__(self, rows: ShardRows, index: int):
+        self._rows, self._index = rows, index
+
+    @property
+    def source(self) -> str:
+        return self._rows.sources[self._index]
+
+    @property
+    def benchmark(self) -> str:
+        return self._rows.benchmark
+
+    @property
+    def model(self) -> ModelInfo:
+        return self._rows.models[self._index]
+
+    @property
+    def full(self):
+        """The Result itself (for code that copies or compares it)."""
+        return self._rows.result(self._index)
+
+    def __getattr__(self, name):
+        return getattr(self._rows.result(self._index), name)
+
+    def __eq__(self, other):
+        return self.full == (other.full if isinstance(other, RowResult) else other)
+
+    __hash__ = None
+
+
 class ShardEntry(Entry):
     """An Entry whose Result is read from the shard table when first asked for (see ShardRows). Slots: 100,000 of
     them are held (~90 bytes each instead of ~400 with a dict and a bound loader each)."""
@@ -148,7 +198,7 @@ class ShardEntry(Entry):
 
     @property
     def result(self):  # the dataclass field of Entry, computed
-        return self.rows.result(self.index)
+        return RowResult(self.rows, self.index)
 
     @property
     def paired_resamples(self):
