@@ -114,7 +114,8 @@ class App:
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {**os.environ, "GRADIO_SERVER_PORT": str(self.port), "HF_HUB_OFFLINE": "1",
                "GRADIO_ANALYTICS_ENABLED": "False", "LEADERBOARD_LOCAL_USER": "bench", "LEADERBOARD_STORE": str(store),
-               "LEADERBOARD_DATA": str(data), "LEADERBOARD_WORKER": "external", "PYTHONDONTWRITEBYTECODE": "1"}
+               "LEADERBOARD_DATA": str(data), "LEADERBOARD_WORKER": "external", "PYTHONDONTWRITEBYTECODE": "1",
+               "ARROW_DEFAULT_MEMORY_POOL": "system"}  # what the new Space sets for itself: every app gets it
         self.begin = time.perf_counter()
         self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log.open("a"), stderr=subprocess.STDOUT)
 

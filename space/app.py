@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # on a Hugging Face Space the app file runs as a script
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry: offline, and visitors' data stays here
+# Arrow on the C allocator: the result shards' decode scratch goes back to the system (mimalloc kept ~50 MB more
+# at 100,000 results, bench/results_scale.py); read when pyarrow is first imported, so set before that
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
