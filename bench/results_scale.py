@@ -5,8 +5,9 @@
 - the new design: this tree's Space on the same records as result shards, against
   bench/minimal_parquet_space.py (a minimal app reading the same Parquet).
 
-Per app: start-up = process start until every benchmark's ranked table has come back through gradio_client;
-resident memory once all are served. Then, with each Space running, a new result is written the way a worker
+Per app: start-up = process start until every benchmark's ranked table has come back through gradio_client
+(with its download files: the new Space writes them in a step after the rows, the bench asks for it as a page
+does); resident memory once all are served. Then, with each Space running, a new result is written the way a worker
 writes it (the new design: one shard through LocalStore; the old: one JSON through the same atomic write), and
 the first table is polled until the new row is on top: seconds from the write to the row shown. The tables of
 the two Spaces are compared cell by cell (same records: the same rows must show).
@@ -139,12 +140,19 @@ class App:
             self.process.kill()
 
 
-def serve_all(app: App, project: bool) -> dict:
+def serve_all(app: App, project: bool, files: bool) -> dict:
+    """Every table, as a browser gets it: the rows, then (new Space, `files`) the download files its page asks for
+    next (the old Space wrote them inside the table call): both count in "every table served" and the memory."""
     app.wait_page()
     client = connect(app.url)
     tables = {}
     for bench in registry.names():
         tables[bench] = rows_of(table_call(client, project, bench)(), project)
+        if files:
+            spec = registry.scorer(bench)
+            columns = [m.name for m in spec.metrics if m.group == spec.metric(spec.primary_metric).group]
+            client.predict("any", "any", "any", "any", "any", ["paper", "submission", "human"], False, "", columns,
+                           api_name=f"/table_files_{bench}")
     served = time.perf_counter() - app.begin
     return {"client": client, "all": served, "rss": rss_mb(app.process.pid), "tables": tables}
 
@@ -213,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, (argv_, cwd, store, project) in runs.items():
         app = App(argv_, cwd, store, data, work / f"{label.split()[0]}-{label.split()[1]}.log")
         try:
-            seen[label] = serve_all(app, project)
+            seen[label] = serve_all(app, project, files=project and store == new_root)
             if project:
                 seen[label]["appear"] = appear(seen[label], store, store == new_root)
         finally:

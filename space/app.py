@@ -233,7 +233,7 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
     show_sample.input(update_sample, [show_sample, *inputs], sample_table, api_name=f"sample_table_{bench.name}",
                       show_progress="hidden")
     refresh.click(draw, inputs, outputs, api_name=f"table_{bench.name}").then(
-        files, inputs, downloads, api_name=False, show_progress="hidden")
+        files, inputs, downloads, api_name=f"table_files_{bench.name}", show_progress="hidden")
     refresh.click(redraw_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
     gr.Timer(LIVE_SECONDS).tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,
                                 show_progress="hidden")
