@@ -184,13 +184,6 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
                        sources=tuple(sources or ()), search=(search or "")[:100], comparable_only=bool(comparable),
                        columns=list(columns or []) or None)
 
-    def update(*values):
-        filters = filters_of(*values)
-        current = BOARDS.get(bench, service.entries(bench.name))
-        view = current.view(MAIN, filters, SHOWN_ROWS)
-        csv_path, json_path = EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
-        return _table_update(view, bench, values[-1]), csv_path, json_path
-
     def draw(*values):
         """The table alone; its download files follow in `files` (a 20,000-row view's CSV and JSON take ~0.7 s to
         write: a filter change or a refresh does not wait for them)."""
@@ -202,6 +195,10 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
         current = BOARDS.get(bench, service.entries(bench.name))
         view = current.view(MAIN, filters, SHOWN_ROWS)  # the view just drawn (kept by the board)
         return EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
+
+    def update(*values):
+        """The table and its download files in one step (the page load and the live timer)."""
+        return draw(*values)[0], *files(*values)
 
     def update_sample(show, *values):
         if not show:

@@ -28,7 +28,11 @@ from leaderboard.store import LocalStore
 from leaderboard.tables import Entry
 
 NO_PAPERS = "no-papers"
-LATER = time.time() + MIN_AGE + 60  # the Hub compactor's clock: every shard written by the test is settled
+
+
+def later() -> float:
+    """The Hub compactor's clock: every shard written so far is settled (older than MIN_AGE)."""
+    return time.time() + MIN_AGE + 60
 
 
 def result(bench: str, name: str, score: float | None, ci=None, day: int = 1, **extra) -> Result:
@@ -203,7 +207,7 @@ def test_two_workers_compacting_while_a_third_appends_lose_no_row(tmp_path):
 
         def compactor(api):
             barrier.wait()
-            outcomes.append(compact_repo(api, "lab/results", "xpcr", retry, now=LATER))
+            outcomes.append(compact_repo(api, "lab/results", "xpcr", retry, now=later()))
 
         def appender():
             barrier.wait()
@@ -236,7 +240,7 @@ def test_fewer_small_shards_than_the_threshold_are_left_alone(tmp_path):
     with FakeHub(tokens={"a": "scorer-a"}, orgs={"lab": {"scorer-a"}}) as hub:
         hub.create("dataset", "lab/results", files=dict(one_row_shard(f"s{k}", k) for k in range(shards.COMPACT_AT - 1)))
         api = HfApi(endpoint=hub.url, token="a")
-        assert compact_repo(api, "lab/results", "xpcr", now=LATER) is None
+        assert compact_repo(api, "lab/results", "xpcr", now=later()) is None
         assert len([p for p in hub.repo("dataset", "lab/results").head.files if p.endswith(".parquet")]) == 15
 
 
@@ -247,4 +251,4 @@ def test_a_shard_younger_than_the_settling_time_is_not_merged(tmp_path):
         hub.create("dataset", "lab/results", files=dict(one_row_shard(f"s{k}", k) for k in range(shards.COMPACT_AT)))
         api = HfApi(endpoint=hub.url, token="a")
         assert compact_repo(api, "lab/results", "xpcr", now=time.time() + MIN_AGE - 60) is None
-        assert compact_repo(api, "lab/results", "xpcr", now=LATER).endswith(f"-{shards.COMPACT_AT}r.parquet")
+        assert compact_repo(api, "lab/results", "xpcr", now=later()).endswith(f"-{shards.COMPACT_AT}r.parquet")
