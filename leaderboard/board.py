@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .benchmark import Benchmark
+from .heap import release_freed_memory
 from .tie_groups import rank_ranges, wilson
 
 SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
@@ -380,7 +381,10 @@ class BoardCache:
                     return cached[2]
             board = Board.build(bench, entries)
             with self._lock:
+                previous = self._boards.get(bench.name)
                 self._boards[bench.name] = (id(entries), entries, board)
+            del previous
+            release_freed_memory()  # the build's scratch and the board it replaced
         return board
 
 
