@@ -533,7 +533,10 @@ class Service:
             return BoardEntries(paper)
         import pyarrow as pa
 
+        from .heap import release_freed_memory
+
         pa.default_memory_pool().release_unused()  # the decode's scratch memory back to the system
+        release_freed_memory()  # and the per-row objects the derivation made (board_columns)
         rows = ShardRows(table, shard_folder(self.store.root, benchmark), self._resamples)
         ids = table.column("submission_id").to_pylist()
         before = {} if held is None else dict(zip(held.table.column("submission_id").to_pylist(),
