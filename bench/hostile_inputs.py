@@ -50,7 +50,7 @@ kind, path, data = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 from leaderboard.intake.run_settings import RunSettingsError, read_run_settings
 key = None
 if kind != "settings":  # imports and the answer key are loaded before the clock starts
-    from leaderboard import registry
+    from leaderboard.scoring import registry
     from leaderboard.scoring.benchmark import ScoringContext
     from leaderboard.scoring.score_file import load_key, score_file
     from leaderboard.operations.upload_check import CheckJob

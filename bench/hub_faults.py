@@ -23,6 +23,8 @@ from fake_hub_server import FakeHub  # noqa: E402
 from fault_proxy import FaultProxy  # noqa: E402
 from hub_fault_run import TOKENS, run_workers, seeded_queue, writes  # noqa: E402
 from leaderboard.scoring import registry  # noqa: E402
+from leaderboard.publishing.result_shards import repo_records  # noqa: E402
+from leaderboard.operations.result_shards_hub import shard_benchmark  # noqa: E402
 
 
 def one_run(data: Path, scratch: Path, n: int, lease: float, rate: float | None, delay: float, seed: int) -> dict:
@@ -38,8 +40,9 @@ def one_run(data: Path, scratch: Path, n: int, lease: float, rate: float | None,
                 done, seconds, _ = run_workers(proxy.url, private, data, scratch, lease, deadline=20 * lease)
                 injected = dict(proxy.injected)
         results = hub.repo("dataset", "lab/results")
-        published = [p for p in results.head.files if p.startswith("results/")]
-        once = done and len(published) == n and all(writes(results, p) == 1 for p in published)
+        published = repo_records(results.head.files)  # one row per submission, wherever compaction put it
+        shards = {p for c in results.commits for p in c.files if shard_benchmark(p) and "/c-" not in p}
+        once = done and len(published) == n and len(shards) == n and all(writes(results, p) == 1 for p in shards)
         finishes = sum(1 for p, d in private.head.files.items()
                        if p.startswith("private/queue/") and json.loads(d).get("finished_by"))
     return {"seconds": seconds, "rate": n / seconds, "once": once and finishes == n, "injected": injected}

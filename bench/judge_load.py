@@ -120,7 +120,7 @@ def run_judge_load(work: Path, cases: int, concurrency: int, latency: float, log
         calls = server.calls()
         max_in_flight = server.max_in_flight
     records = {r["model"]["name"]: r for r in service.queue_records()}
-    results = {name: json.loads(store.result_path("medrealmm", o.submission_id).read_text())
+    results = {name: store.record("medrealmm", o.submission_id)
                for name, o in outcomes.items()}
     sub_ids = [o.submission_id for o in outcomes.values()]
     assert drained, "the queue did not drain"

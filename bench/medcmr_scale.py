@@ -124,7 +124,7 @@ def run_phase(name: str, data: Path, pred: Path) -> dict:
 def build_phase(source: Path, out: Path) -> dict:
     start = time.perf_counter()
     code = ("import json,resource,sys; sys.path.insert(0, %r);"
-            "from pathlib import Path; from leaderboard import registry;"
+            "from pathlib import Path; from leaderboard.scoring import registry;"
             "from dataset_builders.stage import build;"
             "r = build(registry.adapter('medcmr'), Path(%r), Path(%r), progress=False);"
             "print(json.dumps({'rows': r.rows, 'mb': r.download_bytes / 1e6,"

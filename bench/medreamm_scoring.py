@@ -168,7 +168,7 @@ def build_phase(source: Path, out: Path) -> dict:
     out_json = subprocess.run(
         [sys.executable, "-c",
          "import json,resource,sys; sys.path.insert(0, %r);"
-         "from leaderboard import registry; from dataset_builders.stage import build;"
+         "from leaderboard.scoring import registry; from dataset_builders.stage import build;"
          "build(registry.adapter('medreamm'), __import__('pathlib').Path(%r), __import__('pathlib').Path(%r), progress=False);"
          "print(json.dumps({'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))" % (str(ROOT), str(source), str(out))],
         capture_output=True, text=True, check=True)

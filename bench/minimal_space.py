@@ -39,7 +39,8 @@ def top_rows(frame: pd.DataFrame):
     return lambda: frame.head(SHOWN)
 
 
-def main() -> None:
+def main(load=load) -> None:
+    """`load(store, benchmark, primary metric)`: the DataFrame of a benchmark's results (here: from the JSON)."""
     store = Path(os.environ["LEADERBOARD_STORE"])
     with gr.Blocks() as app:
         for bench in registry.scorers().values():

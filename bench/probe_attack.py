@@ -157,7 +157,7 @@ def run_attack(data: Path, policy, budget: int, resamples: int, workdir: Path, t
         used += 1
         service.score_one(outcome.submission_id)
         seconds.append(time.perf_counter() - start)
-        return json.loads(store.result_path("medcmr", outcome.submission_id).read_text())
+        return store.record("medcmr", outcome.submission_id)
 
     def tally():
         claims = attacker.claims

@@ -1,4 +1,4 @@
-"""Side by side in one run: the project's Space and its floor (bench/minimal_space.py) on the same store.
+"""Side by side in one run: the project's Space and its floor (bench/minimal_parquet_space.py: the same result shards) on the same store.
 
 In process, per benchmark: a ranked-table view (the precomputed board sliced, filtered, formatted; downloads
 reused) against the floor of sorting a plain DataFrame of the same records and taking the top 500; the first
@@ -61,7 +61,8 @@ def in_process(store, results: int) -> None:
         def rebuilt():  # one more result lands: the board is rebuilt, testing only the new row's pairs
             base = entries[-1]
             score = base.result.metrics[primary]
-            extra = Entry(replace(base.result, model=ModelInfo(name=f"new-{next(landed)}")), f"new-{next(landed)}",
+            result = getattr(base.result, "full", base.result)  # a stored result's Result (board_rows.RowResult)
+            extra = Entry(replace(result, model=ModelInfo(name=f"new-{next(landed)}")), f"new-{next(landed)}",
                           score + np.random.default_rng(len(entries)).normal(0, 2, 1000))
             Board.build(bench, [*entries, extra]).view(MAIN, Filters(), SHOWN)
 
@@ -165,7 +166,7 @@ def load_average() -> str:
 
 def apps(store_root: Path, data: Path, work: Path, runs: int, bench: str) -> None:
     env = {"LEADERBOARD_STORE": str(store_root), "LEADERBOARD_DATA": str(data), "LEADERBOARD_WORKER": "external"}
-    commands = {"project": [sys.executable, "-m", "space"], "floor": [sys.executable, str(ROOT / "bench" / "minimal_space.py")]}
+    commands = {"project": [sys.executable, "-m", "space"], "floor": [sys.executable, str(ROOT / "bench" / "minimal_parquet_space.py")]}
     others = [name for name in registry.names() if name != bench]
     seen: dict[str, list[dict]] = {name: [] for name in commands}
     from bytecode import compile_project

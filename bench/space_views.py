@@ -1,7 +1,7 @@
 """Times the leaderboard's ranked tables with N stored results per benchmark (default 1,000), each beside its
 floor in the same run (bench/space_compare.py): in process, a view of the precomputed board against sorting a
 plain DataFrame of the same records; then the real Space against a minimal gr.Dataframe app on the same JSONs
-(bench/minimal_space.py): start-up, memory, and a table refresh through gradio_client. Goal: views < 300 ms,
+(bench/minimal_parquet_space.py): start-up, memory, and a table refresh through gradio_client. Goal: views < 300 ms,
 start-up <= 1.1x the floor.
 
     .venv/bin/python bench/space_views.py [--results 1000] [--store DIR] [--runs 3] [--skip-space | --apps-only]
@@ -9,7 +9,6 @@ start-up <= 1.1x the floor.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -36,6 +35,7 @@ from space import breakdown_view  # noqa: E402
 def populate(store: LocalStore, n: int, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
     for bench in BENCHMARKS.values():
+        records = []
         for i in range(n):
             metrics = {m.name: float(rng.uniform(0, 100)) for m in bench.metrics}
             strata = {"stratum": {f"v{k}": {"n": 20, "metrics": {bench.primary_metric: float(rng.uniform(0, 100))}}
@@ -47,15 +47,13 @@ def populate(store: LocalStore, n: int, seed: int = 0) -> None:
                                             domain=("general", "medical")[i % 3 == 0], params_b=float(i % 80 + 1)),
                             ci={bench.primary_metric: _ci(metrics[bench.primary_metric])})
             sub_id = f"{bench.name}-{i:05d}"
-            # the files the service writes, without its per-file fsync (only the bench's set-up time changes)
             record = result.to_public_dict()
             record["submission_id"] = sub_id
-            path = store.result_path(bench.name, sub_id)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            records.append(record)
             npy = store.private("bootstrap", f"{sub_id}.npy")
             npy.parent.mkdir(parents=True, exist_ok=True)
             np.save(npy, np.clip(metrics[bench.primary_metric] + rng.normal(0, 2, 1000), 0, 100))
+        store.write_records(bench.name, records)  # one shard per benchmark, as a compacted store holds them
 
 
 def _ci(score: float) -> list[float]:

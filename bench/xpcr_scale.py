@@ -262,7 +262,7 @@ CPU = "def cpu(): r = resource.getrusage(resource.RUSAGE_SELF); return r.ru_utim
 def build_phase(source: Path, out: Path) -> dict:
     """The project's build in a child: wall and CPU seconds of `build` (imports excluded), peak RSS."""
     code = ("import json,resource,sys,time; sys.path.insert(0, %r); from pathlib import Path\n" + CPU +
-            "from leaderboard import registry; from dataset_builders.stage import build\n"
+            "from leaderboard.scoring import registry; from dataset_builders.stage import build\n"
             "t=time.perf_counter(); c=cpu(); r=build(registry.adapter('xpcr'), Path(%r), Path(%r), progress=False)\n"
             "print(json.dumps({'seconds': time.perf_counter()-t, 'cpu': cpu()-c, 'rows': r.rows, "
             "'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))") % (str(ROOT), str(source), str(out))
@@ -321,7 +321,7 @@ from pathlib import Path
 sys.path.insert(0, ROOT)
 CPU_DEF
 import datasets, pyarrow.parquet as pq
-from leaderboard import registry
+from leaderboard.scoring import registry
 from dataset_builders.errors import ProblemLog
 from dataset_builders.parquet_writer import plain_bytes
 a = registry.adapter("xpcr"); specs = {c.name: c for c in a.configs()}; rows = {}

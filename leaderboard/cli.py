@@ -79,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
                    add_help=False)
     sub.add_parser("from-lmms-eval", help="an lmms-eval --log_samples folder -> prediction file + run settings (see --help)",
                    add_help=False)
+    sub.add_parser("migrate-results", help="convert a results store of JSON records into result shards (see --help)",
+                   add_help=False)
     return parser
 
 
@@ -96,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         from .harness.predict.cli import main as predict_main
 
         return predict_main(argv[1:])
+    if argv[:1] == ["migrate-results"]:
+        from .operations.migrate_results import main as migrate_main
+
+        return migrate_main(argv[1:])
     if argv[:1] == ["from-lmms-eval"]:
         from .harness.lmms_eval_import import main as import_main
 

@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # on a Hugging Face Space the app file runs as a script
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry: offline, and visitors' data stays here
+# Arrow on the C allocator: the result shards' decode scratch goes back to the system (mimalloc kept ~50 MB more
+# at 100,000 results, bench/results_scale.py); read when pyarrow is first imported, so set before that
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -181,12 +184,21 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
                        sources=tuple(sources or ()), search=(search or "")[:100], comparable_only=bool(comparable),
                        columns=list(columns or []) or None)
 
-    def update(*values):
+    def draw(*values):
+        """The table alone; its download files follow in `files` (a 20,000-row view's CSV and JSON take ~0.7 s to
+        write: a filter change or a refresh does not wait for them)."""
+        current = BOARDS.get(bench, service.entries(bench.name))
+        return _table_update(current.view(MAIN, filters_of(*values), SHOWN_ROWS), bench, values[-1]), gr.skip(), gr.skip()
+
+    def files(*values):
         filters = filters_of(*values)
         current = BOARDS.get(bench, service.entries(bench.name))
-        view = current.view(MAIN, filters, SHOWN_ROWS)
-        csv_path, json_path = EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
-        return _table_update(view, bench, values[-1]), csv_path, json_path
+        view = current.view(MAIN, filters, SHOWN_ROWS)  # the view just drawn (kept by the board)
+        return EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
+
+    def update(*values):
+        """The table and its download files in one step (the page load and the live timer)."""
+        return draw(*values)[0], *files(*values)
 
     def update_sample(show, *values):
         if not show:
@@ -210,12 +222,15 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
         return *update(*values), redraw_sample(show, *values), current.serial
 
     outputs = [table, csv_button, json_button]
+    downloads = [csv_button, json_button]
     for control in inputs:
-        control.input(update, inputs, outputs, api_name=False, show_progress="hidden")
+        control.input(draw, inputs, outputs, api_name=False, show_progress="hidden").then(
+            files, inputs, downloads, api_name=False, show_progress="hidden")
         control.input(redraw_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
     show_sample.input(update_sample, [show_sample, *inputs], sample_table, api_name=f"sample_table_{bench.name}",
                       show_progress="hidden")
-    refresh.click(update, inputs, outputs, api_name=f"table_{bench.name}")
+    refresh.click(draw, inputs, outputs, api_name=f"table_{bench.name}").then(
+        files, inputs, downloads, api_name=f"table_files_{bench.name}", show_progress="hidden")
     refresh.click(redraw_sample, [show_sample, *inputs], sample_table, api_name=False, show_progress="hidden")
     timer = gr.Timer(LIVE_SECONDS)
     timer.tick(tick, [seen, show_sample, *inputs], [*outputs, sample_table, seen], api_name=False,

@@ -27,7 +27,8 @@ def attach_hub(service: Service, settings: Settings) -> Refresher | None:
     def pull() -> None:
         if mirror is not None:
             mirror.retry_pending()  # our own writes first, so a pull never hides them
-            pull_store(mirror.public_repo, mirror.private_repo, service.store.root)
+            pull_store(mirror.public_repo, mirror.private_repo, service.store.root,
+                       keep=frozenset(path for _, path, _ in mirror.pending))
 
     try:
         pull()

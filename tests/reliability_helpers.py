@@ -34,7 +34,10 @@ def variant_files(folder: Path, n: int) -> list[Path]:
 
 
 def check_store(root: Path) -> dict[str, int]:
-    """Every JSON under the store parses, no temporary file is left behind; counts per area."""
+    """Every JSON under the store parses, no temporary file is left behind; counts per area (results: rows of the
+    result shards, the latest per submission)."""
+    from leaderboard.publishing.result_shards import read_folder
+
     bad = []
     for path in root.rglob("*.json"):
         try:
@@ -46,7 +49,7 @@ def check_store(root: Path) -> dict[str, int]:
     assert not leftovers, f"temporary files left behind: {leftovers}"
     private = root / "private"
     return {"queue": len(list((private / "queue").glob("*.json"))),
-            "results": len(list((root / "results").rglob("*.json"))),
+            "results": sum(t.num_rows for t in map(read_folder, (root / "results").glob("*/data")) if t is not None),
             "uploads": len([p for p in (private / "uploads").glob("*") if p.is_dir()]) if (private / "uploads").is_dir() else 0,
             "per_item": len(list((private / "per_item").glob("*.parquet"))),
             "bootstrap": len(list((private / "bootstrap").glob("*.npy")))}

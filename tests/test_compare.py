@@ -1,5 +1,4 @@
 """Two submissions compared item by item: counts and the paired difference, by hand."""
-import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,10 +16,9 @@ def put(store, sub_id, scores, published, held_out=False):
     path = store.private("per_item", f"{sub_id}.parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.table({"id": ids, "top5_primary_icd": scores}), path)
-    result = store.result_path("medreamm", sub_id)
-    result.parent.mkdir(parents=True, exist_ok=True)
-    result.write_text(json.dumps({"metrics": {"top5_primary_icd": published},
-                                  "protocol": {"answers_held_out": held_out}}))
+    store.write_records("medreamm", [{"submission_id": sub_id, "benchmark": "medreamm", "model": {"name": sub_id},
+                                      "source": "submission", "metrics": {"top5_primary_icd": published},
+                                      "protocol": {"answers_held_out": held_out}}])
 
 
 def test_counts_and_mean_difference_by_hand(tmp_path):

@@ -130,7 +130,7 @@ def submit_probe(tmp_path, data, letter_of, policy=Policy(secret=b"test-secret")
     outcome = service.submit("attacker", SubmissionForm(benchmark="medcmr", model_name="probe"), upload)
     assert outcome.accepted, outcome.message
     service.score_one(outcome.submission_id)
-    return json.loads(store.result_path("medcmr", outcome.submission_id).read_text()), ids
+    return store.record("medcmr", outcome.submission_id), ids
 
 
 @pytest.mark.parametrize("probe", ["all A", "17 of 21 right"])
@@ -263,14 +263,14 @@ def test_an_account_gets_breakdowns_for_its_budget_of_results_per_30_days(tmp_pa
     for sub in ("s1", "s2", "s3"):
         store.save_result(sub, result, account="mallory")
     store.save_result("s1", result, account="mallory")  # a rescore of a counted result keeps its breakdowns
-    records = {s: json.loads(store.result_path("medcmr", s).read_text()) for s in ("s1", "s2", "s3")}
+    records = {s: store.record("medcmr", s) for s in ("s1", "s2", "s3")}
     assert records["s1"]["metrics"]["mcq_SOD"] is not None and records["s2"]["strata"]["task"]["SOD"]["metrics"]
     third = records["s3"]
     assert third["metrics"]["mcq_SOD"] is None and third["pending"]["mcq_SOD"].startswith("withheld")
     assert third["strata"]["task"]["SOD"] == {"n": 3, "metrics": {}, "withheld": True}
     assert third["metrics"]["mcq_all"] is not None and third["metrics"]["mcq_macro"] is not None  # whole-set numbers
     store.save_result("s4", result, account="alice")  # another account has its own budget
-    assert json.loads(store.result_path("medcmr", "s4").read_text())["metrics"]["mcq_SOD"] is not None
+    assert store.record("medcmr", "s4")["metrics"]["mcq_SOD"] is not None
     ledger = list((tmp_path / "store" / "private" / "breakdowns").iterdir())
     assert len(ledger) == 2 and all("mallory" not in p.name and "alice" not in p.name for p in ledger)
 

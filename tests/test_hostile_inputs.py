@@ -93,8 +93,16 @@ def run_cli(*args: str, timeout: float = 120) -> tuple[subprocess.CompletedProce
 
 
 def store_text(root: Path) -> str:
-    """Every byte under a folder, decoded leniently (for leak checks)."""
-    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(Path(root).rglob("*")) if p.is_file())
+    """Every byte under a folder, decoded leniently (for leak checks); result shards (compressed Parquet) as the
+    JSON text of their rows, so a leaked string in a shard is found."""
+    from leaderboard.publishing.result_shards import read_table
+
+    def text(p: Path) -> str:
+        if p.suffix == ".parquet" and p.parent.name == "data" and "results" in p.parts:
+            return json.dumps(read_table(p).to_pylist(), ensure_ascii=False)
+        return p.read_bytes().decode("utf-8", "replace")
+
+    return "\n".join(text(p) for p in sorted(Path(root).rglob("*")) if p.is_file())
 
 
 def distinct(base: bytes, k: int) -> bytes:
@@ -381,9 +389,10 @@ def test_private_fields_never_reach_public_records_exports_or_results_folder(tmp
     exported = export_csv(table) + export_json(table)
     for secret in ("erin-secret", "erin", marker, "per_item", "file_sha256", "uploads"):
         assert secret not in public and secret not in exported, secret
-    record = json.loads((results / "medreamm" / f"{sub}.json").read_text(encoding="utf-8"))
+    record = service.store.record("medreamm", sub)
     assert "per_item" not in record and "contact" not in json.dumps(record)
-    assert all(p.suffix == ".json" for p in results.rglob("*") if p.is_file())  # no parquet/npy/raw file in public
+    # no per-item parquet, npy or raw file in public: result shards only
+    assert all(p.parent.name == "data" and p.suffix == ".parquet" for p in results.rglob("*") if p.is_file())
 
 
 # ---------------------------------------------------------------- large cases, generated here and timed

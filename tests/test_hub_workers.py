@@ -20,6 +20,7 @@ from fake_hub_server import FakeHub
 from fake_openid_server import FakeOpenID
 from hub_space import HubSpace, assemble, hub_env
 from leaderboard.scoring import registry
+from leaderboard.publishing.result_shards import repo_records
 
 EXAMPLE = ROOT / "submissions" / "xpcr" / "example_predictions.jsonl"
 N = 20
@@ -139,8 +140,7 @@ def test_two_workers_one_killed_every_submission_finished_exactly_once_key_never
                     turned[path] = turned.get(path, 0) + 1
                 previous[path] = state
     assert len(turned) == N and set(turned.values()) == {1}
-    results = {k: json.loads(v) for k, v in hub.repo("dataset", "lab/results").head.files.items()
-               if k.startswith("results/")}
+    results = repo_records(hub.repo("dataset", "lab/results").head.files)
     assert sorted(r["submission_id"] for r in results.values()) == sorted(records)  # one row each, none lost
     assert {r["model"]["name"] for r in results.values()} == {f"Model-{i:02d}" for i in range(N)}
     both = {r["finished_by"] for r in records.values()}

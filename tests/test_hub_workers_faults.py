@@ -13,6 +13,8 @@ from fake_hub_server import FakeHub
 from fault_proxy import FaultProxy
 from hub_fault_run import ACCOUNTS, TOKENS, run_workers, seeded_queue, writes
 from leaderboard.scoring import registry
+from leaderboard.publishing.result_shards import repo_records
+from leaderboard.operations.result_shards_hub import shard_benchmark
 
 N = 30
 LEASE = 30.0
@@ -48,9 +50,11 @@ def test_three_workers_under_20_percent_faults_score_every_submission_exactly_on
                      and (path not in before.files or json.loads(before.files[path])["state"] != "finished"))
         assert turned == 1, path
     results = hub.repo("dataset", "lab/results")
-    published = {p: json.loads(d) for p, d in results.head.files.items() if p.startswith("results/")}
-    assert sorted(r["submission_id"] for r in published.values()) == sorted(r["id"] for r in queue.values())
-    assert {p: writes(results, p) for p in published} == {p: 1 for p in published}  # no result rewritten
+    published = repo_records(results.head.files)
+    assert sorted(published) == sorted(r["id"] for r in queue.values())
+    ever = {p for c in results.commits for p in c.files if shard_benchmark(p) and not p.rsplit("/", 1)[-1].startswith("c-")}
+    assert sorted(next(s for s in published if p.endswith(f"-{s}.parquet")) for p in ever) == sorted(published)
+    assert {p: writes(results, p) for p in ever} == {p: 1 for p in ever}  # no result rewritten
     assert {r["model"]["name"] for r in published.values()} == {f"Model-{i:02d}" for i in range(N)}
     # one breakdown budget per account across the three workers: BUDGET detailed results each, the rest withheld
     detailed = {a: 0 for a in ACCOUNTS}

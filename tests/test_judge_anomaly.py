@@ -75,12 +75,11 @@ def test_a_submission_whose_judges_split_waits_for_a_maintainer_then_is_ranked(t
         assert record["state"] == "needs review"
         assert record["review"]["anomalies"] == [
             "the two diagnosis judges disagree sharply (one 2, the other 0) on 7 of 7 cases"]
-        assert not service.store.result_path("clinmm", outcome.submission_id).exists()  # nothing published
+        assert service.store.record("clinmm", outcome.submission_id) is None  # nothing published
         calls = server.calls()
         service._update(outcome.submission_id, state="queued", review_decision="approved")  # as `review approve`
         service.score_one(outcome.submission_id)
         record = service.store.read_json(service.queue_path(outcome.submission_id))
         assert record["state"] == "finished", record["message"]
-        assert service.store.result_path(
-            "clinmm", outcome.submission_id).exists()
+        assert service.store.record("clinmm", outcome.submission_id) is not None
         assert server.calls() == calls  # every verdict came from the cache

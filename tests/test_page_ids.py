@@ -1,6 +1,5 @@
 """Ids and names that come back from the page are checked against the store's (or the dataset's) own lists
 before any file is opened (issue 25, part 7): Gradio's dropdown-choice check is not the only guard."""
-import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,9 +17,8 @@ def put(store, sub_id, scores):
     path = store.private("per_item", f"{sub_id}.parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.table({"id": [f"i{k}" for k in range(len(scores))], "top5_primary_icd": scores}), path)
-    result = store.result_path("medreamm", sub_id)
-    result.parent.mkdir(parents=True, exist_ok=True)
-    result.write_text(json.dumps({"metrics": {"top5_primary_icd": 50.0}, "protocol": {}}))
+    store.write_records("medreamm", [{"submission_id": sub_id, "benchmark": "medreamm", "model": {"name": sub_id},
+                                      "source": "submission", "metrics": {"top5_primary_icd": 50.0}, "protocol": {}}])
 
 
 @pytest.mark.parametrize("forged", ["../per_item/a", "../../private/per_item/b", "c", "a.json", "/etc/passwd", ""])

@@ -6,7 +6,6 @@ Faults: the judge answers 500, 429, timeouts and truncated JSON. A short burst i
 the result is exact; a long outage leaves the submission `waiting for judge` with every judged metric
 pending (never a guess, never ranked), and once the judge recovers the idle worker's retry completes it
 with the hand-computed numbers of tests/benchmarks/medrealmm/test_medrealmm_scoring.py (EXPECTED)."""
-import json
 import sys
 import time
 
@@ -64,7 +63,7 @@ def submit(service, tmp_path, name="M"):
 
 
 def public_record(service, sub_id):
-    return json.loads(service.store.result_path("medrealmm", sub_id).read_text(encoding="utf-8"))
+    return service.store.record("medrealmm", sub_id)
 
 
 def test_a_burst_of_faults_is_absorbed_by_retries_and_the_result_is_exact(tmp_path, built, monkeypatch):
@@ -118,7 +117,7 @@ def test_an_outage_waits_with_nothing_guessed_then_completes_exactly_after_recov
     record = public_record(service, sub)
     assert record["metrics"] == EXPECTED and record["pending"] == {}
     assert record["protocol"]["judge_failures"]["criteria"] == 0
-    assert len(list((tmp_path / "store" / "results" / "medrealmm").glob("*.json"))) == 1  # rewritten, not added
+    assert service.store.results_table("medrealmm").num_rows == 1  # the rescore replaced the row, none added
 
 
 def test_no_retry_loop_without_a_judge(tmp_path, built, monkeypatch):
@@ -129,10 +128,10 @@ def test_no_retry_loop_without_a_judge(tmp_path, built, monkeypatch):
     sub = submit(service, tmp_path)
     service.score_one(sub)
     assert service.status_for("alice")[0]["state"] == "waiting for judge"
-    written = service.store.result_path("medrealmm", sub).stat().st_mtime_ns
+    written = service.store.results_table("medrealmm").column("stored_at").to_pylist()
     restarted = Service(store=service.store, data_dirs=service.data_dirs, context_factory=service.context_factory,
                         judge_retry_seconds=0.1)  # a fresh worker: nothing left in the in-memory queue
     restarted.start()
     time.sleep(0.5)
     restarted.stop()
-    assert service.store.result_path("medrealmm", sub).stat().st_mtime_ns == written
+    assert service.store.results_table("medrealmm").column("stored_at").to_pylist() == written  # not rewritten

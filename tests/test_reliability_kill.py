@@ -76,7 +76,7 @@ def test_sigkill_during_scoring_then_restart_finishes_with_the_uninterrupted_res
         finally:
             space.kill()
         gate.set()
-        assert not list((store / "results").rglob("*.json"))  # killed before any result was written
+        assert not list((store / "results").rglob("*.parquet"))  # killed before any result was written
         check_store(store)  # nothing half-written
         calls_before = server.calls()
 
@@ -99,8 +99,8 @@ def test_sigkill_during_scoring_then_restart_finishes_with_the_uninterrupted_res
         reference.score_one(ref_id)
 
     sub_id = queue_record(store)["id"]
-    resumed = json.loads((store / "results" / "medrealmm" / f"{sub_id}.json").read_text())
-    uninterrupted = json.loads(reference_store.result_path("medrealmm", ref_id).read_text())
+    resumed = LocalStore(store).record("medrealmm", sub_id)
+    uninterrupted = reference_store.record("medrealmm", ref_id)
     assert resumed["metrics"] == EXPECTED
     assert comparable(resumed) == comparable(uninterrupted)
     assert resumed["protocol"]["judge_stats"]["http_calls"] == 1 and resumed["protocol"]["judge_stats"]["cache_hits"] == 8

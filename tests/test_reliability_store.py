@@ -38,4 +38,4 @@ def test_result_write_failure_fails_cleanly_and_the_next_attempt_succeeds(tmp_pa
     service.score_one(again.submission_id)
     states = {r["id"]: r["state"] for r in service.status_for("alice")}
     assert states == {first.submission_id: "failed", again.submission_id: "finished"}
-    assert [p.stem for p in (results / "medreamm").glob("*.json")] == [again.submission_id]
+    assert service.store.results_table("medreamm").column("submission_id").to_pylist() == [again.submission_id]

@@ -107,7 +107,7 @@ def test_the_maintainer_approves_and_it_is_scored(tmp_path, medcmr_service, caps
     assert record["review_decision"] == "approved"
     # scored at once; without a judge the open-ended metrics wait for one, MCQ metrics are ranked
     assert record["state"] == "waiting for judge"
-    public = json.loads(service.store.result_path("medcmr", sub).read_text())
+    public = service.store.record("medcmr", sub)
     assert public["metrics"]["mcq_all"] is not None
 
 

@@ -44,7 +44,7 @@ def test_valid_submission_is_scored_off_thread_and_ranked(tmp_path, service):
     assert len(entries) == 1
     assert entries[0].result.metrics["ndcg10_icd"] == pytest.approx(63.3517, abs=1e-3)  # as in test_medreamm_scoring
     assert entries[0].resamples is not None and len(entries[0].resamples) == 1000
-    public = (service.store.root / "results" / "medreamm" / f"{outcome.submission_id}.json").read_text()
+    public = json.dumps(service.store.record("medreamm", outcome.submission_id))
     assert "a@b.org" not in public and "per_item" not in public  # private fields stay private
     assert (service.store.private("per_item", f"{outcome.submission_id}.parquet")).is_file()
 
@@ -78,7 +78,7 @@ def test_restart_resumes_queued_work(tmp_path, tiny_built):
     second.start()
     assert second.drain(30)
     assert second.status_for("alice")[0]["state"] == "finished"
-    assert (tmp_path / "store" / "results" / "medreamm" / f"{sub}.json").is_file()
+    assert LocalStore(tmp_path / "store").record("medreamm", sub) is not None
     second.stop()
 
 
@@ -127,7 +127,7 @@ def test_external_worker_scores_a_shared_store(tmp_path, tiny_built):
     assert proc.returncode == 0, proc.stderr
     assert "scored 1 submission(s)" in proc.stdout
     assert space_side.status_for("alice")[0]["state"] == "finished"
-    result = json.loads((tmp_path / "store" / "results" / "medreamm" / f"{sub}.json").read_text())
+    result = LocalStore(tmp_path / "store").record("medreamm", sub)
     assert result["protocol"]["icd_coder"]["coder"] == "offline-title"  # the worker's own matcher configuration
 
 
@@ -148,7 +148,7 @@ def test_hub_mirror_sends_results_public_and_everything_else_private(tmp_path, t
         svc.score_one(sub)
         private, public = (hub.repo("dataset", r) for r in ("org/private", "org/results"))
         folders = lambda repo: {"/".join(p.split("/")[:2]) for p in repo.head.files if p != ".gitattributes"}
-        assert folders(public) == {"results/medreamm"}
+        assert folders(public) == {"README.md", "results/medreamm"}  # the card and the shards
         assert folders(private) >= {"private/uploads", "private/queue", "private/per_item", "private/contacts"}
         assert not any(p.startswith("results/") for p in private.head.files)
         proxy.rate = 1.0  # the Hub is down
@@ -192,7 +192,7 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
         assert restarted.drain(30)
         restarted.stop()
     assert restarted.status_for("alice")[0]["state"] == "finished"
-    record = json.loads((tmp_path / "store" / "results" / "medcmr" / f"{sub}.json").read_text())
+    record = LocalStore(tmp_path / "store").record("medcmr", sub)
     answered = record["protocol"]["open_ended_judged"]
     # every judged open item scores 5+5+20+20 = 50; unanswered open items score 0
     assert record["metrics"]["open_all"] == pytest.approx(50 * answered / record["protocol"]["open_items"])
@@ -208,7 +208,7 @@ def test_run_settings_from_predict_are_kept_and_shown(tmp_path, service):
                                 "request": {"temperature": 0.0}, "runs": [{"tasks_failed": 0}, {"tasks_failed": 2}]}))
     sub = service.submit("alice", form(), upload(tmp_path, PREDICTIONS), settings=meta).submission_id
     service.score_one(sub)
-    record = json.loads((service.store.root / "results" / "medreamm" / f"{sub}.json").read_text())
+    record = service.store.record("medreamm", sub)
     assert record["protocol"]["run_settings"]["tasks_failed"] == 2 and record["protocol"]["run_settings"]["runs"] == 2
     assert "10.0.0.5" not in json.dumps(record)  # endpoints are never published
     table = ranked_table(registry.scorer("medreamm"), service.entries("medreamm"))

@@ -14,6 +14,7 @@ from fake_hub_server import FakeHub
 from fake_openid_server import FakeOpenID
 from hub_space import HubSpace, assemble
 from leaderboard.scoring import registry
+from leaderboard.publishing.result_shards import repo_records
 
 EXAMPLE = ROOT / "submissions" / "xpcr" / "example_predictions.jsonl"
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -99,7 +100,7 @@ def test_signed_in_submission_is_scored_mirrored_and_ranked(deployed):
     assert queue["user"] == "alice" and queue["state"] == "finished"  # the OAuth identity, not a local one
     assert f"private/uploads/{sub_id}/predictions.jsonl" in private
     public = hub.repo("dataset", "lab/results").head.files
-    record = json.loads(public[f"results/xpcr/{sub_id}.json"])
+    record = repo_records(public)[sub_id]
     assert record["model"]["name"] == "Hub-Model" and "private@example.org" not in json.dumps(record)
     assert openid.logins[-1] == "alice"
 

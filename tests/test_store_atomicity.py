@@ -1,6 +1,7 @@
 """Store writes are atomic over an existing record: when the disk fails while the new bytes are written or
 flushed (not only at the final rename), the old record is still there, whole, and no temp file is left.
-An implementation that wrote the record in place would lose the old record here."""
+An implementation that wrote the record in place would lose the old record here. Results are shards
+(results/<benchmark>/data/*.parquet): a rescore is a new shard, so the old one is never touched."""
 import errno
 import json
 import os
@@ -26,15 +27,21 @@ def store(tmp_path):
     return s
 
 
-def old_bytes_kept(store: LocalStore, before: bytes) -> None:
-    path = store.result_path("medreamm", "sub-1")
-    assert path.read_bytes() == before
-    assert json.loads(before)["metrics"]["top5_primary_icd"] == 41.5
-    assert [p.name for p in path.parent.iterdir()] == ["sub-1.json"]  # no temp file left beside it
+def shards(store: LocalStore) -> list:
+    return sorted((store.root / "results" / "medreamm" / "data").iterdir())
+
+
+def old_bytes_kept(store: LocalStore, before: dict) -> None:
+    assert {p: p.read_bytes() for p in shards(store)} == before  # the old shard, whole; no temp file beside it
+    assert store.record("medreamm", "sub-1")["metrics"]["top5_primary_icd"] == 41.5
+
+
+def saved(store: LocalStore) -> dict:
+    return {p: p.read_bytes() for p in shards(store)}
 
 
 def test_fsync_failure_over_an_existing_record_keeps_the_old_one(store, monkeypatch):
-    before = store.result_path("medreamm", "sub-1").read_bytes()
+    before = saved(store)
     version = store.version
 
     def fsync(fd):
@@ -49,7 +56,7 @@ def test_fsync_failure_over_an_existing_record_keeps_the_old_one(store, monkeypa
 
 
 def test_write_failure_halfway_over_an_existing_record_keeps_the_old_one(store, monkeypatch):
-    before = store.result_path("medreamm", "sub-1").read_bytes()
+    before = saved(store)
     real_fdopen = os.fdopen
 
     class HalfWritten:
@@ -73,15 +80,16 @@ def test_write_failure_halfway_over_an_existing_record_keeps_the_old_one(store, 
 
     monkeypatch.setattr(store_module.os, "fdopen", lambda fd, *a, **k: HalfWritten(real_fdopen(fd, *a, **k)))
     with pytest.raises(StoreError):
-        store.write_json(store.result_path("medreamm", "sub-1"), {"benchmark": "medreamm", "metrics": {}})
+        store.save_result("sub-1", result(77.0))
     old_bytes_kept(store, before)
 
 
 def test_a_successful_rewrite_replaces_the_record_whole(store):
     store.save_result("sub-1", result(77.0))
-    record = store.read_json(store.result_path("medreamm", "sub-1"))
+    record = store.record("medreamm", "sub-1")
     assert (record["submission_id"], record["metrics"]["top5_primary_icd"]) == ("sub-1", 77.0)
-    assert [p.name for p in store.result_path("medreamm", "sub-1").parent.iterdir()] == ["sub-1.json"]
+    assert store.results_table("medreamm").num_rows == 1  # the latest row only
+    assert all(p.name.endswith("-sub-1.parquet") for p in shards(store)) and len(shards(store)) == 2
 
 
 def test_the_temp_file_is_hidden_beside_the_record_and_never_looks_like_one(store, monkeypatch):
@@ -95,12 +103,11 @@ def test_the_temp_file_is_hidden_beside_the_record_and_never_looks_like_one(stor
         real_fsync(fd)
 
     monkeypatch.setattr(store_module.os, "fsync", fsync)
-    target = store.result_path("medreamm", "sub-1")
-    store.save_result("sub-1", result(50.0))
-    (temp,) = seen
-    assert os.path.dirname(temp) == str(target.parent.resolve())
+    target = store.save_result("sub-1", result(50.0))
+    temp = seen[0]  # then the card (README.md), unchanged, is not written again
+    assert len(seen) == 1 and os.path.dirname(temp) == str(target.parent.resolve())
     name = os.path.basename(temp)
-    assert name.startswith(".sub-1.json.") and name.endswith(".tmp") and not name.endswith(".json"), name
+    assert name.startswith("." + target.name + ".") and name.endswith(".tmp") and not name.endswith(".parquet"), name
 
 
 def test_private_writes_go_to_the_private_repo_and_results_to_the_public_one(tmp_path):
@@ -120,9 +127,11 @@ def test_private_writes_go_to_the_private_repo_and_results_to_the_public_one(tmp
         private, public = (hub.repo("dataset", r) for r in ("org/private", "org/results"))
         assert sorted(p for p in private.head.files if p != ".gitattributes") == [
             "private/per_item/sub-1.parquet", "private/queue/sub-1.json"]
-        assert sorted(p for p in public.head.files if p != ".gitattributes") == ["results/medreamm/sub-1.json"]
+        (shard,) = shards(s)
+        assert sorted(p for p in public.head.files if p != ".gitattributes") == [
+            "README.md", f"results/medreamm/data/{shard.name}"]
         assert private.head.files["private/per_item/sub-1.parquet"] == b"PAR1"
-        assert public.head.files["results/medreamm/sub-1.json"] == s.result_path("medreamm", "sub-1").read_bytes()
+        assert public.head.files[f"results/medreamm/data/{shard.name}"] == shard.read_bytes()
         assert private.repo_id == "org/private" and private.private and not public.private
         assert [c.message for c in private.commits[1:]] == ["store: private/per_item/sub-1.parquet",
                                                             "store: private/queue/sub-1.json"]  # in write order

@@ -33,13 +33,13 @@ def test_the_budget_applies_to_held_out_keys_only(tmp_path, held_out, third_has_
     store = LocalStore(tmp_path / "store", policy=Policy(min_cell=1, secret=b"s", breakdowns_per_month=2))
     for sub in ("s1", "s2", "s3"):
         store.save_result(sub, result, account="mallory")
-    records = {s: json.loads(store.result_path("medcmr", s).read_text()) for s in ("s1", "s2", "s3")}
+    records = {s: store.record("medcmr", s) for s in ("s1", "s2", "s3")}
     assert [records[s]["submission_id"] for s in ("s1", "s2", "s3")] == ["s1", "s2", "s3"]
     # public numbers of a held-out key carry noise salted with the submission id: two submissions of the same
     # predictions differ, a rescore under the same id is identical (same budget entry, same noise)
     assert (records["s1"]["metrics"]["mcq_all"] != records["s2"]["metrics"]["mcq_all"]) is held_out
     store.save_result("s1", result, account="mallory")
-    assert json.loads(store.result_path("medcmr", "s1").read_text()) == records["s1"]
+    assert store.record("medcmr", "s1") == records["s1"]
     for sub in ("s1", "s2"):
         assert records[sub]["metrics"]["mcq_SOD"] is not None and records[sub]["strata"]["task"]["SOD"]["metrics"]
     third = records["s3"]

@@ -2,84 +2,85 @@
 bootstrap resamples (for paired rank tests)."""
 from __future__ import annotations
 
-import os
+import logging
 import threading
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ..fast_json import loads as _loads  # a stored record: orjson ~2x faster on 10,000 records; json for NaN
 from ..publishing.tables import Entry
+
+log = logging.getLogger("leaderboard.operations.service")
 
 
 class EntriesCache:
     """Service's read half (mixed into service.Service, whose fields it uses)."""
 
     def entries(self, benchmark: str, paper_roots: list[Path] | None = None) -> list[Entry]:
-        """Paper rows plus stored results; cached until the results folder changes (a new file bumps the
-        folder's mtime, also when a worker in another process writes it)."""
-        folder = self.store.root / "results" / benchmark
-        try:
-            stamp = folder.stat().st_mtime_ns
-        except OSError:
-            stamp = None
-        cache_key = (benchmark, stamp, tuple(paper_roots or ()))
+        """Paper rows plus stored results (BoardEntries: the stored part keeps its shard columns); the same list
+        object until the shard folder changes. One listing of the shard folder per call (a few dozen files
+        however many results); a new shard is read alone and joined to the columns held, a compaction (files
+        gone) reads the folder again."""
+        from ..publishing.result_shards import shard_files, shard_folder
+
+        files = tuple(shard_files(shard_folder(self.store.root, benchmark)))
+        cache_key = (benchmark, files, tuple(paper_roots or ()))
         with self._lock:
             cached = self._entries_cache.get(benchmark)
             if cached and cached[0] == cache_key:
                 return cached[1]
             loading = self._loading.setdefault(benchmark, threading.Lock())
-        with loading:  # the Space's start-up thread and a first page load must not both parse 10,000 files
+        with loading:  # the Space's start-up thread and a first page load must not both read the shards
             with self._lock:
                 cached = self._entries_cache.get(benchmark)
                 if cached and cached[0] == cache_key:
                     return cached[1]
-            entries = self._load_entries(benchmark, paper_roots)
+            entries = self._load_entries(benchmark, paper_roots, files, cached)
             with self._lock:
                 self._entries_cache[benchmark] = (cache_key, entries)
         return entries
 
-    def _load_entries(self, benchmark: str, paper_roots: list[Path] | None) -> list[Entry]:
+    def _load_entries(self, benchmark: str, paper_roots: list[Path] | None, files: tuple = (),
+                      cached: tuple | None = None) -> list[Entry]:
+        from ..scoring import registry
+        from ..publishing.board_rows import BoardEntries, ShardEntry, ShardRows, read_rows
+        from ..publishing.result_shards import latest, shard_folder
         from .store import load_records
 
-        entries = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(benchmark, paper_roots))]
-        folder = self.store.root / "results" / benchmark
-        # names sorted as strings, paths kept as strings: pathlib objects for 10,000 files cost ~0.5 s
-        files = sorted((e.name, e.path) for e in os.scandir(folder) if e.name.endswith(".json")) if folder.is_dir() else []
-        for _, path in files:
-            parsed = self._parsed_record(path)
-            if parsed is not None:
-                entries.append(Entry(parsed[0], parsed[1], partial(self._resamples, parsed[1])))  # read when ranked
-        return entries
+        paper = [Entry(r, f"paper:{i}") for i, r in enumerate(load_records(benchmark, paper_roots))]
+        bench = registry.scorer(benchmark)
+        held = cached[1].rows if cached and cached[1].rows is not None else None
+        known = set(cached[0][1]) if cached and cached[0][2] == tuple(paper_roots or ()) else set()
+        if held is not None and known and known <= set(files):  # only new shards: read them alone
+            import pyarrow as pa
 
-    def _parsed_record(self, path: str):
-        """(Result, submission id), parsed again only when the file changed: after a new submission the
-        reload costs a stat per record instead of parsing 10,000 JSON files (~2 s -> ~0.1 s)."""
-        from ..scoring.result import Result
+            added = read_rows([f for f in files if f not in known], bench)
+            table = latest(pa.concat_tables([held.table, added], promote_options="permissive")) \
+                if added is not None else held.table
+        else:
+            table = read_rows(list(files), bench)
+        if table is None:
+            if self.store.unmigrated(benchmark):
+                log.warning("%s: the store holds JSON results from before the shards; they are not shown until "
+                            "`python -m leaderboard migrate-results --store %s` converts them", benchmark,
+                            self.store.root)
+            return BoardEntries(paper)
+        import pyarrow as pa
 
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return None
-        stamp = (stat.st_mtime_ns, stat.st_size)
-        with self._lock:
-            cached = self._record_cache.get(path)
-        if cached and cached[0] == stamp:
-            return cached[1]
-        try:
-            with open(path, "rb") as handle:
-                data = _loads(handle.read())
-        except (OSError, ValueError):
-            return None
-        if not data or not isinstance(data, dict):
-            return None
-        sub_id = data.pop("submission_id", os.path.basename(path)[:-len(".json")])
-        parsed = (Result.from_dict(data), sub_id)
-        with self._lock:
-            self._record_cache[path] = (stamp, parsed)
-            self._resample_cache.pop(sub_id, None)  # a rescored record may come with new resamples
-        return parsed
+        from ..publishing.heap import release_freed_memory
+
+        pa.default_memory_pool().release_unused()  # the decode's scratch memory back to the system
+        release_freed_memory()  # and the per-row objects the derivation made (board_columns)
+        rows = ShardRows(table, shard_folder(self.store.root, benchmark), self._resamples)
+        ids = table.column("submission_id").to_pylist()
+        before = {} if held is None else dict(zip(held.table.column("submission_id").to_pylist(),
+                                                  held.table.column("stored_at").to_pylist()))
+        with self._lock:  # a rescored record (a newer row) may come with new resamples
+            for sub_id, stored_at in zip(ids, table.column("stored_at").to_pylist()):
+                if before.get(sub_id) != stored_at:
+                    self._resample_cache.pop(sub_id, None)
+        stored = [ShardEntry(rows, i, sub_id) for i, sub_id in enumerate(ids)]
+        return BoardEntries(paper + stored, rows, len(paper))
 
     def _resamples(self, sub_id: str) -> np.ndarray | None:
         if sub_id not in self._resample_cache:

@@ -108,7 +108,8 @@ class HubDatasets:
         return changed
 
 
-def pull_store(results_repo: str, private_repo: str, root: Path, token: str | None = None, api=None) -> None:
+def pull_store(results_repo: str, private_repo: str, root: Path, token: str | None = None, api=None,
+               keep: frozenset[str] = frozenset()) -> None:
     """The parts of the results store a Space shows: public results, queue records and the bootstrap
     resamples used for tie groups. Uploads, per-item scores, contacts, the outbox and the ledger stay on the Hub.
 
@@ -120,18 +121,19 @@ def pull_store(results_repo: str, private_repo: str, root: Path, token: str | No
     from huggingface_hub import HfApi
 
     api = api or HfApi(token=token)
-    _pull(api, results_repo, root, ("results/",))
+    listed = _pull(api, results_repo, root, ("results/",))
+    prune_shards(root, listed, keep)
     staging = root / ".cache" / "hub-pull"
     _pull(api, private_repo, root, ("private/bootstrap/",), staging, ("private/queue/",))
     merge_queue_records(staging / "private" / "queue", root / "private" / "queue")
 
 
 def _pull(api, repo: str, root: Path, prefixes: tuple[str, ...], staging: Path | None = None,
-          staged: tuple[str, ...] = ()) -> None:
+          staged: tuple[str, ...] = ()) -> dict[str, str]:
     """Files under `prefixes` into `root`, under `staged` into `staging`: those whose blob id differs."""
     from ..remote.hub_calls import HubMissing, HubUnavailable, head_files, read_file
     from .atomic_files import atomic_write
-    from .hub_queue import git_blob_oid
+    from ..remote.hub_calls import git_blob_oid
 
     sha, files = head_files(api, repo)
     for path, oid in sorted(files.items()):
@@ -145,6 +147,23 @@ def _pull(api, repo: str, root: Path, prefixes: tuple[str, ...], staging: Path |
             atomic_write(target, read_file(api, repo, path, sha))
         except (HubMissing, HubUnavailable) as exc:
             log.info("%s not pulled this time (%s)", path, type(exc).__name__)
+    return files
+
+
+def prune_shards(root: Path, listed: dict[str, str], keep: frozenset[str] = frozenset()) -> list[str]:
+    """Remove local result shards the Hub no longer lists (merged by a compaction there), except `keep` (our
+    own writes not mirrored yet). Rows are never lost: a merged shard's rows are in the compacted one."""
+    from ..publishing.result_shards import SHARD_DIR, shard_files
+
+    removed = []
+    results = Path(root) / "results"
+    for folder in sorted(results.glob(f"*/{SHARD_DIR}")) if results.is_dir() else []:
+        for path in shard_files(folder):
+            relative = Path(path).relative_to(root).as_posix()
+            if relative not in listed and relative not in keep:
+                os.unlink(path)
+                removed.append(relative)
+    return removed
 
 
 TERMINAL_STATES = ("finished", "failed")

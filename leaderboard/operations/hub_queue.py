@@ -34,7 +34,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from ..remote.hub_calls import DEFAULT_RETRY, HubMissing, HubUnavailable, Retry, commit, encode, head_files, read_file
+from ..remote.hub_calls import (DEFAULT_RETRY, HubMissing, HubUnavailable, Retry, commit, encode, git_blob_oid,  # noqa: F401
+                                 head_files, read_file)  # git_blob_oid: tests import it from here
 
 log = logging.getLogger("leaderboard.operations.hub_queue")
 
@@ -52,10 +53,6 @@ def default_worker_id(*configuration: str) -> str:
     """Stable per host and configuration (repos, datasets, store): a restarted worker keeps its name."""
     digest = hashlib.sha256("\0".join(str(c) for c in configuration).encode("utf-8")).hexdigest()[:8]
     return f"{socket.gethostname()}-{digest}"
-
-
-def git_blob_oid(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 class LostClaim(Exception):
@@ -284,6 +281,7 @@ class HubQueue:
             files = {p: base64.b64decode(d) for p, d in entry["files"].items()}
             if self._publish(entry["repo"], files, f"result {path.rsplit('/', 1)[-1][:-5]}"):
                 self._drop_outbox(path)
+                self._compact(entry["repo"], files)
 
     def _publish(self, repo: str, files: dict[str, bytes], message: str) -> bool:
         """Write `files` to `repo` unless it already holds exactly these bytes: a result is written once."""
@@ -295,6 +293,19 @@ class HubQueue:
             if self._commit(missing, message, sha, repo=repo):
                 return True
         return False
+
+    def _compact(self, repo: str, files: dict[str, bytes]) -> None:
+        """Published result shards: merge the folder's small shards when enough wait, keep the card current."""
+        from .result_shards_hub import compact_repo, ensure_card, shard_benchmark
+
+        benchmarks = {b for b in map(shard_benchmark, files) if b}
+        try:
+            for benchmark in sorted(benchmarks):
+                compact_repo(self.api, repo, benchmark, self.retry, now=self.clock())
+            if benchmarks:
+                ensure_card(self.api, repo, self.retry)
+        except (HubUnavailable, HubMissing) as exc:  # published already; merging waits for the next result
+            log.info("compaction deferred (%s)", type(exc).__name__)
 
     def _drop_outbox(self, path: str) -> None:
         for _ in range(MAX_RACES):
@@ -351,9 +362,9 @@ def score_claimed(queue: HubQueue, service, claimed: dict) -> str:
     if keeper.lost:
         raise LostClaim(sub_id)
     public, private = {}, {}
-    result = store.result_path(claimed["benchmark"], sub_id)
-    if final.get("state") != "failed" and result.is_file():
-        public[result.relative_to(store.root).as_posix()] = result.read_bytes()
+    shard = store.result_shard(claimed["benchmark"], sub_id) if final.get("state") != "failed" else None
+    if shard is not None:  # a one-row shard; compaction into bigger ones happens on the Hub (result_shards_hub)
+        public[shard[0]] = shard[1]
     for part, suffix in (("per_item", ".parquet"), ("bootstrap", ".npy")):
         path = store.private(part, sub_id + suffix)
         if path.is_file():

@@ -47,7 +47,6 @@ class Service(SubmissionDesk, ScoringLoop, EntriesCache):
     _keys: dict = field(default_factory=dict)
     _resample_cache: dict = field(default_factory=dict)
     _entries_cache: dict = field(default_factory=dict)
-    _record_cache: dict = field(default_factory=dict)  # result path (str) -> ((mtime_ns, size), (Result, id))
     _loading: dict = field(default_factory=dict)  # benchmark -> lock: one load at a time (the others wait for it)
     _public_ids: dict = field(default_factory=dict)  # benchmark -> its public ids (wrong-benchmark hints)
     _scorer: ScoringProcess = field(default_factory=ScoringProcess)  # the child process that scores

@@ -3,7 +3,9 @@ repos when configured (public results in one repo; raw files, per-item scores, q
 private one).
 
 Layout under the root:
-    results/<benchmark>/<id>.json          public result records (what the leaderboard shows)
+    README.md                              dataset card of the public results (docs/results.md)
+    results/<benchmark>/data/*.parquet     public result records, one row each (result_shards.py)
+    results/<benchmark>/<id>.json          a store from before the shards: `migrate-results` converts it
     private/queue/<id>.json                submission status records
     private/uploads/<id>/predictions.<ext> raw uploaded files
     private/per_item/<id>.parquet          per-item scores (they can leak answers)
@@ -66,9 +68,6 @@ class LocalStore:
         return self._policy
 
     # --- paths
-    def result_path(self, benchmark: str, sub_id: str) -> Path:
-        return self.root / "results" / benchmark / f"{sub_id}.json"
-
     def private(self, *parts: str) -> Path:
         return self.root.joinpath("private", *parts)
 
@@ -90,13 +89,64 @@ class LocalStore:
     def write_bytes(self, path: Path, data: bytes) -> None:
         self._write(path, data, public=False)
 
-    def save_result(self, sub_id: str, result: Result, account: str | None = None) -> None:
+    def save_result(self, sub_id: str, result: Result, account: str | None = None) -> Path:
+        """The public record as a one-row shard (then small shards are compacted); returns the shard's path."""
         breakdowns = self._breakdown_allowed(account, sub_id) if result.protocol.get("answers_held_out") else True
         record = result.to_public_dict(self.policy, salt=sub_id, breakdowns=breakdowns)
         record["submission_id"] = sub_id
-        self.write_json(self.result_path(result.benchmark, sub_id), record, public=True)
+        return self.write_records(result.benchmark, [record])
+
+    def write_records(self, benchmark: str, records: list[dict], stored_at: str | None = None) -> Path:
+        """Public records (each with its `submission_id`) as one new shard in the benchmark's folder."""
+        from ..publishing import result_shards as shards
+
         with self._lock:
+            folder = shards.shard_folder(self.root, benchmark)
+            names = shards.metric_names(benchmark, records)
+            existing = shards.shard_files(folder)
+            if existing:  # the folder's columns, so every shard keeps one schema (load_dataset needs that)
+                known = shards.schema_metrics(existing[-1])
+                names = known + [n for n in names if n not in known]
+            table = shards.records_table(records, benchmark, stored_at, names)
+            name = shards.shard_name(records[0]["submission_id"], table.column("stored_at")[0].as_py()) \
+                if len(records) == 1 else shards.compacted_name(table)
+            self._write(folder / name, shards.to_bytes(table), public=True)
             self._version += 1
+            if existing and shards.schema_metrics(existing[-1]) != names:
+                self.compact(benchmark, everything=True)  # a new metric: one schema again
+            else:
+                self.compact(benchmark)
+            self.write_card()
+            return folder / name
+
+    def compact(self, benchmark: str, everything: bool = False) -> Path | None:
+        """Merge the folder's small shards into one (all of them with `everything`), then remove them.
+        A crash in between leaves rows twice; readers keep one (the same `stored_at`)."""
+        from ..publishing import result_shards as shards
+
+        with self._lock:
+            folder = shards.shard_folder(self.root, benchmark)
+            files = shards.shard_files(folder)
+            chosen = files if everything else shards.compaction_plan(files)
+            if len(chosen) < 2:
+                return None
+            merged = shards.merge([shards.read_table(p) for p in chosen])
+            target = folder / shards.compacted_name(merged)
+            self._write(target, shards.to_bytes(merged), public=True)
+            gone = [Path(p) for p in chosen if Path(p) != target]
+            for path in gone:
+                path.unlink(missing_ok=True)
+            if self.mirror is not None and gone:
+                self.mirror.remove([p.relative_to(self.root).as_posix() for p in gone], public=True)
+            return target
+
+    def write_card(self) -> None:
+        from ..publishing.results_card import card
+
+        data = card().encode("utf-8")
+        path = self.root / "README.md"
+        if not path.is_file() or path.read_bytes() != data:
+            self._write(path, data, public=True)
 
     def _breakdown_allowed(self, account: str | None, sub_id: str) -> bool:
         """Held-out keys: an account's results show breakdowns (strata, subset metrics) for at most
@@ -122,8 +172,41 @@ class LocalStore:
             return True
 
     # --- reads
+    def results_table(self, benchmark: str):
+        """Every public record of the benchmark as one Arrow table (latest row per submission), or None."""
+        from ..publishing import result_shards as shards
+
+        return shards.read_folder(shards.shard_folder(self.root, benchmark))
+
+    def unmigrated(self, benchmark: str) -> bool:
+        """JSON records from before the shards lie in the benchmark's folder (readers ignore them)."""
+        folder = self.root / "results" / benchmark
+        return folder.is_dir() and any(e.name.endswith(".json") for e in os.scandir(folder))
+
     def results(self, benchmark: str) -> list[Result]:
-        return load_records(benchmark, [self.root / "results"]) if (self.root / "results" / benchmark).is_dir() else []
+        from ..publishing import result_shards as shards
+
+        table = self.results_table(benchmark)
+        return [] if table is None else [shards.to_result(r) for r in shards.records(table)]
+
+    def record(self, benchmark: str, sub_id: str) -> dict | None:
+        """One submission's public record (with its `submission_id`), or None when it has none."""
+        from ..publishing import result_shards as shards
+
+        table = self.results_table(benchmark)
+        return None if table is None else shards.find(table, sub_id)
+
+    def result_shard(self, benchmark: str, sub_id: str) -> tuple[str, bytes] | None:
+        """(path in the repo, bytes) of a one-row shard holding the submission's latest public record: what a
+        Hub worker publishes (the same name and bytes each time it is asked, so a re-publish is recognised)."""
+        from ..publishing import result_shards as shards
+
+        table = self.results_table(benchmark)
+        found = None if table is None else shards.find_row(table, sub_id)
+        if found is None:
+            return None
+        folder = shards.shard_folder(self.root, benchmark).relative_to(self.root).as_posix()
+        return f"{folder}/{shards.shard_name(sub_id, found.column('stored_at')[0].as_py())}", shards.to_bytes(found)
 
     def read_json(self, path: Path) -> dict | None:
         try:
@@ -150,7 +233,7 @@ class HubMirror:
         self.retry = retry or Retry(attempts=3)  # the Space's request thread waits for this: keep it short
         self.api.create_repo(public_repo, repo_type="dataset", exist_ok=True, private=False)
         self.api.create_repo(private_repo, repo_type="dataset", exist_ok=True, private=True)
-        self.pending: list[tuple[Path, str, bool]] = []
+        self.pending: list[tuple[Path | None, str, bool]] = []  # None: remove the path
         self._order = threading.Lock()
         self._refused: set[str] = set()  # ids whose upload the Hub refused: their queue record stays local too
 
@@ -159,6 +242,12 @@ class HubMirror:
         `retry_pending`."""
         with self._order:
             self.pending.append((Path(local), path_in_repo, public))
+            self._flush()
+
+    def remove(self, paths: list[str], public: bool) -> None:
+        """Delete files from the Hub copy (shards a compaction merged), in order with the writes."""
+        with self._order:
+            self.pending.extend((None, path, public) for path in paths)
             self._flush()
 
     def retry_pending(self) -> int:
@@ -187,11 +276,19 @@ class HubMirror:
                 return
             self.pending.pop(0)
 
-    def _put(self, local: Path, path: str, repo: str) -> bool:
+    def _put(self, local: Path | None, path: str, repo: str) -> bool:
         from ..remote.hub_calls import commit, head_files, read_file
         from .hub_data import fresher
-        from .hub_queue import QUEUE_DIR, git_blob_oid
+        from ..remote.hub_calls import git_blob_oid
+        from .hub_queue import QUEUE_DIR
 
+        if local is None:  # a removal
+            for _ in range(5):
+                sha, files = head_files(self.api, repo, self.retry)
+                if path not in files or commit(self.api, repo, f"store: remove {path}", sha, {}, (path,),
+                                               retry=self.retry):
+                    return True
+            return False
         for _ in range(5):
             try:
                 data = local.read_bytes()  # the latest local state: a later write to the same path supersedes

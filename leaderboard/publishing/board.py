@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ..scoring.benchmark import Benchmark
-from .models import canonical_info
-from ..intake.run_settings import describe
+from .heap import release_freed_memory
+from .row_facts import badge as _badge, gap as _gap, size_bucket  # noqa: F401 (size_bucket: imported from here)
 from .tie_groups import rank_ranges, wilson
 
 SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
@@ -42,20 +42,9 @@ class Filters:
     boards: tuple[str, ...] = (MAIN, SAMPLE)  # the Space shows MAIN, and SAMPLE only when asked
 
 
-def size_bucket(params_b: float | None) -> str:
-    if params_b is None:
-        return "unknown"
-    return "<10B" if params_b < 10 else ("10-70B" if params_b <= 70 else ">70B")
-
-
 def release_gap(bench: Benchmark, result) -> str | None:
     """Why a submission was not scored on the paper's full release (None when it was, or when unknown)."""
-    if result.source != "submission" or not bench.release_items:
-        return None
-    items = result.protocol.get("items") or result.n_items
-    if items and items < bench.release_items:
-        return f"scored on {items:,} items; the paper's release has {bench.release_items:,}"
-    return None
+    return _gap(bench, result.source, result.protocol, result.n_items)
 
 
 def main_entries(bench: Benchmark, entries: list) -> list:
@@ -65,19 +54,18 @@ def main_entries(bench: Benchmark, entries: list) -> list:
 
 def protocol_badge(result, gap: str | None = None) -> tuple[str, str]:
     """(short badge, the reasons behind it)."""
-    if gap:
-        return "sample data", f"Not comparable with the paper: {gap} (a sample build)."
-    if result.protocol.get("comparable_to_paper"):
-        return "paper protocol", "Scored as the paper did."
-    reasons = result.protocol.get("not_comparable_because") or ["protocol differs"]
-    return "differs", "Not comparable with the paper: " + "; ".join(dict.fromkeys(map(str, reasons))) + "."
+    return _badge(result.protocol, gap)
 
 
 def paper_interval(spec, result, value: float) -> tuple[float, float, str] | None:
     """A paper row's 95% CI from its published n when the metric is a proportion (Wilson)."""
+    return _paper_interval(spec, result.protocol, result.n_items, value)
+
+
+def _paper_interval(spec, protocol: dict, n_items: int, value: float) -> tuple[float, float, str] | None:
     if not spec.proportion:
         return None
-    n = spec.published_n or (result.protocol.get("n_by_metric") or {}).get(spec.name) or result.n_items
+    n = spec.published_n or (protocol.get("n_by_metric") or {}).get(spec.name) or n_items
     if not n:
         return None
     lo, hi = wilson(value, int(n))
@@ -146,12 +134,15 @@ class Board:
 
     @classmethod
     def build(cls, bench: Benchmark, entries: list) -> "Board":
-        primary = bench.primary_metric
-        ranked = [e for e in entries if e.result.metrics.get(primary) is not None]
-        gaps = {id(e): release_gap(bench, e.result) for e in ranked}
+        """From the entries' columns (board_columns: stored results' values derived once, when read)."""
+        from .board_columns import columns_of
+
+        columns = columns_of(entries, bench)
+        ranked = ~np.isnan(columns.metrics[bench.primary_metric])
+        sample = np.array([g is not None for g in columns.text["gap"]], dtype=bool)
         board = cls(bench)
-        board.parts[MAIN] = _part(bench, [e for e in ranked if not gaps[id(e)]], gaps)
-        board.parts[SAMPLE] = _part(bench, [e for e in ranked if gaps[id(e)]], gaps)
+        for name, keep in ((MAIN, np.flatnonzero(ranked & ~sample)), (SAMPLE, np.flatnonzero(ranked & sample))):
+            board.parts[name] = _part(bench, [entries[i] for i in keep], columns.take(keep))
         return board
 
     def count(self, board: str) -> int:
@@ -192,70 +183,71 @@ class Board:
         return found
 
 
-def _part(bench: Benchmark, entries: list, gaps: dict) -> Part:
+def _part(bench: Benchmark, entries: list, columns) -> Part:
+    """One board from its rows' columns (board_columns.Columns): sorted, ranked, laid out; no per-row derivation."""
     primary = bench.primary_metric
     spec = bench.metric(primary)
     sign = -1.0 if spec.higher_is_better else 1.0
-    entries = sorted(entries, key=lambda e: (sign * e.result.metrics[primary], e.result.created_at))
-    results = [e.result for e in entries]
-    scores = np.array([r.metrics[primary] for r in results], dtype=float)
-    lows, highs, methods = [], [], []
-    for r, value in zip(results, scores):
-        ci = r.ci.get(primary)
-        if ci and ci[0] is not None and ci[1] is not None:
-            lows.append(ci[0]), highs.append(ci[1]), methods.append("bootstrap over items")
-        elif r.source != "submission" and (interval := paper_interval(spec, r, value)):
-            lows.append(interval[0]), highs.append(interval[1]), methods.append(interval[2])
-        else:
-            lows.append(np.nan), highs.append(np.nan)
-            methods.append("none (not a proportion)" if r.source != "submission" else "none")
-    lows, highs = np.array(lows, dtype=float), np.array(highs, dtype=float)
+    order = np.lexsort((columns.created_at.astype(str), sign * columns.metrics[primary]))  # stable: ties keep order
+    entries, columns = [entries[i] for i in order], columns.take(order)
+    scores = columns.metrics[primary].astype(float)
+    lows, highs = columns.ci_low.copy(), columns.ci_high.copy()
+    submitted = columns.text["source"] == "submission"
+    methods = np.where(~np.isnan(lows), "bootstrap over items", np.where(submitted, "none", "none (not a proportion)"))
+    methods = methods.astype(object)
+    for i in np.flatnonzero(np.isnan(lows) & ~submitted):  # paper rows: a Wilson CI from the published n
+        n = {"n_by_metric": {primary: int(columns.n_primary[i])}} if columns.n_primary[i] == columns.n_primary[i] else {}
+        interval = _paper_interval(spec, n, int(columns.n_items[i]), float(scores[i]))
+        if interval:
+            lows[i], highs[i], methods[i] = interval
     lo_rank = np.where(np.isnan(lows), scores, lows)
     hi_rank = np.where(np.isnan(highs), scores, highs)
     ranks = rank_ranges(scores, lo_rank, hi_rank, spec.higher_is_better,
                         resamples=[e.paired_resamples for e in entries],
-                        pair_keys=[r.protocol.get("dataset_fingerprint") for r in results], decimals=spec.decimals,
-                        pair_ids=[(e.entry_id, r.metrics[primary]) for e, r in zip(entries, results)],
+                        pair_keys=columns.text["fingerprint"].tolist(), decimals=spec.decimals,
+                        pair_ids=[(e.entry_id, s) for e, s in zip(entries, scores.tolist())],
                         cache=PAIR_OUTCOMES.setdefault(bench.name, {}))
-    badges = [protocol_badge(r, gaps.get(id(e))) for e, r in zip(entries, results)]
-    models = [canonical_info(r.model, r.source) for r in results]  # one name per model on every board
-    columns = {
-        "rank": ranks.labels(),
+    text = columns.text
+    table = {
+        "rank": _shared(ranks.labels()),
         "rank_best": ranks.best,
         "rank_worst": ranks.worst,
-        "model": [m.name for m in models],
-        "source": [SOURCE_BADGES.get(r.source, r.source) for r in results],
-        "protocol": [b[0] for b in badges],
-        "protocol_reasons": [b[1] for b in badges],
+        "model": text["name"],
+        "source": np.array([SOURCE_BADGES.get(s, s) for s in text["source"].tolist()], dtype=object),
+        "protocol": text["badge"],
+        "protocol_reasons": text["badge_reason"],
         primary: scores,
         f"{primary}_ci_low": lows,
         f"{primary}_ci_high": highs,
         "ci_method": methods,
     }
-    others = [m.name for m in bench.metrics if m.name != primary]
-    if others:  # one C-level pass over the metric dicts (None -> NaN)
-        values = pd.DataFrame([r.metrics for r in results], columns=others, dtype=float)
-        columns.update({name: values[name].to_numpy() for name in others})
-    columns.update({
-        "coverage_pct": np.array([np.nan if r.coverage is None else 100 * r.coverage for r in results], dtype=float),
-        "date": [r.created_at[:10] for r in results],
-        "organisation": [m.organisation or "" for m in models],
-        "access": [m.access or "" for m in models],
-        "domain": [m.domain or "" for m in models],
-        "reasoning": [{True: "yes", False: "no"}.get(m.reasoning, "") for m in models],
-        "input_modality": [m.input_modality or "" for m in models],
-        "params_b": np.array([m.params_b for m in models], dtype=float),
-        "run_settings": [describe(r.protocol.get("run_settings")) for r in results],
-        "flagged_cells": [", ".join(sorted(r.cell_flags)) for r in results],
-        "id": [e.entry_id if r.source == "submission" else "" for e, r in zip(entries, results)],
-        "source_kind": [r.source for r in results],
-        "size": [size_bucket(m.params_b) for m in models],
+    table.update({m.name: columns.metrics[m.name] for m in bench.metrics if m.name != primary})
+    table.update({
+        "coverage_pct": 100 * columns.coverage,
+        "date": text["date"],
+        "organisation": text["organisation"],
+        "access": text["access"],
+        "domain": text["domain"],
+        "reasoning": text["reasoning"],
+        "input_modality": text["input_modality"],
+        "params_b": columns.params_b,
+        "run_settings": text["run_settings"],
+        "flagged_cells": text["flags"],
+        "id": np.where(submitted, np.array([e.entry_id for e in entries], dtype=object), ""),
+        "source_kind": text["source"],
+        "size": text["size"],
     })
-    frame = pd.DataFrame(columns)
-    search = [(m.name + " " + (m.organisation or "")).casefold() for m in models]
     arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
-              for name, values in columns.items()}
-    return Part(entries, frame, [b[1] for b in badges], search, ranks.paired, arrays)
+              for name, values in table.items()}
+    frame = pd.DataFrame(arrays, copy=False)  # the frame shares the arrays' memory (no consolidated copy)
+    return Part(entries, frame, text["badge_reason"], text["search"], ranks.paired, arrays)
+
+
+def _shared(values: list) -> list:
+    """Equal strings as one object: a board of 20,000 rows repeats a few access levels, dates, badges and rank
+    labels thousands of times (each a separate object when read from Arrow or formatted per row)."""
+    seen: dict = {}
+    return [seen.setdefault(v, v) for v in values]
 
 
 # --------------------------------------------------------------------------- drawing the shown rows
@@ -349,7 +341,10 @@ class BoardCache:
                     return cached[2]
             board = Board.build(bench, entries)
             with self._lock:
+                previous = self._boards.get(bench.name)
                 self._boards[bench.name] = (id(entries), entries, board)
+            del previous
+            release_freed_memory()  # the build's scratch and the board it replaced
         return board
 
 

@@ -6,13 +6,13 @@ over fewer than MIN_PUBLIC_CELL shared items is refused, as small stratum cells 
 scored against a held-out answer key are never compared: two probes differing in one answer would read it back."""
 from __future__ import annotations
 
-import os
 
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..scoring.benchmark import Benchmark
+from .result_shards import find
 from ..scoring.metrics.bootstrap import bootstrap_means
 from ..scoring.result import MIN_PUBLIC_CELL
 
@@ -54,7 +54,8 @@ def compare(bench: Benchmark, store, id_a: str, id_b: str, resamples: int = RESA
 
     if id_a == id_b:
         raise CompareError("choose two different submissions")
-    known = _stored_ids(store, bench.name)  # ids come back from the page: only the store's own name a file
+    public = store.results_table(bench.name)  # ids come back from the page: only the store's own name a file
+    known = set() if public is None else set(public.column("submission_id").to_pylist())
     for sub_id in (id_a, id_b):
         if sub_id not in known:
             raise CompareError(f"no per-item scores are kept for {str(sub_id)[:40]!r}: not a stored {bench.name} "
@@ -62,7 +63,7 @@ def compare(bench: Benchmark, store, id_a: str, id_b: str, resamples: int = RESA
     metric = bench.primary_metric
     tables = []
     for sub_id in (id_a, id_b):
-        record = store.read_json(store.result_path(bench.name, sub_id)) or {}
+        record = find(public, sub_id) or {}
         if (record.get("protocol") or {}).get("answers_held_out"):
             # item-level wins and losses of two probes that differ in one answer would read that answer back
             raise CompareError(f"{sub_id} was scored against a held-out answer key; only submissions on public "
@@ -80,7 +81,7 @@ def compare(bench: Benchmark, store, id_a: str, id_b: str, resamples: int = RESA
                            "needed (fewer would reveal single items)")
     a = np.array([tables[0][i] for i in shared], dtype=float)
     b = np.array([tables[1][i] for i in shared], dtype=float)
-    scale = _scale(store, bench, id_a, a)
+    scale = _scale(find(public, id_a) or {}, bench, a)
     diffs = (a - b) * scale
     means = bootstrap_means(diffs, resamples=resamples, seed=seed)[:, 0]
     lo, hi = np.percentile(means, [2.5, 97.5])
@@ -89,28 +90,14 @@ def compare(bench: Benchmark, store, id_a: str, id_b: str, resamples: int = RESA
                       diff=float(diffs.mean()), ci=(float(lo), float(hi)))
 
 
-def _scale(store, bench: Benchmark, sub_id: str, per_item: np.ndarray) -> float:
+def _scale(record: dict, bench: Benchmark, per_item: np.ndarray) -> float:
     """Per-item scores are fractions where the public metric is x100: take the factor (1 or 100) that maps
-    the per-item mean onto the published value."""
-    import json
-
-    path = store.result_path(bench.name, sub_id)
-    try:
-        published = json.loads(path.read_text(encoding="utf-8"))["metrics"].get(bench.primary_metric)
-    except (OSError, ValueError, KeyError):
-        published = None
+    the per-item mean onto the published value (`record`: the public record)."""
+    published = (record.get("metrics") or {}).get(bench.primary_metric)
     mean = float(per_item.mean())
     if published is None or mean == 0:
         return 100.0 if per_item.max() <= 1 else 1.0
     return 100.0 if abs(published - 100 * mean) < abs(published - mean) else 1.0
-
-
-def _stored_ids(store, benchmark: str) -> set[str]:
-    folder = store.root / "results" / benchmark
-    try:
-        return {e.name[:-len(".json")] for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file()}
-    except OSError:
-        return set()
 
 
 def comparable_submissions(entries: list) -> list[tuple[str, str]]:

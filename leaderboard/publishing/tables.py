@@ -4,35 +4,17 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ..scoring.benchmark import Benchmark
 from .board import ANY, BOARDS, MAIN, SAMPLE, SIZE_BUCKETS, SOURCE_BADGES, Board, Filters, size_bucket  # noqa: F401
+from .entry import Entry  # noqa: F401 (imported from here by the Space and tests)
 from .models import canonical_info
 from ..scoring.result import Result
 
 ALWAYS_SHOWN = ("rank", "model", "source")
-
-
-@dataclass
-class Entry:
-    """A result as the leaderboard sees it: the public record, its id and (server-side only) the
-    resampled primary-metric means used for paired rank tests (an array, or a loader called on first use:
-    a board too large for paired tests never reads them)."""
-
-    result: Result
-    entry_id: str
-    paired_resamples: np.ndarray | Callable[[], np.ndarray | None] | None = None
-
-    @property
-    def resamples(self) -> np.ndarray | None:
-        if callable(self.paired_resamples):
-            self.paired_resamples = self.paired_resamples()
-        return self.paired_resamples
 
 
 def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filters: Filters | None = None,

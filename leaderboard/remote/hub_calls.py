@@ -12,6 +12,7 @@ answers False for it as for a 412, and the caller re-reads the head and checks w
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import random
@@ -143,3 +144,9 @@ def commit(api, repo: str, message: str, parent: str, files: dict[str, bytes] | 
 
 def encode(record: dict) -> bytes:
     return (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def git_blob_oid(data: bytes) -> str:
+    """The id git (and the Hub's file listing) gives these bytes: compared before a write that would change nothing."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+

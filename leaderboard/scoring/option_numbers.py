@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re2
 
-# Batch callers (X-PCR) parse once per distinct text with every match of DIGITS replaced by "0"
+# Batch callers parse once per distinct text with every match of DIGITS replaced by "0"
 DIGITS = r"\B[1-9]|[1-9]\B"
 
 # the digit, then no word character and no decimal part ("Option 3.5 mm" is no option)
