@@ -37,7 +37,8 @@ from leaderboard.publishing.board import BOARDS, MAIN, SAMPLE, ci_note, release_
 from leaderboard.publishing import models as model_registry  # noqa: E402
 from leaderboard.operations.examples import example_line  # noqa: E402
 from leaderboard.publishing.release import build_status  # noqa: E402
-from leaderboard.publishing.tables import ANY, SIZE_BUCKETS, Entry, Filters, subset_boards  # noqa: E402
+from leaderboard.publishing.board import ANY, SIZE_BUCKETS, Filters  # noqa: E402
+from leaderboard.publishing.tables import Entry, subset_boards  # noqa: E402
 from space.plain import md  # noqa: E402
 from space.notes import about_noise, board_noise, held_out  # noqa: E402
 from space.hub_setup import attach_hub  # noqa: E402

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from leaderboard.scoring import registry
-from leaderboard.publishing.board import MAIN, Board, Filters, protocol_badge
+from leaderboard.publishing.board import MAIN, Board, Filters
+from leaderboard.publishing.row_facts import badge
 from leaderboard.scoring.result import ModelInfo, Result
 from leaderboard.publishing.tables import Entry
 from leaderboard.publishing.tie_groups import wilson
@@ -94,12 +95,12 @@ def test_intervals_come_from_the_record_only(board):
 
 
 def test_a_record_without_the_comparability_flag_is_not_comparable(board):
-    badge = dict(zip(board.parts[MAIN].arrays["model"].tolist(), board.parts[MAIN].arrays["protocol"].tolist()))
-    assert badge == {"Open-Med-Small": "paper protocol", "Closed-General": "paper protocol",
+    badges = dict(zip(board.parts[MAIN].arrays["model"].tolist(), board.parts[MAIN].arrays["protocol"].tolist()))
+    assert badges == {"Open-Med-Small": "paper protocol", "Closed-General": "paper protocol",
                      "Open-General-Big": "differs", "Human-Mid": "differs", "NoCI-Sub": "differs"}
-    text, why = protocol_badge(make("x", 1.0, comparable=None))
+    text, why = badge(make("x", 1.0, comparable=None).protocol)
     assert (text, why) == ("differs", "Not comparable with the paper: protocol differs.")
-    assert protocol_badge(make("x", 1.0, comparable=True), gap="scored on 10 items")[0] == "sample data"
+    assert badge(make("x", 1.0, comparable=True).protocol, gap="scored on 10 items")[0] == "sample data"
 
 
 def test_size_buckets_at_their_edges():

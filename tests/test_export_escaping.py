@@ -8,7 +8,8 @@ import pandas as pd
 
 from leaderboard.scoring import registry
 from leaderboard.scoring.result import ModelInfo, Result
-from leaderboard.publishing.tables import FORMULA_PREFIXES, Entry, export_csv, export_json, strata_table
+from leaderboard.publishing.breakdowns import breakdown
+from leaderboard.publishing.tables import FORMULA_PREFIXES, Entry, export_csv, export_json
 
 BENCH = registry.scorer("medreamm")
 
@@ -33,18 +34,25 @@ def test_every_formula_prefix_is_escaped_in_cells_and_headers():
     assert rows == [[f"'{p}head" for p in FORMULA_PREFIXES], [f"'{p}cell" for p in FORMULA_PREFIXES]]
 
 
-def test_formula_like_stratum_labels_become_safe_column_headers():
-    """Strata labels are dataset values; a value like '=HYPERLINK(...)' becomes a column header."""
+def test_formula_like_stratum_labels_are_escaped_in_the_breakdown_download():
+    """Strata labels are dataset values; a value like '=HYPERLINK(...)' is a cell of the breakdown's CSV (the
+    Space's "Download this breakdown")."""
     cells = {"=HYPERLINK(\"http://x\",\"y\")": {"n": 12, "metrics": {"top5_primary_icd": 50.0}},
              "-Cardio": {"n": 15, "metrics": {"top5_primary_icd": 40.0}},
              "Neuro": {"n": 11, "metrics": {"top5_primary_icd": 30.0}}}
     result = Result(benchmark="medreamm", model=ModelInfo(name="@Model"), metrics={"top5_primary_icd": 41.0},
                     source="submission", n_items=38, n_answered=38, strata={"classification": cells})
-    table = strata_table(BENCH, [Entry(result, "sub-1")], "classification")
-    header, row = rows_of(export_csv(table))
-    assert header == ["model", "source", "'=HYPERLINK(\"http://x\",\"y\") (n=12)", "'-Cardio (n=15)", "Neuro (n=11)"]
-    assert row[0] == "'@Model" and row[2:] == ["50.0", "40.0", "30.0"]
-    assert list(json.loads(export_json(table))[0])[2] == "=HYPERLINK(\"http://x\",\"y\") (n=12)"
+    frame = breakdown(BENCH, [Entry(result, "sub-1")], "classification", "top5_primary_icd").frame()
+    header, *rows = list(csv.reader(io.StringIO(export_csv(frame))))
+    assert header == ["model", "source", "stratum", "value", "metric", "top5_primary_icd", "n", "ci_low", "ci_high",
+                      "empty_because", "flag"]
+    by_value = {row[3]: row for row in rows}
+    assert set(by_value) == {"'=HYPERLINK(\"http://x\",\"y\")", "'-Cardio", "Neuro"}
+    assert all(row[0] == "'@Model" for row in rows)
+    assert [by_value[v][5:7] for v in ("'=HYPERLINK(\"http://x\",\"y\")", "'-Cardio", "Neuro")] == \
+           [["50.0", "12"], ["40.0", "15"], ["30.0", "11"]]
+    exact = {line["value"]: line["n"] for line in json.loads(export_json(frame))}
+    assert exact == {"=HYPERLINK(\"http://x\",\"y\")": 12, "-Cardio": 15, "Neuro": 11}  # JSON keeps them as they are
 
 
 def test_json_export_is_readable_utf8_with_values_as_they_are():

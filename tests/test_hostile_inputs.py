@@ -34,7 +34,8 @@ from leaderboard.intake.prediction_files import MAX_FILE_BYTES, Issue, validate
 from leaderboard.scoring.score_file import load_key, validate_file
 from leaderboard.operations.service import Service, SubmissionForm
 from leaderboard.operations.store import LocalStore
-from leaderboard.publishing.tables import FORMULA_PREFIXES, export_csv, export_json, ranked_table
+from board_helpers import ranked_table
+from leaderboard.publishing.tables import FORMULA_PREFIXES, export_csv, export_json
 from test_medreamm_scoring import DictCoder, VectorEmbedder
 
 CASES = all_cases()

@@ -5,7 +5,8 @@ import pytest
 from leaderboard.scoring import registry
 from leaderboard.publishing.board import BOARDS, MAIN, SAMPLE, Board, Filters
 from leaderboard.scoring.result import ModelInfo, Result
-from leaderboard.publishing.tables import Entry, ranked_table
+from board_helpers import ranked_table
+from leaderboard.publishing.tables import Entry
 from leaderboard.publishing.tie_groups import rank_ranges, wilson
 
 BENCH = registry.scorer("medreamm")  # primary top5_primary_icd: a proportion, release 625 cases

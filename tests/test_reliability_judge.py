@@ -18,7 +18,7 @@ from leaderboard.scoring.benchmark import ScoringContext
 from leaderboard.scoring.judge import Judge, JudgeConfig
 from leaderboard.operations.service import Service, SubmissionForm
 from leaderboard.operations.store import LocalStore
-from leaderboard.publishing.tables import ranked_table
+from board_helpers import ranked_table
 from medrealmm_release import build_release
 from test_medrealmm_scoring import EXPECTED, PREDICTIONS, verdict_responder, write_predictions
 

@@ -199,7 +199,7 @@ def test_waiting_for_judge_is_rescored_once_a_judge_is_configured(tmp_path, monk
 
 
 def test_run_settings_from_predict_are_kept_and_shown(tmp_path, service):
-    from leaderboard.publishing.tables import ranked_table
+    from board_helpers import ranked_table
     from leaderboard.scoring import registry
 
     meta = tmp_path / "preds.jsonl.meta.json"

@@ -8,7 +8,9 @@ from leaderboard.scoring import registry
 from leaderboard.publishing.tie_groups import tied
 from leaderboard.scoring.result import ModelInfo, Result
 from leaderboard.operations.store import load_records
-from leaderboard.publishing.tables import (Entry, Filters, export_csv, export_json, radar_series, ranked_table, reported_baselines, strata_table)
+from board_helpers import ranked_table
+from leaderboard.publishing.board import Filters
+from leaderboard.publishing.tables import Entry, export_csv, export_json, reported_baselines
 
 BENCH = registry.scorer("medreamm")
 
@@ -61,19 +63,6 @@ def test_filters_search_sources_and_columns():
     table = ranked_table(BENCH, entries, Filters(columns=["top5_primary_icd", "mrr_icd"]))
     assert "mrr_icd" not in table.columns  # all-empty columns are dropped
     assert "ndcg10_icd" not in table.columns and "top5_primary_icd" in table.columns
-
-
-def test_strata_table_and_radar_rules():
-    cells = lambda *vals: {v: {"n": 5, "metrics": {"top5_primary_icd": 10.0 * i}} for i, v in enumerate(vals, 1)}
-    two = [entry("A", 50.0, strata={"source_type": cells("journal", "web")})]
-    assert radar_series(BENCH, two, "source_type") == {}  # fewer than three values: meaningless, hidden
-    many = [entry(f"M{i}", 50.0 - i, strata={"disease_category": cells("Cardio", "Neuro", "Onco")}) for i in range(7)]
-    series = radar_series(BENCH, many, "disease_category")
-    assert list(series) == ["M0", "M1", "M2", "M3", "M4"]  # top five by default
-    assert series["M0"] == {"Cardio": 10.0, "Neuro": 20.0, "Onco": 30.0}
-    assert list(radar_series(BENCH, many, "disease_category", models=["M6"])) == ["M6"]
-    table = strata_table(BENCH, many[:1], "disease_category")
-    assert table.columns.tolist() == ["model", "source", "Cardio (n=5)", "Neuro (n=5)", "Onco (n=5)"]
 
 
 def test_csv_export_is_safe_against_formula_injection_and_json_is_exact():

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..scoring.benchmark import Benchmark
 from .heap import release_freed_memory
-from .row_facts import badge as _badge, gap as _gap, size_bucket  # noqa: F401 (size_bucket: imported from here)
+from .row_facts import gap as _gap, size_bucket  # noqa: F401 (size_bucket: imported from here)
 from .tie_groups import rank_ranges, wilson
 
 SOURCE_BADGES = {"paper": "paper", "submission": "submitted", "human": "human"}
@@ -50,16 +50,6 @@ def release_gap(bench: Benchmark, result) -> str | None:
 def main_entries(bench: Benchmark, entries: list) -> list:
     """Entries that belong on the main board and in the overview (sample-data submissions left out)."""
     return [e for e in entries if not release_gap(bench, e.result)]
-
-
-def protocol_badge(result, gap: str | None = None) -> tuple[str, str]:
-    """(short badge, the reasons behind it)."""
-    return _badge(result.protocol, gap)
-
-
-def paper_interval(spec, result, value: float) -> tuple[float, float, str] | None:
-    """A paper row's 95% CI from its published n when the metric is a proportion (Wilson)."""
-    return _paper_interval(spec, result.protocol, result.n_items, value)
 
 
 def _paper_interval(spec, protocol: dict, n_items: int, value: float) -> tuple[float, float, str] | None:

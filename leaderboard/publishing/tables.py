@@ -5,95 +5,12 @@ from __future__ import annotations
 import io
 import json
 
-import numpy as np
 import pandas as pd
 
 from ..scoring.benchmark import Benchmark
-from .board import ANY, BOARDS, MAIN, SAMPLE, SIZE_BUCKETS, SOURCE_BADGES, Board, Filters, size_bucket  # noqa: F401
+from .board import SOURCE_BADGES
 from .entry import Entry  # noqa: F401 (imported from here by the Space and tests)
 from .models import canonical_info
-from ..scoring.result import Result
-
-ALWAYS_SHOWN = ("rank", "model", "source")
-
-
-def ranked_table(benchmark: Benchmark, entries: list[Entry] | list[Result], filters: Filters | None = None,
-                 limit: int | None = None) -> pd.DataFrame:
-    """The filtered rows of the requested boards in download shape (ids as headers, full precision): main board
-    first, then the sample board, each ranked on its whole board (filters never renumber)."""
-    filters = filters or Filters()
-    if not all(isinstance(e, Entry) for e in entries):  # the same list object keeps its cached board
-        entries = [e if isinstance(e, Entry) else Entry(e, f"row{i}") for i, e in enumerate(entries)]
-    board = BOARDS.get(benchmark, entries)
-    frames = []
-    for name in filters.boards:
-        view = board.parts[name].frame.iloc[np.flatnonzero(board.mask(name, filters))]
-        if limit is not None:
-            view = view.head(limit)
-        frames.append(view.assign(board=name))
-    table = pd.concat(frames, ignore_index=True).drop(columns=["source_kind", "size"])
-    keep = [m.name for m in benchmark.metrics if filters.columns is None or m.name in filters.columns
-            or m.name == benchmark.primary_metric]
-    table = table.drop(columns=[m.name for m in benchmark.metrics if m.name not in keep])
-    return drop_empty_columns(table, keep=(*ALWAYS_SHOWN, benchmark.primary_metric))
-
-
-def drop_empty_columns(table: pd.DataFrame, keep: tuple[str, ...]) -> pd.DataFrame:
-    """Columns with nothing in any visible row (e.g. CIs when only paper rows are shown) only add noise."""
-    empty = [c for c in table.columns if c not in keep and (table[c].isna() | table[c].astype(object).eq("")).all()]
-    return table.drop(columns=empty)
-
-
-def top_entries(benchmark: Benchmark, entries: list[Entry], limit: int | None) -> list[Entry]:
-    """The `limit` best entries by the primary metric (all when limit is None), best first."""
-    primary, spec = benchmark.primary_metric, benchmark.metric(benchmark.primary_metric)
-    scored = [e for e in entries if e.result.metrics.get(primary) is not None]
-    scored.sort(key=lambda e: -e.result.metrics[primary] if spec.higher_is_better else e.result.metrics[primary])
-    rest = [e for e in entries if e.result.metrics.get(primary) is None]
-    ordered = scored + rest
-    return ordered if limit is None else ordered[:limit]
-
-
-def strata_table(benchmark: Benchmark, entries: list[Entry], stratum: str, metric: str | None = None,
-                 limit: int | None = None) -> pd.DataFrame:
-    """Rows = models (the `limit` best by the primary metric), columns = stratum values ('value (n=12)'),
-    cells = the metric in that cell."""
-    metric = metric or benchmark.stratum_metric
-    rows, columns = [], {}
-    for e in top_entries(benchmark, entries, limit) if limit else entries:
-        cells = e.result.strata.get(stratum)
-        if not cells:
-            continue
-        row = {"model": e.result.model.name, "source": SOURCE_BADGES.get(e.result.source, e.result.source)}
-        for value, cell in cells.items():
-            label = f"{value} (n={cell['n']})"
-            columns[label] = None
-            row[label] = cell["metrics"].get(metric)
-        rows.append(row)
-    table = pd.DataFrame(rows, columns=["model", "source", *columns])
-    return table
-
-
-def radar_series(benchmark: Benchmark, entries: list[Entry], stratum: str, models: list[str] | None = None,
-                 metric: str | None = None, top: int = 5) -> dict[str, dict[str, float]]:
-    """model -> {stratum value: metric}; empty when fewer than three values make it meaningless.
-    Default models: the top `top` by the primary metric that have this stratum."""
-    metric = metric or benchmark.stratum_metric
-    with_stratum = [e for e in entries if e.result.strata.get(stratum)]
-    values = {v for e in with_stratum for v in e.result.strata[stratum]}
-    if len(values) < 3:
-        return {}
-    if not models:
-        ranked = sorted(with_stratum, key=lambda e: -(e.result.metrics.get(benchmark.primary_metric) or -1e9))
-        models = [e.result.model.name for e in ranked[:top]]
-    order = sorted(values)
-    series = {}
-    for e in with_stratum:
-        if e.result.model.name in models and e.result.model.name not in series:
-            cells = e.result.strata[stratum]
-            series[e.result.model.name] = {v: cells[v]["metrics"].get(metric) if v in cells else None for v in order}
-    return series
-
 
 def reported_baselines(entries: list[Entry], primary: str) -> pd.DataFrame:
     """Rows that measure another task (no primary metric), e.g. a paper's human-vs-model study."""

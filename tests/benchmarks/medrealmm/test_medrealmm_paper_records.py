@@ -1,7 +1,8 @@
 """The committed MedRealMM paper rows: subset numbers never enter the ranking, the one full-set row does."""
 from leaderboard.scoring import registry
 from leaderboard.operations.store import load_records
-from leaderboard.publishing.tables import Entry, ranked_table, reported_baselines
+from board_helpers import ranked_table
+from leaderboard.publishing.tables import Entry, reported_baselines
 
 
 def test_subset_rows_are_reported_beside_the_ranking_and_only_full_set_rows_are_ranked():
