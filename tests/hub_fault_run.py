@@ -4,8 +4,10 @@ running the real loop (`worker.serve`) with the real Service against the held-ou
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 from huggingface_hub import HfApi
@@ -81,6 +83,9 @@ def run_workers(endpoint: str, private, data: Path, scratch: Path, lease: float,
         stop.set()
         for thread in threads:
             thread.join(180)  # a worker finishing a scoring under a loaded 2-core machine; a hang still fails
-    if any(t.is_alive() for t in threads):
-        raise RuntimeError("a worker did not stop when asked")
+    alive = [t for t in threads if t.is_alive()]
+    if alive:  # say where each one is stuck, so a hang can be read from the CI log
+        frames = sys._current_frames()
+        where = "\n\n".join("".join(traceback.format_stack(frames[t.ident])) for t in alive if t.ident in frames)
+        raise RuntimeError(f"a worker did not stop when asked; last log lines: {said[-5:]}\n{where}")
     return done, elapsed, said
