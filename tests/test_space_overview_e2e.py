@@ -6,6 +6,7 @@ profile until the visitor asks for sample data, and then appears alone. Full-pag
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import ROOT
 from space_server import choose, space_with_sample_run
@@ -57,8 +58,14 @@ def test_overview_is_the_landing_tab_and_keeps_sample_runs_apart(space, browser)
         page.locator("#profile-header").get_by_text("MedGemma-27B").first.wait_for()  # the default profile
         page.screenshot(path=str(ARTIFACTS / "overview-1440.png"), full_page=True)
         # a click on a row opens that model's profile
-        rows(page, "overview").filter(has_text="Gemini-2.5-Pro").first.get_by_text("Gemini-2.5-Pro").click()
-        page.locator("#profile-header").get_by_text("Gemini-2.5-Pro").first.wait_for()
+        for attempt in range(4):  # a click that lands while the table redraws (sort, live timer) selects nothing
+            rows(page, "overview").filter(has_text="Gemini-2.5-Pro").first.get_by_text("Gemini-2.5-Pro").click()
+            try:
+                page.locator("#profile-header").get_by_text("Gemini-2.5-Pro").first.wait_for(timeout=20_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 3:
+                    raise
         expect(page.locator("#profile-benchmarks")).to_contain_text("49.87")  # its Med-CMR MCQ accuracy
         page.locator("#overview-show-sample input").check()
         rows(page, "overview").filter(has_text=RUN).first.wait_for()
