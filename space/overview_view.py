@@ -94,8 +94,8 @@ def overview_tab(app: gr.Blocks, service) -> None:
     header = gr.Markdown("", elem_id="profile-header")
     per_benchmark = gr.Dataframe(interactive=False, wrap=True, elem_id="profile-benchmarks",
                                  elem_classes=["leaderboard-table"], label="Primary metric on each benchmark")
-    gr.Markdown("**Specialty profile.** One clinical-specialty list across the benchmarks (`leaderboard/publishing/specialties.py`"
-                "): " + specialty_sources() + ". Each column keeps its benchmark's own metric and "
+    gr.Markdown("**Specialty profile.** One clinical-specialty list across the benchmarks (each benchmark's own "
+                "categories mapped onto it): " + specialty_sources() + ". Each column keeps its benchmark's own metric and "
                 "scale: read down a column, not across. Only the paper's published cells and scored submissions "
                 f"appear; a blank is a gap, never 0. Specialties: {', '.join(SPECIALTIES)}.",
                 elem_id="profile-about")
