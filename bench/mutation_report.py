@@ -46,6 +46,17 @@ CORE: dict[str, tuple[str, ...]] = {
     "leaderboard/store.py": ("atomic_write", "LocalStore._write", "LocalStore.write_json", "LocalStore.write_bytes",
                              "LocalStore.save_result"),
     "leaderboard/tables.py": ("spreadsheet_safe", "export_csv", "export_json"),
+    # issue 26 item 4 / issue 29 item 1: every module that decides what users see or what stays secret
+    "leaderboard/disclosure.py": ("*",),
+    "leaderboard/board.py": ("*",),
+    "leaderboard/breakdowns.py": ("*",),
+    "leaderboard/redact.py": ("*",),
+    "leaderboard/judge/safety.py": ("*",),
+    "leaderboard/judge/cache.py": ("judge_key",),  # the key function only; the storage layer is not core
+    "leaderboard/parquet_guard.py": ("*",),
+    "leaderboard/isolation.py": ("*",),
+    "leaderboard/hub_queue.py": ("*",),
+    "leaderboard/engine/*.py": ("*",),
 }
 
 # The narrowest tests that reach each module: mutmut runs, for every mutant, every selected test that called
@@ -68,6 +79,26 @@ NARROW: dict[str, tuple[str, ...]] = {
     "leaderboard.prediction_files_columnar.": ("tests/test_columnar_differential.py", "tests/test_predictions_validation.py",
                                                "tests/test_columnar_partial_coverage.py"),
     "leaderboard.prediction_files.": ("tests/test_prediction_files_edges.py", "tests/test_predictions_validation.py"),
+    # the disclosure sample checks, without X-PCR's (18 s: the test_disclosure.py X-PCR tests reach the same code)
+    "leaderboard.disclosure.": ("tests/test_disclosure.py", "tests/test_kill_disclosure.py", "tests/test_engine.py",
+                                "tests/test_breakdowns.py", "test_xpcr_sample_stage_cells",
+                                "small_group[medcmr]", "small_group[clinmm]", "small_group[medrealmm]",
+                                "small_group[medreamm]"),
+    "leaderboard.board.": ("tests/test_board_filters.py", "tests/test_kill_board.py", "tests/test_ranking.py",
+                           "tests/test_tables_and_space.py", "tests/test_profiles.py"),
+    "leaderboard.breakdowns.": ("tests/test_breakdowns.py", "tests/test_kill_breakdowns.py",
+                                "tests/test_store_breakdown_budget.py"),
+    "leaderboard.redact.": ("tests/test_redact.py", "tests/test_kill_redact.py"),
+    "leaderboard.judge.safety.": ("tests/test_injection_filter.py", "tests/test_kill_judge_safety.py",
+                                  "tests/test_judge_cache_keys.py"),
+    "leaderboard.judge.cache.": ("tests/test_judge_cache_keys.py", "tests/test_kill_judge_safety.py"),
+    "leaderboard.parquet_guard.": ("tests/test_parquet_pages.py", "tests/test_kill_parquet_guard.py",
+                                   "tests/test_input_bounds.py"),
+    "leaderboard.isolation.": ("tests/test_scoring_isolation.py",),
+    "leaderboard.hub_queue.": ("tests/test_hub_queue.py",),
+    "leaderboard.engine.": ("tests/test_engine.py", "tests/test_disclosure.py", "tests/test_items.py",
+                            "test_xpcr_sample_stage_cells", "small_group[medcmr]", "small_group[clinmm]",
+                            "small_group[medrealmm]", "small_group[medreamm]"),
 }
 
 
