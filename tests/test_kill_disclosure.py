@@ -21,7 +21,7 @@ def test_every_reason_text_is_exact_and_names_k():
 
 def test_policy_bounds_are_inclusive_at_one_item_and_zero_noise():
     assert Policy(min_cell=1, noise_items=0.0).min_cell == 1
-    with pytest.raises(ValueError, match="minimum public cell must be >= 1 item and the noise >= 0 items"):
+    with pytest.raises(ValueError, match=r"^the minimum public cell must be >= 1 item and the noise >= 0 items$"):
         Policy(min_cell=0)
     with pytest.raises(ValueError):
         Policy(noise_items=-0.01)
