@@ -53,3 +53,82 @@ def test_cells_from_labels_without_labels_keep_the_given_universe():
     assert cells.keys == [("stratum", "s", "a"), ("stratum", "s", "b"), ("stratum", "s", "(missing)")]
     assert cells.masks.tolist() == [[True, False, False], [True, True, False], [False, False, True]]
     assert cells.sources == {key: "s" for key in cells.keys} and cells.masks.dtype == np.bool_
+
+
+# ----------------------------------------------------------------------------- keyed fingerprint and noise
+SECRET = b"k-\xe9"
+
+
+def _gauss(salt: str, label: str) -> float:
+    """The keyed standard normal draw, written out independently of the module."""
+    import hashlib
+    import hmac
+    from statistics import NormalDist
+
+    digest = hmac.new(SECRET, f"{salt}\x00{label}".encode(), hashlib.sha256).digest()
+    return NormalDist().inv_cdf((int.from_bytes(digest[:8], "big") + 0.5) / 2 ** 64)
+
+
+def test_keyed_fingerprint_is_the_first_16_hex_of_the_hmac():
+    import hashlib
+    import hmac
+
+    from leaderboard.disclosure import keyed_fingerprint
+
+    expected = hmac.new(b"s3", "sha:é".encode("utf-8"), hashlib.sha256).hexdigest()
+    assert keyed_fingerprint(b"s3", "sha:é") == "hmac-sha256:" + expected[:16]
+
+
+def test_noise_sd_is_items_worth_of_the_span():
+    from leaderboard.disclosure import noise_sd
+
+    assert noise_sd(2.0, 50) == 4.0  # 2 items of a x100 mean over 50 items
+    assert noise_sd(2.0, 50, span=1.0) == 0.04
+    assert noise_sd(3.0, 1) == 300.0 and noise_sd(3.0, 0) == 300.0  # never divides by less than one item
+
+
+def test_every_public_value_gets_its_own_keyed_draw_clamped_to_its_declared_range():
+    from leaderboard.disclosure import Cells, Disclosure, publish
+
+    n, noise = 100, 30.0
+    cells = Cells.from_labels({"s": ["a"] * 60 + ["b"] * 40}, ["acc"])
+    bounds = {"acc": (0.0, 100.0), "ece": (0.0, 1.0), "free": (None, None), "low_only": (-5.0, None),
+              "p1": (0.0, 100.0), "p2": (0.0, 100.0), "macro": (None, None)}
+    disclosure = Disclosure(cells=[cells], bounds=bounds, item_span={"ece": 1.0, "free": 10.0},
+                            derived={"macro": ["p1", "p2", "p3"]})
+    metrics = {"acc": 95.0, "ece": 0.02, "free": -3.0, "low_only": -4.0, "undeclared": 97.0, "und_low": 2.0, "p1": 40.0,
+               "p2": 60.0, "p3": 50.0, "macro": 50.0}
+    data = {"benchmark": "nope", "metrics": metrics, "n_items": n, "ci": {"acc": [90.0, 99.0], "ece": [0.0, 0.05]},
+            "metric_n": {"ece": 80, "free": 7, "low_only": 9, "undeclared": 12, "und_low": 12, "p1": 20, "p2": 30},
+            "strata": {"s": {"a": {"n": 60, "metrics": {"acc": 97.0, "ece": 0.98}, "ci": {"acc": [93.0, 99.5]}},
+                             "b": {"n": 40, "metrics": {"acc": 3.0}}}},
+            "protocol": {"answers_held_out": True, "held_out_columns": []}}
+    # a salt whose draws push values past each end of their ranges (so a wrong range shows)
+    salt = next(salt for salt in (f"sub-{i}" for i in range(500))
+                if _gauss(salt, "s:s:b:acc") < -0.1 and _gauss(salt, "m:undeclared") > 0.1 and _gauss(salt, "m:und_low") < -0.1
+                and _gauss(salt, "s:s:a:ece") > 0.1 and _gauss(salt, "m:free") < -0.1)
+    public = publish(data, disclosure, Policy(secret=SECRET, noise_items=noise), salt=salt)
+
+    def expect(value, label, items, span=100.0, low=0.0, high=100.0):
+        value = value + _gauss(salt, label) * noise * span / items
+        value = value if low is None else max(low, value)
+        return round(value if high is None else min(high, value), 4)
+
+    assert public["metrics"] == {
+        "acc": expect(95.0, "m:acc", 100), "ece": expect(0.02, "m:ece", 80, 1.0, 0.0, 1.0),
+        "free": expect(-3.0, "m:free", 7, 10.0, None, None), "low_only": expect(-4.0, "m:low_only", 9, low=-5.0, high=None),
+        "undeclared": expect(97.0, "m:undeclared", 12), "und_low": expect(2.0, "m:und_low", 12), "p1": expect(40.0, "m:p1", 20), "p2": expect(60.0, "m:p2", 30),
+        "p3": expect(50.0, "m:p3", 100),  # no n of its own: the split's
+        # a mean of subset metrics moves span/(T n_t) per item of subset t: its n is T min(n_t) = 2 x 20 (p3 has none)
+        "macro": expect(50.0, "m:macro", 40, low=None, high=None)}
+    assert public["ci"] == {"acc": [expect(90.0, "lo:acc", 100), expect(99.0, "hi:acc", 100)],
+                            "ece": [expect(0.0, "lo:ece", 80, 1.0, 0.0, 1.0), expect(0.05, "hi:ece", 80, 1.0, 0.0, 1.0)]}
+    assert public["strata"] == {"s": {
+        "a": {"n": 60, "metrics": {"acc": expect(97.0, "s:s:a:acc", 60), "ece": expect(0.98, "s:s:a:ece", 60, 1.0, 0.0, 1.0)},
+              "ci": {"acc": [expect(93.0, "slo:s:a:acc", 60), expect(99.5, "shi:s:a:acc", 60)]}},
+        "b": {"n": 40, "metrics": {"acc": expect(3.0, "s:s:b:acc", 40)}}}}
+    # the salt did what it was chosen for: undeclared metrics stop at 0 and 100, a fraction at 1, an open range nowhere
+    assert public["metrics"]["undeclared"] == 100.0 and public["metrics"]["und_low"] == 0.0
+    assert public["strata"]["s"]["b"]["metrics"]["acc"] == 0.0 and public["strata"]["s"]["a"]["metrics"]["ece"] == 1.0
+    assert public["metrics"]["free"] < -5.0 and public["metrics"]["low_only"] not in (-4.0, 100.0)
+    assert public["protocol"]["disclosure"] == {"min_cell": 5, "noise_items": 30.0}
