@@ -91,17 +91,22 @@ def test_every_public_value_gets_its_own_keyed_draw_clamped_to_its_declared_rang
     from leaderboard.disclosure import Cells, Disclosure, publish
 
     n, noise = 100, 30.0
-    cells = Cells.from_labels({"s": ["a"] * 60 + ["b"] * 40}, ["acc"])
+    cells = Cells.from_labels({"s": ["a"] * 60 + ["b"] * 40, "t": ["x"] * 50 + ["y"] * 50}, ["acc"])
     bounds = {"acc": (0.0, 100.0), "ece": (0.0, 1.0), "free": (None, None), "low_only": (-5.0, None),
               "p1": (0.0, 100.0), "p2": (0.0, 100.0), "macro": (None, None)}
     disclosure = Disclosure(cells=[cells], bounds=bounds, item_span={"ece": 1.0, "free": 10.0},
                             derived={"macro": ["p1", "p2", "p3"]})
     metrics = {"acc": 95.0, "ece": 0.02, "free": -3.0, "low_only": -4.0, "undeclared": 97.0, "und_low": 2.0, "p1": 40.0,
                "p2": 60.0, "p3": 50.0, "macro": 50.0}
-    data = {"benchmark": "nope", "metrics": metrics, "n_items": n, "ci": {"acc": [90.0, 99.0], "ece": [0.0, 0.05]},
+    data = {"benchmark": "nope", "metrics": metrics, "n_items": n,
+            "ci": {"acc": [90.0, 99.0], "ece": [0.0, 0.05], "free": [-4.0, -2.0], "macro": [45.0, 55.0]},
             "metric_n": {"ece": 80, "free": 7, "low_only": 9, "undeclared": 12, "und_low": 12, "p1": 20, "p2": 30},
-            "strata": {"s": {"a": {"n": 60, "metrics": {"acc": 97.0, "ece": 0.98}, "ci": {"acc": [93.0, 99.5]}},
-                             "b": {"n": 40, "metrics": {"acc": 3.0}}}},
+            # z has no item set: hidden, and passed over by the noise; t's cell x gives no n (a foreign record)
+            "strata": {"s": {"z": {"n": 50, "metrics": {"acc": 1.0}},
+                             "a": {"n": 60, "metrics": {"acc": 97.0, "ece": 0.98, "free": -3.0},
+                                   "ci": {"acc": [93.0, 99.5], "free": [-4.0, -2.0]}},
+                             "b": {"n": 40, "metrics": {"acc": 3.0}}},
+                       "t": {"x": {"metrics": {"free": 5.0}}}},
             "protocol": {"answers_held_out": True, "held_out_columns": []}}
     # a salt whose draws push values past each end of their ranges (so a wrong range shows)
     salt = next(salt for salt in (f"sub-{i}" for i in range(500))
@@ -122,13 +127,50 @@ def test_every_public_value_gets_its_own_keyed_draw_clamped_to_its_declared_rang
         # a mean of subset metrics moves span/(T n_t) per item of subset t: its n is T min(n_t) = 2 x 20 (p3 has none)
         "macro": expect(50.0, "m:macro", 40, low=None, high=None)}
     assert public["ci"] == {"acc": [expect(90.0, "lo:acc", 100), expect(99.0, "hi:acc", 100)],
-                            "ece": [expect(0.0, "lo:ece", 80, 1.0, 0.0, 1.0), expect(0.05, "hi:ece", 80, 1.0, 0.0, 1.0)]}
+                            "ece": [expect(0.0, "lo:ece", 80, 1.0, 0.0, 1.0), expect(0.05, "hi:ece", 80, 1.0, 0.0, 1.0)],
+                            "free": [expect(-4.0, "lo:free", 7, 10.0, None, None),
+                                     expect(-2.0, "hi:free", 7, 10.0, None, None)],
+                            "macro": [expect(45.0, "lo:macro", 40, low=None, high=None),
+                                      expect(55.0, "hi:macro", 40, low=None, high=None)]}
     assert public["strata"] == {"s": {
-        "a": {"n": 60, "metrics": {"acc": expect(97.0, "s:s:a:acc", 60), "ece": expect(0.98, "s:s:a:ece", 60, 1.0, 0.0, 1.0)},
-              "ci": {"acc": [expect(93.0, "slo:s:a:acc", 60), expect(99.5, "shi:s:a:acc", 60)]}},
-        "b": {"n": 40, "metrics": {"acc": expect(3.0, "s:s:b:acc", 40)}}}}
+        "z": {"n": 50, "metrics": {}, "suppressed": True,
+              "reason": "the scorer gave no item set for it, so its disclosure cannot be checked"},
+        "a": {"n": 60, "metrics": {"acc": expect(97.0, "s:s:a:acc", 60), "ece": expect(0.98, "s:s:a:ece", 60, 1.0, 0.0, 1.0),
+                                   "free": expect(-3.0, "s:s:a:free", 60, 10.0, None, None)},
+              "ci": {"acc": [expect(93.0, "slo:s:a:acc", 60), expect(99.5, "shi:s:a:acc", 60)],
+                     "free": [expect(-4.0, "slo:s:a:free", 60, 10.0, None, None),
+                              expect(-2.0, "shi:s:a:free", 60, 10.0, None, None)]}},
+        "b": {"n": 40, "metrics": {"acc": expect(3.0, "s:s:b:acc", 40)}}},
+        "t": {"x": {"metrics": {"free": expect(5.0, "s:t:x:free", 1, 10.0, None, None)}}}}
     # the salt did what it was chosen for: undeclared metrics stop at 0 and 100, a fraction at 1, an open range nowhere
     assert public["metrics"]["undeclared"] == 100.0 and public["metrics"]["und_low"] == 0.0
     assert public["strata"]["s"]["b"]["metrics"]["acc"] == 0.0 and public["strata"]["s"]["a"]["metrics"]["ece"] == 1.0
     assert public["metrics"]["free"] < -5.0 and public["metrics"]["low_only"] not in (-4.0, 100.0)
     assert public["protocol"]["disclosure"] == {"min_cell": 5, "noise_items": 30.0}
+
+
+def test_at_chance_uses_the_metrics_own_n_and_its_standard_error():
+    from leaderboard.disclosure import Disclosure, at_chance
+
+    coin = Disclosure(chance={"acc": 50.0})
+    # p = 0.5 over 100 items: se 5 points, z = 3: up to 65.0 is "at chance" (inclusive)
+    assert at_chance({"metrics": {"acc": 65.0}, "n_items": 7}, coin, {"acc": 100})
+    assert not at_chance({"metrics": {"acc": 65.01}, "n_items": 7}, coin, {"acc": 100})
+    # without its own n the split's n stands in: 400 items, se 2.5, up to 57.5
+    assert at_chance({"metrics": {"acc": 57.5}, "n_items": 400}, coin, {})
+    assert not at_chance({"metrics": {"acc": 57.6}, "n_items": 400}, coin, {})
+    # its own n wins over the split's: 25 % over 400 items is up to 31.5, over 20 items up to 54.0
+    quarter = Disclosure(chance={"acc": 25.0})
+    assert not at_chance({"metrics": {"acc": 40.0}, "n_items": 20}, quarter, {"acc": 400})
+    assert at_chance({"metrics": {"acc": 40.0}, "n_items": 20}, quarter, {"acc": 20})
+    # no value, or no n at all: not evidence of a constant answer
+    assert not at_chance({"metrics": {"acc": None}, "n_items": 50}, coin, {})
+    assert not at_chance({"metrics": {"acc": 10.0}}, coin, {})
+    assert not at_chance({"metrics": {"acc": 90.0}, "n_items": 400}, coin, {})
+    # a chance of 0 or 100 is clamped, never a zero standard error that no real value could sit inside
+    assert at_chance({"metrics": {"acc": 0.0}, "n_items": 10}, Disclosure(chance={"acc": 0.0}), {})
+    assert at_chance({"metrics": {"acc": 100.0}, "n_items": 10}, Disclosure(chance={"acc": 100.0}), {})
+    # any metric at chance is enough
+    two = Disclosure(chance={"acc": 50.0, "f1": 50.0})
+    assert at_chance({"metrics": {"acc": 90.0, "f1": 50.0}, "n_items": 100}, two, {})
+    assert at_chance({"metrics": {"acc": 50.0, "f1": 90.0}, "n_items": 100}, two, {})
