@@ -174,3 +174,57 @@ def test_at_chance_uses_the_metrics_own_n_and_its_standard_error():
     two = Disclosure(chance={"acc": 50.0, "f1": 50.0})
     assert at_chance({"metrics": {"acc": 90.0, "f1": 50.0}, "n_items": 100}, two, {})
     assert at_chance({"metrics": {"acc": 50.0, "f1": 90.0}, "n_items": 100}, two, {})
+    # a metric without a value does not end the search
+    assert at_chance({"metrics": {"acc": None, "f1": 50.0}, "n_items": 100}, two, {})
+
+
+# ----------------------------------------------------------------------------- the structured leak shapes
+def _split_cells(n, spec, left):
+    """A total, the given cells, and an "eye" stratum L/R that splits the small group, so that no membership
+    group (atom) of it is derivable alone: only a structured shape (or the exhaustive search) sees the group."""
+    import numpy as np
+
+    from leaderboard.disclosure import Cells, metric_key
+
+    columns, keys = [np.ones(n, dtype=bool)], [metric_key("all")]
+    for key, items in spec:
+        mask = np.zeros(n, dtype=bool)
+        mask[list(items)] = True
+        columns.append(mask)
+        keys.append(key)
+    eye = np.zeros(n, dtype=bool)
+    eye[list(left)] = True
+    columns += [eye, ~eye]
+    keys += [("stratum", "eye", "L"), ("stratum", "eye", "R")]
+    return Cells(np.column_stack(columns), keys)
+
+
+@pytest.mark.parametrize("shape, spec, left, expected", [
+    # A + B - (A u B) = A n B, items 7-9: the smaller of A and B (a tie: the later one) goes
+    ("intersection", [(("stratum", "a", "A"), range(0, 10)), (("stratum", "b", "B"), range(7, 17)),
+                      (("stratum", "c", "C"), range(0, 17))], [9, *range(25, 40)], {("stratum", "b", "B")}),
+    # an intersection of exactly k items is allowed
+    ("intersection of k", [(("stratum", "a", "A"), range(0, 10)), (("stratum", "b", "B"), range(5, 15)),
+                           (("stratum", "c", "C"), range(0, 15))], [9, *range(25, 40)], set()),
+    # A - B + (B minus A) = A minus B, items 0-2: E (5 items) is the smallest part of the derivation
+    ("difference", [(("stratum", "a", "A"), range(0, 10)), (("stratum", "b", "B"), range(3, 15)),
+                    (("stratum", "e", "E"), range(10, 15))], [0, *range(25, 40)], {("stratum", "e", "E")}),
+    # a parent minus its public cells of two strata: P - t1 - v1 = items 17-19
+    ("parent minus cells inside it", [(("stratum", "p", "P"), range(0, 20)), (("stratum", "t", "t1"), range(0, 10)),
+                                      (("stratum", "v", "v1"), range(10, 17))], [17, *range(25, 40)],
+     {("stratum", "v", "v1")}),
+])
+def test_each_structured_shape_is_found_without_the_exhaustive_search(monkeypatch, shape, spec, left, expected):
+    from test_disclosure import audit
+
+    from leaderboard import disclosure
+    from leaderboard.disclosure import suppression_plan
+
+    cells = _split_cells(40, spec, left)
+    monkeypatch.setattr(disclosure, "MAX_SUBSETS", 0)  # structured shapes only
+    plan = suppression_plan(cells, 5)
+    assert plan == {key: "complementary" for key in expected}
+    assert audit(cells, set(plan), 5) == []
+    if expected:  # the shape is what finds it: without it the group leaks
+        monkeypatch.setattr(disclosure, "_structured_leak", lambda *args: None)
+        assert suppression_plan(cells, 5) == {} and audit(cells, set(), 5) != []
