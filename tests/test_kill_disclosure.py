@@ -228,3 +228,122 @@ def test_each_structured_shape_is_found_without_the_exhaustive_search(monkeypatc
     if expected:  # the shape is what finds it: without it the group leaks
         monkeypatch.setattr(disclosure, "_structured_leak", lambda *args: None)
         assert suppression_plan(cells, 5) == {} and small_groups_derivable(cells, set(), 5) != []
+
+
+# ----------------------------------------------------------------------------- the whole public record
+K_TEXT = "suppressed: computed from fewer than 5 items; kept private so individual answers cannot be read back"
+COMPLEMENT_TEXT = ("complementary suppression: together with the public numbers it would reveal a group of fewer "
+                   "than 5 items")
+HELD_TEXT = "built from held-out labels; not public"
+
+
+def _record_fixture():
+    import numpy as np
+
+    from leaderboard.disclosure import Cells, Disclosure, cell_key, metric_key
+
+    labels = ["a"] * 3 + ["b"] * 6 + ["c"] * 21
+    cells = Cells.from_labels({"s": labels}, ["all"])
+    a, c = np.array([v == "a" for v in labels]), np.array([v == "c" for v in labels])
+    # X is the metric over stratum cell a (its twin); C the one over cell c
+    cells = Cells(np.column_stack([cells.masks, a, c]), [*cells.keys, metric_key("X"), metric_key("C")],
+                  {**cells.sources})
+    assert cell_key("s", "a") in cells.keys
+    disclosure = Disclosure(cells=[cells], sources={"held": "hk"},
+                            derived={"macro2": ["macro"], "macro": ["X", "all"]})  # macro2 listed first on purpose
+    cell = {"metrics": {"acc": 1.0}}
+    data = {"benchmark": "nope", "n_items": 30,
+            "metrics": {"all": 50.0, "part": 25.0, "X": 40.0, "C": 60.0, "macro": 45.0, "macro2": 44.0, "held": 10.0,
+                        "nullm": None},
+            "ci": {"all": [40.0, 60.0], "part": [20.0, 30.0], "held": [1.0, 2.0], "C": [55.0, 65.0]},
+            "pending": {"nullm": "waiting for the judge at https://judge.internal:8443/v1?key=abc"},
+            "metric_n": {"part": 4},
+            "strata": {"s": {"a": {"n": 3, **cell}, "b": {"n": 6, **cell}, "c": {"n": 21, **cell}},
+                       "hk": {"x": {"n": 30, **cell}},
+                       "nosets": {"big": {"n": 10, **cell}, "five": {"n": 5, **cell}, "tiny": {"n": 2, **cell},
+                                  "non": {"metrics": {}}}},
+            "protocol": {"held_out_columns": ["hk"], "dataset_fingerprint": "df", "public_fingerprint": "pf",
+                         "api_key": "sk-live-123456789"},
+            "notes": ["ran with token=abc123"]}
+    return data, disclosure
+
+
+def test_the_public_record_field_by_field():
+    from leaderboard.disclosure import publish
+
+    data, disclosure = _record_fixture()
+    public = publish(data, disclosure, Policy())
+    assert public["metrics"] == {"all": 50.0, "part": None, "X": None, "C": 60.0, "macro": None, "macro2": None,
+                                 "held": None, "nullm": None}
+    assert public["ci"] == {"all": [40.0, 60.0], "C": [55.0, 65.0]}
+    assert public["pending"] == {"part": K_TEXT, "X": K_TEXT, "macro": "suppressed: a mean over a suppressed number",
+                                 "macro2": "suppressed: a mean over a suppressed number", "held": HELD_TEXT,
+                                 "nullm": "waiting for the judge at self-hosted"}
+    assert public["metric_n"] == {"all": 30, "X": 3, "C": 21, "part": 4}
+    hidden = {"metrics": {}, "suppressed": True}
+    assert public["strata"] == {
+        "s": {"a": {"n": 3, **hidden, "reason": K_TEXT.removeprefix("suppressed: ")},
+              "b": {"n": 6, **hidden, "reason": COMPLEMENT_TEXT},  # all - c - b = a: b tops up
+              "c": {"n": 21, "metrics": {"acc": 1.0}}},
+        "nosets": {"big": {"n": 10, **hidden, "reason": "the scorer gave no item set for it, so its disclosure cannot be "
+                                                        "checked"},
+                   "five": {"n": 5, **hidden, "reason": "the scorer gave no item set for it, so its disclosure cannot "
+                                                        "be checked"},
+                   "tiny": {"n": 2, **hidden, "reason": K_TEXT.removeprefix("suppressed: ")},
+                   "non": {"n": 0, **hidden, "reason": K_TEXT.removeprefix("suppressed: ")}}}
+    assert public["protocol"] == {"held_out_columns": ["hk"], "dataset_fingerprint": "df",
+                                  "disclosure": {"min_cell": 5, "noise_items": 0}}
+    assert public["notes"] == ["ran with token=[hidden]"]
+    assert data["metrics"]["X"] == 40.0 and data["pending"]["nullm"].startswith("waiting")  # the input is left alone
+
+
+def test_without_breakdowns_subset_numbers_are_withheld_with_the_budget_in_the_reason():
+    from leaderboard.disclosure import publish
+
+    data, disclosure = _record_fixture()
+    public = publish(data, disclosure, Policy(breakdowns_per_month=3), breakdowns=False)
+    assert public["metrics"]["C"] is None and "C" not in public["ci"] and public["metrics"]["all"] == 50.0
+    assert public["pending"]["C"] == ("withheld: breakdowns are published for 3 results per account per 30 days; this "
+                                      "one shows whole-set metrics only")
+    assert public["pending"]["X"] == K_TEXT  # a suppressed metric keeps its own reason
+    assert public["strata"]["s"]["c"] == {"n": 21, "metrics": {}, "withheld": True}
+    assert public["strata"]["s"]["a"]["suppressed"] and "withheld" not in public["strata"]["s"]["a"]
+
+
+def test_a_constant_answer_on_a_held_out_key_gets_no_breakdowns_and_the_ids_fingerprint():
+    from leaderboard.disclosure import publish
+
+    data, disclosure = _record_fixture()
+    data["protocol"]["answers_held_out"] = True
+    disclosure.chance = {"all": 50.0}  # 50 % is exactly what a constant answer scores
+    public = publish(data, disclosure, Policy())
+    assert public["metrics"]["C"] is None and public["pending"]["C"] == (
+        "withheld: breakdowns are published for results clearly above what a constant answer scores; this one shows "
+        "whole-set metrics only")
+    assert public["strata"]["s"]["c"] == {"n": 21, "metrics": {}, "withheld": True}
+    # no secret: the fingerprint of the public ids only, and exact values (no noise)
+    assert public["protocol"]["dataset_fingerprint"] == "pf" and "public_fingerprint" not in public["protocol"]
+    assert public["protocol"]["disclosure"] == {"min_cell": 5, "noise_items": 0}
+    # with a secret: the keyed fingerprint of the exact one (the disclosure's, else the protocol's)
+    from leaderboard.disclosure import keyed_fingerprint, public_protocol
+
+    keyed = public_protocol(data["protocol"], disclosure, Policy(secret=b"s"))
+    assert keyed["dataset_fingerprint"] == keyed_fingerprint(b"s", "df") and keyed["disclosure"]["noise_items"] == 2.0
+    disclosure.exact_fingerprint = "exact"
+    assert public_protocol(data["protocol"], disclosure, Policy(secret=b"s"))["dataset_fingerprint"] == \
+        keyed_fingerprint(b"s", "exact")
+    assert "public_fingerprint" in data["protocol"]  # the caller's protocol is not changed
+
+
+def test_a_split_smaller_than_k_keeps_its_totals_only():
+    from leaderboard.disclosure import Cells, Disclosure, publish
+
+    cells = Cells.from_labels({"s": ["a", "a", "b"]}, ["all"])
+    data = {"benchmark": "nope", "n_items": 3, "metrics": {"all": 66.7}, "metric_n": {"all": 3},
+            "strata": {"s": {"a": {"n": 2, "metrics": {"acc": 1.0}}, "b": {"n": 1, "metrics": {"acc": 0.0}}}}}
+    public = publish(data, Disclosure(cells=[cells]), Policy())
+    assert public["metrics"] == {"all": 66.7}
+    assert public["strata"]["s"]["a"]["suppressed"] and public["strata"]["s"]["b"]["suppressed"]
+    # the same 3 items inside a larger split are not its totals: hidden
+    public = publish(dict(data, n_items=40), Disclosure(cells=[cells]), Policy())
+    assert public["metrics"] == {"all": None} and public["pending"]["all"] == K_TEXT
