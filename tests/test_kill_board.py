@@ -105,9 +105,9 @@ def test_a_limit_draws_the_first_rows_and_counts_all_of_them(board):
     # columns: only the chosen metric columns; one without a value in any drawn row is left out
     assert "Top-1 Accuracy (ICD-11)" not in board.view(MAIN, Filters(columns=[])).headers
     assert "Top-1 Accuracy (ICD-11)" in board.view(MAIN, Filters(columns=["top1_icd"])).headers
-    paper_only = board.view(MAIN, Filters(sources=("paper",)))
-    assert "Top-1 Accuracy (ICD-11)" not in paper_only.headers and "Submission id" not in paper_only.headers
-    assert "Coverage %" not in paper_only.headers and "Params (B)" not in paper_only.headers
+    paper_only = board.view(MAIN, Filters(sources=("paper",)))  # columns empty in every drawn row are left out
+    assert paper_only.headers == ["Rank", "Model", "Top-5 Primary Recall (ICD-11)", "Protocol", "Source", "Date",
+                                  "Reasoning"]
 
 
 def test_search_reads_name_and_organisation_in_any_case(board):
@@ -215,3 +215,31 @@ def test_the_board_cache_rebuilds_only_for_a_new_entries_list():
     assert cache.get(BENCH, entries) is first
     assert cache.get(BENCH, list(ENTRIES)) is not first  # equal content, new list: a result landed
     assert cache.get(registry.scorer("medcmr"), []) is not first
+
+
+def test_filters_combine_and_search_narrows_what_they_kept():
+    from test_board_filters import ENTRIES as FILTER_ENTRIES
+
+    built = Board.build(BENCH, FILTER_ENTRIES)
+
+    def names(**filters):
+        keep = built.mask(MAIN, Filters(**filters))
+        return [e.result.model.name for e, k in zip(built.parts[MAIN].entries, keep) if k]
+
+    assert names(access="open", domain="general") == ["Open-General-Big"]
+    assert names(domain="general", access="open") == ["Open-General-Big"]
+    assert names(access="proprietary", search="general") == ["Closed-General"]
+
+
+def test_the_release_gap_counts_the_items_the_protocol_names():
+    sample = record("a", 1.0)
+    sample.protocol["items"] = 10  # scored on a 10-item build, though the record says 625 items
+    assert release_gap(BENCH, sample) == "scored on 10 items; the paper's release has 625"
+
+
+def test_a_row_without_an_interval_shows_its_value_alone_and_integer_scores_are_floats():
+    entries = [Entry(record("Int-Score", 70, ci=[66.0, 74.0]), "i"), Entry(record("No-CI", 30.0), "n")]
+    built = Board.build(BENCH, entries)
+    view = built.view(MAIN, Filters())
+    assert [row[2] for row in view.display] == ["70.0 [66.0, 74.0]", "30.0"]
+    assert built.parts[MAIN].frame[PRIMARY].dtype == np.float64  # a JSON record's 70 downloads as 70.0
