@@ -16,3 +16,72 @@ def test_each_kind_of_cell_and_its_gap():
     assert _cell({"n": 9, "metrics": {"acc": 40}, "ci": {"acc": [30.0, 50.0]}, "flags": {"acc": "copy?"}},
                  "acc") == Cell(40.0, 9, (30.0, 50.0), flag="copy?")
     assert _cell({"n": 9, "metrics": {"acc": 40}}, "acc") == Cell(40.0, 9, None, flag=None)
+
+
+def test_the_download_frame_has_one_line_per_row_and_value_with_its_reason():
+    import math
+
+    from leaderboard.breakdowns import Breakdown, Row
+
+    bd = Breakdown("medcmr", "task", "mcq_all", ["SOD", "PA"], [
+        Row("M · submitted", "M", "submission", {"SOD": Cell(60.0, 12, (50.0, 70.0), flag="copy?"),
+                                                 "PA": Cell(None, 3, gap=HIDDEN)})])
+    frame = bd.frame()
+    assert frame.columns.tolist() == ["model", "source", "stratum", "value", "metric", "mcq_all", "n", "ci_low",
+                                      "ci_high", "empty_because", "flag"]
+    rows = frame.to_dict("records")
+    assert rows[0] == {"model": "M", "source": "submission", "stratum": "task", "value": "SOD", "metric": "mcq_all",
+                       "mcq_all": 60.0, "n": 12, "ci_low": 50.0, "ci_high": 70.0, "empty_because": "", "flag": "copy?"}
+    second = {k: v for k, v in rows[1].items() if k not in ("mcq_all", "ci_low", "ci_high")}
+    assert second == {"model": "M", "source": "submission", "stratum": "task", "value": "PA", "metric": "mcq_all",
+                      "n": 3, "empty_because": HIDDEN, "flag": ""}
+    assert all(rows[1][k] is None or math.isnan(rows[1][k]) for k in ("mcq_all", "ci_low", "ci_high"))
+    assert bd.matrix() == [[60.0, None]]
+
+
+def _entry(name, source, strata, primary=50.0, created="2025-01-01T00:00:00+00:00"):
+    from leaderboard.result import ModelInfo, Result
+    from leaderboard.tables import Entry
+
+    return Entry(Result(benchmark="medcmr", model=ModelInfo(name=name), metrics={"mcq_all": primary}, source=source,
+                        strata=strata, created_at=created), name)
+
+
+def test_strata_and_metrics_are_offered_by_how_many_rows_fill_them():
+    from leaderboard import registry
+    from leaderboard.breakdowns import metrics_available, strata_available
+
+    bench = registry.scorer("medcmr")
+    full = {"n": 9, "metrics": {"mcq_all": 50.0, "extra": 1.0}}
+    entries = [
+        _entry("A", "submission", {"modality": {"CT": full}, "zeta": {"x": full}, "alpha": {"x": full},
+                                   "task": {"SOD": {"n": 9, "metrics": {"mcq_all": None}}}}),
+        _entry("B", "submission", {"modality": {"CT": full}, "zeta": {"x": full}, "task": {"SOD": full}}),
+        _entry("C", "paper", {"organ_system": {"eye": full}, "zeta": {"x": full}}),
+    ]
+    # labelled strata first in order of rows with a value (modality 2, task 1, organ_system 1: ties keep the
+    # benchmark's order), then the others the same way (zeta 3, alpha 1)
+    assert strata_available(bench, entries) == ["modality", "task", "organ_system", "zeta", "alpha"]
+    # the stratum metric first on a tie, then declaration order, then by name
+    cells = {"SOD": {"n": 9, "metrics": {"zz": 1.0, "extra": 2.0, "mcq_all": 3.0, "mcq_macro": None}}}
+    assert metrics_available(bench, [_entry("D", "submission", {"task": cells})], "task") == [
+        "mcq_all", "extra", "zz", "mcq_macro"]
+    # cells that are all hidden still make a view: the stratum metric is offered with no value
+    hidden = {"SOD": {"n": 2, "metrics": {}, "suppressed": True}}
+    assert metrics_available(bench, [_entry("E", "submission", {"task": hidden})], "task") == ["mcq_all"]
+    assert metrics_available(bench, [_entry("E", "submission", {})], "task") == []
+
+
+def test_rows_without_a_breakdown_say_why_in_their_own_words():
+    from leaderboard import registry
+    from leaderboard.breakdowns import breakdown
+
+    bench = registry.scorer("medcmr")
+    entries = [_entry("Sub", "submission", {}), _entry("Panel", "human", {}), _entry("Paper", "paper", {}),
+               _entry("Has", "submission", {"task": {"SOD": {"n": 9, "metrics": {"mcq_all": 40.0}}}})]
+    bd = breakdown(bench, entries, "task")
+    assert bd.without == [("Sub · submitted", "scored without task labels (the dataset it ran on has none)"),
+                          ("Panel · human", "the paper reports no task breakdown for this group"),
+                          ("Paper · paper", "the paper publishes no task breakdown for this model")]
+    # a stratum of one value gets the row's overall value beside it
+    assert bd.values == ["(all cases)", "SOD"] and bd.rows[0].cells["(all cases)"] == Cell(50.0, None, None)
