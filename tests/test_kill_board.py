@@ -243,3 +243,27 @@ def test_a_row_without_an_interval_shows_its_value_alone_and_integer_scores_are_
     view = built.view(MAIN, Filters())
     assert [row[2] for row in view.display] == ["70.0 [66.0, 74.0]", "30.0"]
     assert built.parts[MAIN].frame[PRIMARY].dtype == np.float64  # a JSON record's 70 downloads as 70.0
+
+
+def test_paired_resamples_of_the_same_items_separate_overlapping_rows_on_the_board():
+    from leaderboard import board as board_module
+
+    g = np.arange(40, dtype=float)
+    lead = Entry(record("Lead", 60.0, ci=[55.0, 65.0]), "g", g)
+    trail = Entry(record("Trail", 59.0, ci=[54.0, 64.0]), "h", g - 1)  # trails in all 40 paired resamples
+    board_module.PAIR_OUTCOMES.pop(BENCH.name, None)
+    built = Board.build(BENCH, [trail, lead])
+    assert built.parts[MAIN].frame["rank"].tolist() == ["1", "2"] and built.parts[MAIN].paired is True
+    assert BENCH.name in board_module.PAIR_OUTCOMES  # outcomes kept across rebuilds, per benchmark
+    other = record("Other-Items", 59.0, ci=[54.0, 64.0], protocol={"dataset_fingerprint": "another build"})
+    apart = Board.build(BENCH, [Entry(other, "o", g - 1), lead])  # other items: never paired, intervals overlap
+    assert apart.parts[MAIN].frame["rank"].tolist() == ["1–2", "1–2"]
+
+
+def test_text_columns_of_unknown_values_stay_readable(board):
+    odd = Entry(record("Odd-Source", 10.0, "elsewhere", answered=None), "x")
+    frame = Board.build(BENCH, [odd]).parts[MAIN].frame
+    assert frame["source"].tolist() == ["elsewhere"] and frame["reasoning"].tolist() == [""]
+    keep = board.mask(MAIN, Filters(search="unlisted org"))  # the search text is "name organisation"
+    assert keep.tolist() == [True, False]
+    assert board.mask(MAIN, Filters(search="xxxx")).tolist() == [False, False]
