@@ -184,3 +184,26 @@ def test_a_judge_whose_verdicts_never_parse_is_asked_a_bounded_number_of_times(t
     assert record["message"] == ("the judge gave no usable verdicts after 2 attempts; deterministic metrics stay "
                                  "ranked, judged metrics are not scored")
     assert service.used_today("alice") == 1  # still ranked: it keeps its quota unit
+
+
+def test_a_forked_process_spawns_its_own_children_after_the_parent_has_spawned():
+    """Threads do not survive a fork: a child forked after the parent's first spawn must not hand its jobs to
+    the parent's (absent) spawner thread, or it waits forever (mutmut's fork server did, on every scoring test)."""
+    import os
+    import sys
+
+    from leaderboard.scoring import isolation
+
+    isolation._spawn([sys.executable, "-c", "pass"]).wait()
+    assert isolation._SPAWNER is not None
+    pid = os.fork()
+    if pid == 0:  # the child: a fresh spawner slot, and a spawn that completes
+        try:
+            if isolation._SPAWNER is not None:
+                os._exit(1)  # the parent's spawner: its thread is gone, a spawn would never return
+            code = isolation._spawn([sys.executable, "-c", "raise SystemExit(7)"]).wait()
+            os._exit(0 if code == 7 else 3)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -43,6 +43,10 @@ SECRET_IN_TEXT = re2.compile(r"(?i)(\b" + _NAME_IN_TEXT + r"[\"']?\s*[:=]\s*[\"'
                              r"([^\s\"'&,;<>]+)")
 # a credential holds a digit or one of + / = ("Basic metabolic panel" is not one)
 BEARER_IN_TEXT = re2.compile(r"(?i)\b(Bearer|Basic|Token)\s+[A-Za-z._~-]*[0-9+/=][A-Za-z0-9._~+/=-]{4,}")
+# a scheme word after a secret's name ("Authorization: Basic dXNlcjpwYXNz"): what follows is the credential even
+# without a digit (base64 of "user:pass" has none); an already hidden one is hidden again, unchanged
+SCHEME_AFTER_NAME = re2.compile(r"(?i)(\b" + _NAME_IN_TEXT + r"[\"']?\s*[:=]\s*[\"']?(?:Bearer|Basic|Token)\s+)"
+                                r"[^\s\"'&,;<>]+")
 # provider key shapes, wherever they stand
 KEY_SHAPES = re2.compile(r"\b(?:sk-[A-Za-z_-]*[0-9][A-Za-z0-9_-]{7,}|hf_[A-Za-z0-9]{10,}|"
                          r"AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|"
@@ -68,6 +72,7 @@ def public_text(text: str) -> str:
     text = USERINFO_IN_TEXT.sub(r"\1", text)
     text = BEARER_IN_TEXT.sub(lambda m: f"{m.group(1)} {HIDDEN}", text)
     text = SECRET_IN_TEXT.sub(_hide_value, text)
+    text = SCHEME_AFTER_NAME.sub(lambda m: m.group(1) + HIDDEN, text)
     return KEY_SHAPES.sub(HIDDEN, text)
 
 

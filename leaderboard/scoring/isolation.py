@@ -272,6 +272,16 @@ def _spawn(args: list[str], **options) -> subprocess.Popen:
     return _SPAWNER.submit(subprocess.Popen, args, **options).result()
 
 
+def _forget_spawner() -> None:
+    """In a forked child: the spawner's thread did not survive the fork, so a job submitted to it would wait
+    forever (mutmut's fork server hung on every scoring test); the child starts its own on first use."""
+    global _SPAWNER, _SPAWNER_LOCK
+    _SPAWNER, _SPAWNER_LOCK = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_spawner)
+
+
 def _run_forked(job: ScoreJob, out: Path, err: Path, limits: Limits) -> int | None:
     import multiprocessing
 
