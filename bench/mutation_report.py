@@ -85,7 +85,8 @@ NARROW: dict[str, tuple[str, ...]] = {
                                 "small_group[medcmr]", "small_group[clinmm]", "small_group[medrealmm]",
                                 "small_group[medreamm]"),
     "leaderboard.publishing.board.": ("tests/test_board_filters.py", "tests/test_kill_board.py", "tests/test_ranking.py",
-                           "tests/test_tables_and_space.py", "tests/test_profiles.py"),
+                           "tests/test_tables_and_space.py", "tests/test_profiles.py",
+                                     "tests/test_result_shards.py"),
     "leaderboard.publishing.breakdowns.": ("tests/test_breakdowns.py", "tests/test_kill_breakdowns.py",
                                 "tests/test_store_breakdown_budget.py"),
     "leaderboard.privacy.redact.": ("tests/test_redact.py", "tests/test_kill_redact.py"),
@@ -96,9 +97,16 @@ NARROW: dict[str, tuple[str, ...]] = {
                                    "tests/test_input_bounds.py"),
     "leaderboard.scoring.isolation.": ("tests/test_scoring_isolation.py",),
     "leaderboard.operations.hub_queue.": ("tests/test_hub_queue.py",),
-    "leaderboard.scoring.engine.": ("tests/test_engine.py", "tests/test_disclosure.py", "tests/test_items.py",
-                            "test_xpcr_sample_stage_cells", "small_group[medcmr]", "small_group[clinmm]",
-                            "small_group[medrealmm]", "small_group[medreamm]"),
+    # the engine's own tests, and the benchmarks' scoring suites that drive every kind (coded, chains) through it
+    "leaderboard.scoring.engine.": ("tests/test_engine.py", "tests/test_kill_engine.py", "tests/test_disclosure.py",
+                                    "tests/test_items.py", "tests/benchmarks/xpcr/test_xpcr_metrics.py",
+                                    "tests/benchmarks/xpcr/test_xpcr_scoring.py",
+                                    "tests/benchmarks/clinmm/test_clinmm_scoring.py",
+                                    "tests/benchmarks/medcmr/test_medcmr_scoring.py",
+                                    "tests/benchmarks/medreamm/test_medreamm_scoring.py",
+                                    "tests/benchmarks/medrealmm/test_medrealmm_scoring.py",
+                                    "test_xpcr_sample_stage_cells", "small_group[medcmr]", "small_group[clinmm]",
+                                    "small_group[medrealmm]", "small_group[medreamm]"),
 }
 
 
