@@ -57,7 +57,7 @@ WHY_PAPER = "Scored as the paper did."
 BADGE = f'<span class="badge" title="{WHY_PAPER}">paper protocol</span>'
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # built per test: mutmut maps _part's mutants to every test that builds a board
 def board():
     return Board.build(BENCH, ENTRIES)
 
@@ -255,3 +255,21 @@ def test_text_columns_of_unknown_values_stay_readable(board):
     keep = board.mask(MAIN, Filters(search="unlisted org"))  # the search text is "name organisation"
     assert keep.tolist() == [True, False]
     assert board.mask(MAIN, Filters(search="xxxx")).tolist() == [False, False]
+
+
+def test_paper_rows_of_a_metric_without_an_interval_rank_by_their_point_value():
+    xpcr = registry.scorer("xpcr")
+    primary = xpcr.primary_metric
+
+    def paper(name, score):
+        values = {m.name: None for m in xpcr.metrics}
+        values[primary] = score
+        return Entry(Result(benchmark="xpcr", model=ModelInfo(name=name), metrics=values, source="paper",
+                            n_items=0, n_answered=None, protocol={"comparable_to_paper": True}, ci={},
+                            created_at="2024-01-01T00:00:00+00:00"), name)
+
+    frame = Board.build(xpcr, [paper("B", 40.0), paper("A", 50.0), paper("C", 30.0)]).parts[MAIN].frame
+    assert frame["model"].tolist() == ["A", "B", "C"]
+    assert frame["rank"].tolist() == ["1", "2", "3"]
+    assert frame["rank_best"].tolist() == [1, 2, 3] and frame["rank_worst"].tolist() == [1, 2, 3]
+    assert frame["ci_method"].tolist() == ["none (not a proportion)"] * 3

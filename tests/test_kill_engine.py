@@ -93,13 +93,14 @@ def test_a_group_completion_rate_and_its_seeded_ci():
     # none eligible: None
     group_completion(numbers, "none", np.array([0]), 1, np.array([0]), 2, np.array([1]), 10, [0, 0])
     assert numbers.metrics["none"] is None and "none" not in numbers.ci
-    # three eligible groups, one complete: 33.3333 and the seeded binomial CI
-    g = np.array([0, 0, 1, 1, 2, 2])
-    s = np.array([0, 1, 0, 1, 0, 1])
-    c = np.array([1, 1, 0, 1, 1, 0])
-    group_completion(numbers, "third", g, 3, s, 2, c, 300, [5, 6])
-    assert numbers.metrics["third"] == 33.3333
-    assert numbers.ci["third"] == _binomial_ci(3, 1 / 3, 300, [5, 6])
+    # 3,000 eligible groups, 1,000 complete (the first item of the others is wrong): 33.3333 and the seeded CI
+    g = np.repeat(np.arange(3000), 2)
+    s = np.tile([0, 1], 3000)
+    c = np.ones(6000, dtype=np.int64)
+    c[2000::2] = 0
+    group_completion(numbers, "third", g, 3000, s, 2, c, 300, [5, 6])
+    assert numbers.metrics["third"] == 33.3333 and numbers.counts["third"] == 3000
+    assert numbers.ci["third"] == _binomial_ci(3000, 1 / 3, 300, [5, 6])
 
 
 def test_coverage_rounds_thirds_and_is_none_without_items():
@@ -163,19 +164,22 @@ def test_the_uncertainty_score_rounds_to_4_decimals_and_draws_from_one_resample(
 
 # ----------------------------------------------------------------------------------------- paired differences
 def test_paired_differences_count_each_outcome_pair_and_draw_seeded_cis():
-    baseline = np.array([1, 1, 1, 0, 0, 1, 1])
-    outcome = np.array([0, 0, 1, 1, 0, 1, 0])
+    # (baseline, outcome) pairs: 00 twice, 01 once, 10 three times, 11 once
+    baseline = np.array([0, 0, 0, 1, 1, 1, 1])
+    outcome = np.array([0, 0, 1, 0, 0, 0, 1])
     answered = np.ones(7, dtype=bool)
+    one = Numbers()
+    paired_differences(one, [("d", baseline, outcome, answered)], 1, [4, 4])
+    assert one.metrics["d"] == round(100 * (4 - 2) / 7, 4) == 28.5714
+    assert one.counts["d"] == 7 and len(one.ci["d"]) == 2  # one resample: a CI
     numbers = Numbers()
-    paired_differences(numbers, [("d", baseline, outcome, answered)], 1, [4, 4])
-    assert numbers.metrics["d"] == round(100 * (5 - 3) / 7, 4) == 28.5714
-    assert numbers.counts["d"] == 7 and len(numbers.ci["d"]) == 2  # one resample: a CI
+    paired_differences(numbers, [("d", baseline, outcome, answered)], 500, [4, 4])
     # the interval: cells (10, 01, 00 + 11) = (3, 1, 3) of 7, seeded draws, (10 - 01) / 7
-    low, high = paired_intervals(np.array([[1, 1, 3, 2]]), 500, [4, 4])
     draws = multinomial_draws(np.array([[3, 1, 3]]), 500, np.random.default_rng([4, 4]))
-    want_low, want_high = percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / 7)
-    assert (low[0], high[0]) == (want_low[0], want_high[0])
-    assert want_low[0] < 2 / 7 < want_high[0]
+    low, high = percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / 7)
+    assert numbers.ci["d"] == _pct(low[0], high[0])
+    assert low[0] < 2 / 7 < high[0]
+    assert paired_intervals(np.array([[2, 1, 3, 1]]), 500, [4, 4])[0][0] == low[0]
 
 
 # ----------------------------------------------------------------------------------------- items
@@ -194,13 +198,13 @@ def test_mean_metrics_ci_uses_the_given_seed_and_the_item_sets_span_n_items():
 
 
 def test_scored_means_seed_their_cis_and_name_each_cell_set_after_its_stratum():
-    column = np.array([1.0, 0.0, np.nan, 1.0, 0.0, 1.0])
-    labels = ["x", "y", "x", None, "y", "x"]
+    column = np.array([1.0, 0.0, np.nan, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    labels = ["x", "y", "x", None, "y", "x", "x", "x", "y"]
     numbers = scored_means({"judge": column}, {"judge": 100.0}, "site", labels, resamples=200, seed=13)
     kept = column[~np.isnan(column)]
     low, high = percentile_ci(kept, resamples=200, seed=13)
     assert numbers.ci["judge"] == [round(float(low[0]) * 100, 4), round(float(high[0]) * 100, 4)]
-    x = column[[0, 2, 5]]
+    x = column[[0, 2, 5, 6, 7]]  # 1, NaN, 1, 0, 0: a CI that depends on the draw
     low, high = percentile_ci(x[~np.isnan(x)], resamples=200, seed=13)
     assert numbers.strata["site"]["x"]["ci"]["judge"] == [round(float(low[0]) * 100, 4), round(float(high[0]) * 100, 4)]
     cells = numbers.cells[0]
@@ -208,7 +212,19 @@ def test_scored_means_seed_their_cis_and_name_each_cell_set_after_its_stratum():
                              cell_key("site", "(missing)"): "site"}
     assert metric_key("judge") not in cells.sources
     # masks follow NaN in an integer-like column too
-    assert cells.masks[:, cells.keys.index(metric_key("judge"))].tolist() == [True, True, False, True, True, True]
+    assert cells.masks[:, cells.keys.index(metric_key("judge"))].tolist() == [True, True, False] + [True] * 6
+
+
+def test_scored_means_read_an_object_column_with_none_as_not_scored_and_keep_integer_labels_as_ints():
+    column = np.array([1.0, None, 0.0, 1.0, 0.0], dtype=object)
+    numbers = scored_means({"judge": column}, {"judge": 10.0}, "grade", [2, 1, None, 2, 2],
+                           order=[1, 2, "(missing)"], resamples=0)
+    assert numbers.metrics == {"judge": 5.0} and numbers.counts == {"judge": 4}
+    assert numbers.cells[0].masks[:, 0].tolist() == [True, False, True, True, True]
+    # integer grades stay ints next to '(missing)' and keep the declared order
+    assert list(numbers.strata["grade"]) == [1, 2, "(missing)"]
+    assert numbers.strata["grade"][2]["metrics"] == {"judge": round(10 * 2 / 3, 4)}
+    assert numbers.strata["grade"][1] == {"n": 1, "metrics": {"judge": None}, "ci": {}, "n_by_metric": {"judge": 0}}
 
 
 def test_scored_means_without_columns_have_an_empty_boolean_item_set():
