@@ -268,8 +268,10 @@ def test_paper_rows_of_a_metric_without_an_interval_rank_by_their_point_value():
                             n_items=0, n_answered=None, protocol={"comparable_to_paper": True}, ci={},
                             created_at="2024-01-01T00:00:00+00:00"), name)
 
-    frame = Board.build(xpcr, [paper("B", 40.0), paper("A", 50.0), paper("C", 30.0)]).parts[MAIN].frame
-    assert frame["model"].tolist() == ["A", "B", "C"]
-    assert frame["rank"].tolist() == ["1", "2", "3"]
-    assert frame["rank_best"].tolist() == [1, 2, 3] and frame["rank_worst"].tolist() == [1, 2, 3]
-    assert frame["ci_method"].tolist() == ["none (not a proportion)"] * 3
+    # 45.04 and 45.01 differ at the metric's 2 decimals (at 1 decimal both would show 45.0 and tie)
+    rows = [paper("B", 45.04), paper("A", 50.0), paper("C", 30.0), paper("D", 45.01)]
+    frame = Board.build(xpcr, rows).parts[MAIN].frame
+    assert frame["model"].tolist() == ["A", "B", "D", "C"]
+    assert frame["rank"].tolist() == ["1", "2", "3", "4"]
+    assert frame["rank_best"].tolist() == [1, 2, 3, 4] and frame["rank_worst"].tolist() == [1, 2, 3, 4]
+    assert frame["ci_method"].tolist() == ["none (not a proportion)"] * 4

@@ -167,19 +167,20 @@ def test_paired_differences_count_each_outcome_pair_and_draw_seeded_cis():
     # (baseline, outcome) pairs: 00 twice, 01 once, 10 three times, 11 once
     baseline = np.array([0, 0, 0, 1, 1, 1, 1])
     outcome = np.array([0, 0, 1, 0, 0, 0, 1])
-    answered = np.ones(7, dtype=bool)
     one = Numbers()
-    paired_differences(one, [("d", baseline, outcome, answered)], 1, [4, 4])
+    paired_differences(one, [("d", baseline, outcome, np.ones(7, dtype=bool))], 1, [4, 4])
     assert one.metrics["d"] == round(100 * (4 - 2) / 7, 4) == 28.5714
     assert one.counts["d"] == 7 and len(one.ci["d"]) == 2  # one resample: a CI
+    # the same pairs x 100 (00: 200, 01: 100, 10: 300, 11: 100): a fine grid, so the interval shows the draw
     numbers = Numbers()
-    paired_differences(numbers, [("d", baseline, outcome, answered)], 500, [4, 4])
-    # the interval: cells (10, 01, 00 + 11) = (3, 1, 3) of 7, seeded draws, (10 - 01) / 7
-    draws = multinomial_draws(np.array([[3, 1, 3]]), 500, np.random.default_rng([4, 4]))
-    low, high = percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / 7)
+    paired_differences(numbers, [("d", np.repeat(baseline, 100), np.repeat(outcome, 100), np.ones(700, dtype=bool))],
+                       500, [4, 4])
+    # the interval: cells (10, 01, 00 + 11) = (300, 100, 300) of 700, seeded draws, (10 - 01) / 700
+    draws = multinomial_draws(np.array([[300, 100, 300]]), 500, np.random.default_rng([4, 4]))
+    low, high = percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / 700)
     assert numbers.ci["d"] == _pct(low[0], high[0])
     assert low[0] < 2 / 7 < high[0]
-    assert paired_intervals(np.array([[2, 1, 3, 1]]), 500, [4, 4])[0][0] == low[0]
+    assert paired_intervals(np.array([[200, 100, 300, 100]]), 500, [4, 4])[0][0] == low[0]
 
 
 # ----------------------------------------------------------------------------------------- items
@@ -198,13 +199,13 @@ def test_mean_metrics_ci_uses_the_given_seed_and_the_item_sets_span_n_items():
 
 
 def test_scored_means_seed_their_cis_and_name_each_cell_set_after_its_stratum():
-    column = np.array([1.0, 0.0, np.nan, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
-    labels = ["x", "y", "x", None, "y", "x", "x", "x", "y"]
+    column = np.tile([1.0, 0.0, np.nan, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0], 10)
+    labels = ["x", "y", "x", None, "y", "x", "x", "x", "y"] * 10
     numbers = scored_means({"judge": column}, {"judge": 100.0}, "site", labels, resamples=200, seed=13)
     kept = column[~np.isnan(column)]
     low, high = percentile_ci(kept, resamples=200, seed=13)
     assert numbers.ci["judge"] == [round(float(low[0]) * 100, 4), round(float(high[0]) * 100, 4)]
-    x = column[[0, 2, 5, 6, 7]]  # 1, NaN, 1, 0, 0: a CI that depends on the draw
+    x = column[np.array(labels) == "x"]  # 10 x (1, NaN, 1, 0, 0): a CI that depends on the draw
     low, high = percentile_ci(x[~np.isnan(x)], resamples=200, seed=13)
     assert numbers.strata["site"]["x"]["ci"]["judge"] == [round(float(low[0]) * 100, 4), round(float(high[0]) * 100, 4)]
     cells = numbers.cells[0]
@@ -212,7 +213,7 @@ def test_scored_means_seed_their_cis_and_name_each_cell_set_after_its_stratum():
                              cell_key("site", "(missing)"): "site"}
     assert metric_key("judge") not in cells.sources
     # masks follow NaN in an integer-like column too
-    assert cells.masks[:, cells.keys.index(metric_key("judge"))].tolist() == [True, True, False] + [True] * 6
+    assert cells.masks[:, cells.keys.index(metric_key("judge"))].tolist() == ([True, True, False] + [True] * 6) * 10
 
 
 def test_scored_means_read_an_object_column_with_none_as_not_scored_and_keep_integer_labels_as_ints():
@@ -252,3 +253,44 @@ def test_subset_cells_without_any_column_are_an_empty_boolean_set_over_the_items
     subsets = subset_numbers(np.array([1.0, 0.0]), np.ones((2, 1), dtype=bool), [("all", "all")], 0, 1)
     cells = subsets.cells(lambda stratum, value: None)
     assert cells.masks.shape == (2, 0) and cells.keys == [] and cells.masks.dtype == bool
+
+
+# ----------------------------------------------------------------------------------------- declared kinds
+def test_declared_kinds_seed_each_stream_read_their_universe_and_skip_empty_universes():
+    from leaderboard.scoring.benchmark import MetricSpec
+    from leaderboard.scoring.engine import CodedItems, Label, coded_numbers
+    from leaderboard.scoring.engine.kinds import CalibrationError, GroupCompletion, PairedDifference, Proportion, Stratum
+    from leaderboard.scoring.metrics.calibration import expected_calibration_error
+
+    n = 3000  # rows in pairs: group i = rows 2i, 2i+1 (stages 0, 1); site a = even groups, b = odd groups
+    rows = np.arange(n)
+    correct = np.ones(n, dtype=np.int64)
+    correct[rows % 6 == 0] = 0  # every third group has a wrong first item
+    confidence = np.where(rows % 4 == 0, 0.9, 0.3)
+    site = Label(((rows // 2) % 2).astype(np.int64), ["a", "b"], "site_col")
+    items = CodedItems(
+        columns={"correct": correct, "confidence": confidence, "baseline_correct": np.ones(n, dtype=np.int64),
+                 "answered": np.ones(n, dtype=bool)},
+        labels={"site": site, "group": Label(rows // 2, [f"g{i}" for i in range(n // 2)]),
+                "stage": Label(rows % 2, ["s0", "s1"])},
+        universes={"nothing": np.zeros(n, dtype=bool), "all": np.ones(n, dtype=bool), "first": rows < 100})
+    specs = [MetricSpec("p_a", "a", aggregation=Proportion("all", (("site", "a"),), stream=1)),
+             MetricSpec("chains", "chains", aggregation=GroupCompletion("all", "group", "stage", 2)),
+             MetricSpec("ece_first", "ece", aggregation=CalibrationError("first")),
+             MetricSpec("gain", "gain", aggregation=PairedDifference("all", (), 3))]
+    strata = [Stratum("none", "nothing", "site"), Stratum("sites", "all", "site")]
+    numbers = coded_numbers(specs, items, strata, resamples=300, seed=21)
+    # site a: 1,500 rows (0 or 1 mod 4); wrong rows are the multiples of 6, in site a those are 0 mod 12: 250
+    assert numbers.metrics["p_a"] == round(100 * (1500 - 250) / 1500, 4) == 83.3333
+    assert numbers.ci["p_a"] == _binomial_ci(1500, 1250 / 1500, 300, [21, 1])
+    assert numbers.metrics["chains"] == round(100 * 1000 / 1500, 4)
+    assert numbers.ci["chains"] == _binomial_ci(1500, 1000 / 1500, 300, [21, 2])
+    first = rows < 100
+    assert numbers.metrics["ece_first"] == round(expected_calibration_error(confidence[first], correct[first]), 6)
+    assert numbers.metrics["ece_first"] != round(expected_calibration_error(confidence, correct), 6)
+    assert numbers.counts["ece_first"] == 100 and numbers.counts["gain"] == n
+    assert list(numbers.strata) == ["sites"]  # the empty universe's stratum left out, the next one kept
+    assert len(numbers.cells) == 1  # 'all' (after the empty universe, which has none; 'first' declares no set)
+    everything = numbers.cells[0]
+    assert everything.sources[metric_key("p_a")] == "site_col"  # named after the first label of `where`
+    assert everything.masks[:, everything.keys.index(metric_key("p_a"))].sum() == 1500
