@@ -275,3 +275,27 @@ def test_paper_rows_of_a_metric_without_an_interval_rank_by_their_point_value():
     assert frame["rank"].tolist() == ["1", "2", "3", "4"]
     assert frame["rank_best"].tolist() == [1, 2, 3, 4] and frame["rank_worst"].tolist() == [1, 2, 3, 4]
     assert frame["ci_method"].tolist() == ["none (not a proportion)"] * 4
+
+
+class _BuiltMeanwhile(dict):
+    """The cache's board map as another thread leaves it: the first look finds nothing, the look under the build
+    lock finds the board that thread built (a deterministic stand-in for the race the second look exists for)."""
+
+    def __init__(self, name, value):
+        super().__init__()
+        self.name, self.value, self.looks = name, value, 0
+
+    def get(self, key, default=None):
+        self.looks += 1
+        if key == self.name and self.looks >= 2:
+            return self.value
+        return default
+
+
+def test_a_board_built_while_waiting_for_the_build_lock_is_returned_not_rebuilt():
+    entries = list(ENTRIES)
+    built = Board.build(BENCH, entries)
+    cache = BoardCache()
+    cache._boards = _BuiltMeanwhile(BENCH.name, (id(entries), entries, built))
+    assert cache.get(BENCH, entries) is built
+    assert cache._boards.looks == 2  # one look before the lock, one under it; no build, so no third
