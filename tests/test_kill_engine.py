@@ -289,6 +289,11 @@ def test_declared_kinds_seed_each_stream_read_their_universe_and_skip_empty_univ
     assert numbers.metrics["ece_first"] == round(expected_calibration_error(confidence[first], correct[first]), 6)
     assert numbers.metrics["ece_first"] != round(expected_calibration_error(confidence, correct), 6)
     assert numbers.counts["ece_first"] == 100 and numbers.counts["gain"] == n
+    # gain: baseline always right, 500 items wrong: cells (10, 01, 00 + 11) = (500, 0, 2500), stream 3
+    assert numbers.metrics["gain"] == round(100 * 500 / 3000, 4)
+    draws = multinomial_draws(np.array([[500, 0, 2500]]), 300, np.random.default_rng([21, 3]))
+    low, high = percentile_interval((draws[:, :, 0] - draws[:, :, 1]) / 3000)
+    assert numbers.ci["gain"] == _pct(low[0], high[0])
     assert list(numbers.strata) == ["sites"]  # the empty universe's stratum left out, the next one kept
     assert len(numbers.cells) == 1  # 'all' (after the empty universe, which has none; 'first' declares no set)
     everything = numbers.cells[0]
