@@ -183,17 +183,22 @@ def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None, par
     plot = gr.Plot(label="Radar", elem_id=f"radar-{name}", visible=False)
     download = gr.DownloadButton("Download this breakdown (CSV, with ids)", size="sm", elem_id=f"bd-csv-{name}",
                                  visible=False)
-    outputs = [stratum, metric, models, heat, note, plot, download, listing]
+    seen = gr.State(None)  # the board version last drawn: the page's timer redraws only when a result landed
+    outputs = [stratum, metric, models, heat, note, plot, download, listing, seen]
     sample = show_sample if show_sample is not None else gr.State(False)
 
+    def drawn(stratum, metric, chosen, sample):
+        entries = service.entries(name)
+        return (*_view(bench, entries, sample, stratum, metric, chosen), BOARDS.get(bench, entries).serial)
+
     def update(stratum, metric, chosen, sample):
-        return _view(bench, service.entries(name), sample, stratum, metric, chosen)
+        return drawn(stratum, metric, chosen, sample)
 
     def new_stratum(stratum, sample):  # a new stratum has other values and maybe other metrics: its defaults
-        return _view(bench, service.entries(name), sample, stratum, None, None)
+        return drawn(stratum, None, None, sample)
 
     def new_board(stratum, metric, sample):  # the other board has other rows: the radar starts from its default
-        return _view(bench, service.entries(name), sample, stratum, metric, None)
+        return drawn(stratum, metric, None, sample)
 
     stratum.input(new_stratum, [stratum, sample], outputs, api_name=False, show_progress="hidden")
     for control in (metric, models):
@@ -203,16 +208,13 @@ def breakdown_tab(app: gr.Blocks, service, bench, tab: gr.Tab | None = None, par
     if on_load:
         app.load(update, [stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")
     if timer is not None:  # a result that lands redraws the breakdown as it does the table (the page's own timer)
-        seen = gr.State(None)
 
         def live(last, stratum, metric, chosen, sample):
-            version = BOARDS.get(bench, service.entries(name)).serial
-            if version == last:
-                return (*(gr.skip() for _ in outputs), last)
-            return (*update(stratum, metric, chosen, sample), version)
+            if last is None or BOARDS.get(bench, service.entries(name)).serial == last:
+                return tuple(gr.skip() for _ in outputs)  # not drawn yet (the tab draws itself), or unchanged
+            return update(stratum, metric, chosen, sample)
 
-        timer.tick(live, [seen, stratum, metric, models, sample], [*outputs, seen], api_name=False,
-                   show_progress="hidden")
+        timer.tick(live, [seen, stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")
     for opened in (tab, parent):
         if opened is not None:
             opened.select(update, [stratum, metric, models, sample], outputs, api_name=False, show_progress="hidden")

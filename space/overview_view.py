@@ -137,11 +137,16 @@ def overview_tab(app: gr.Blocks, service) -> None:
                 gr.update(value=specialties if not specialties.empty else None), text)
 
     def everything(sort_by, sample, model_id, last):
+        """The table when the boards, the sort or the board choice changed; the profile only when the boards or
+        the board choice did (a timer reply carries the picker's value from when it was sent: redrawing the
+        profile on a sort change would put back the model the reader just clicked away from)."""
         benches, boards = _boards(service)
-        token = (tuple(b.serial for b in boards.values()), sort_by, bool(sample))
-        if token == last:
-            return (*[gr.skip()] * 8, last)
-        return (*draw_table(sort_by, sample), *draw_profile(model_id, sample), token)
+        serials = tuple(b.serial for b in boards.values())
+        table_token, profile_token = (serials, sort_by, bool(sample)), (serials, bool(sample))
+        last_table, last_profile = last if isinstance(last, tuple) and len(last) == 2 else (None, None)
+        table_part = draw_table(sort_by, sample) if table_token != last_table else (gr.skip(),) * 3
+        profile_part = draw_profile(model_id, sample) if profile_token != last_profile else (gr.skip(),) * 5
+        return (*table_part, *profile_part, (table_token, profile_token))
 
     def clicked(shown, sample, evt: gr.SelectData):
         row = evt.row_value or []
