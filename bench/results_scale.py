@@ -116,7 +116,8 @@ class App:
         env = {**os.environ, "GRADIO_SERVER_PORT": str(self.port), "HF_HUB_OFFLINE": "1",
                "GRADIO_ANALYTICS_ENABLED": "False", "LEADERBOARD_LOCAL_USER": "bench", "LEADERBOARD_STORE": str(store),
                "LEADERBOARD_DATA": str(data), "LEADERBOARD_WORKER": "external", "PYTHONDONTWRITEBYTECODE": "1",
-               "ARROW_DEFAULT_MEMORY_POOL": "system"}  # what the new Space sets for itself: every app gets it
+               "ARROW_DEFAULT_MEMORY_POOL": "system",  # what the new Space sets for itself (space/app.py, heap.py):
+               "MALLOC_ARENA_MAX": "2"}  # every app gets it, the floor and the old Space too
         self.begin = time.perf_counter()
         self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log.open("a"), stderr=subprocess.STDOUT)
 

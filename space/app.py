@@ -23,6 +23,9 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry: offl
 # Arrow on the C allocator: the result shards' decode scratch goes back to the system (mimalloc kept ~50 MB more
 # at 100,000 results, bench/results_scale.py); read when pyarrow is first imported, so set before that
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+from leaderboard.publishing.heap import limit_arenas  # noqa: E402
+
+limit_arenas()  # before Gradio starts its threads: see heap.py
 
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402

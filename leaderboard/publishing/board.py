@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import itertools
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,11 +79,16 @@ class Part:
     """One board (main or sample): rows in score order with everything a view needs."""
 
     entries: list
-    frame: pd.DataFrame  # download shape: ids as headers, full precision
     badge_reasons: list[str]
     search_text: list[str]
     paired: bool = True
-    arrays: dict = field(default_factory=dict)  # column -> numpy array: views index these, never the DataFrame
+    arrays: dict = field(default_factory=dict)  # column -> numpy array: views index these
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The download shape (ids as headers, full precision), built when asked for, not kept: pandas copies
+        every text column into Arrow strings (~6 MB per 20,000 rows), a second copy of what `arrays` holds."""
+        return pd.DataFrame(dict(self.arrays.items()), copy=False)
 
 
 @dataclass
@@ -140,7 +146,7 @@ class Board:
 
     def mask(self, board: str, f: Filters) -> np.ndarray:
         part = self.parts[board]
-        keep = np.ones(len(part.frame), dtype=bool)
+        keep = np.ones(len(part.entries), dtype=bool)
         if not len(keep):
             return keep
         for column, wanted in (("access", f.access), ("domain", f.domain), ("reasoning", f.reasoning),
@@ -184,7 +190,7 @@ def _part(bench: Benchmark, entries: list, columns) -> Part:
     lows, highs = columns.ci_low.copy(), columns.ci_high.copy()
     submitted = columns.text["source"] == "submission"
     methods = np.where(~np.isnan(lows), "bootstrap over items", np.where(submitted, "none", "none (not a proportion)"))
-    methods = methods.astype(object)
+    methods = np.array(_shared(methods.tolist()), dtype=object)  # three labels, not a string object per row
     for i in np.flatnonzero(np.isnan(lows) & ~submitted):  # paper rows: a Wilson CI from the published n
         n = {"n_by_metric": {primary: int(columns.n_primary[i])}} if columns.n_primary[i] == columns.n_primary[i] else {}
         interval = _paper_interval(spec, n, int(columns.n_items[i]), float(scores[i]))
@@ -211,7 +217,8 @@ def _part(bench: Benchmark, entries: list, columns) -> Part:
         f"{primary}_ci_high": highs,
         "ci_method": methods,
     }
-    table.update({m.name: columns.metrics[m.name] for m in bench.metrics if m.name != primary})
+    others = [m.name for m in bench.metrics if m.name != primary]
+    table.update(dict.fromkeys(others))  # their place in the column order; read from `columns.metrics` when drawn
     table.update({
         "coverage_pct": 100 * columns.coverage,
         "date": text["date"],
@@ -228,9 +235,31 @@ def _part(bench: Benchmark, entries: list, columns) -> Part:
         "size": text["size"],
     })
     arrays = {name: np.asarray(values, dtype=object if isinstance(values, list) else None)
-              for name, values in table.items()}
-    frame = pd.DataFrame(arrays, copy=False)  # the frame shares the arrays' memory (no consolidated copy)
-    return Part(entries, frame, text["badge_reason"], text["search"], ranks.paired, arrays)
+              for name, values in table.items() if name not in others}
+    return Part(entries, text["badge_reason"], text["search"], ranks.paired,
+                PartColumns(list(table), arrays, columns.metrics))
+
+
+class PartColumns(Mapping):
+    """A part's columns in download order: the ones the board computed, held as arrays, and the other metrics,
+    gathered from the stored columns (board_columns.Metrics) when a view or a download reads them."""
+
+    def __init__(self, order: list, arrays: dict, metrics):
+        self._order, self._arrays, self._metrics = order, arrays, metrics
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        found = self._arrays.get(name)
+        if found is not None:
+            return found
+        if name in self._order:
+            return self._metrics[name]
+        raise KeyError(name)
+
+    def __iter__(self):
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
 
 
 def _shared(values: list) -> list:

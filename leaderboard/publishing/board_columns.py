@@ -4,6 +4,7 @@ only decodes, sorts and ranks arrays: no per-row Python work for the 20,000 rows
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,39 @@ def derive(bench, source: str, model: ModelInfo, facts: dict, n_items: int, crea
             "fingerprint": facts.get("dataset_fingerprint"), "params_b": m.params_b}
 
 
+class Metrics(Mapping):
+    """metric -> float array (NaN: no value), read when asked for: a board keeps each stored metric once (in the
+    result shards' Arrow buffers) and the row order of each part, not a sorted copy of every metric column per part
+    (~16 MB at 100,000 results). `fetch(name)` gives a whole column in the source's order; `index` picks rows."""
+
+    def __init__(self, names: list, fetch, index: np.ndarray | None = None):
+        self._names, self._fetch, self._index = list(names), fetch, index
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._names:
+            raise KeyError(name)
+        values = self._fetch(name)
+        return values if self._index is None else values[self._index]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def take(self, index: np.ndarray) -> "Metrics":
+        return Metrics(self._names, self._fetch, index if self._index is None else self._index[index])
+
+    @classmethod
+    def concat(cls, parts: list) -> "Metrics":
+        return cls(list(parts[0]), lambda name: np.concatenate([p[name] for p in parts]))
+
+
+def _arrays(values: dict) -> Metrics:
+    """Metrics over arrays already held (paper rows: a few dozen values each)."""
+    return Metrics(list(values), values.__getitem__)
+
+
 @dataclass
 class Columns:
     """Per row, arrays of equal length."""
@@ -41,7 +75,7 @@ class Columns:
     n_items: np.ndarray
     n_primary: np.ndarray  # the primary metric's published n (paper rows; NaN: none)
     coverage: np.ndarray  # NaN: not reported
-    metrics: dict  # metric -> float array (NaN: no value)
+    metrics: Metrics  # metric -> float array (NaN: no value), gathered when read
     ci_low: np.ndarray  # the primary metric's CI (NaN: none)
     ci_high: np.ndarray
 
@@ -52,14 +86,14 @@ class Columns:
         index = np.asarray(index, dtype=np.int64)
         return Columns({k: v[index] for k, v in self.text.items()}, self.params_b[index], self.created_at[index],
                        self.n_items[index], self.n_primary[index], self.coverage[index],
-                       {k: v[index] for k, v in self.metrics.items()}, self.ci_low[index], self.ci_high[index])
+                       self.metrics.take(index), self.ci_low[index], self.ci_high[index])
 
     @classmethod
     def concat(cls, parts: list) -> "Columns":
         return cls({k: np.concatenate([p.text[k] for p in parts]) for k in TEXT},
                    *(np.concatenate([getattr(p, f) for p in parts])
                      for f in ("params_b", "created_at", "n_items", "n_primary", "coverage")),
-                   {m: np.concatenate([p.metrics[m] for p in parts]) for m in parts[0].metrics},
+                   Metrics.concat([p.metrics for p in parts]),
                    np.concatenate([p.ci_low for p in parts]), np.concatenate([p.ci_high for p in parts]))
 
 
@@ -90,7 +124,7 @@ def from_results(results: list, bench) -> Columns:
     return Columns({k: _objects([d[k] for _, d in rows]) for k in TEXT}, _floats([d["params_b"] for _, d in rows]),
                    _objects([r.created_at for r in results]), np.array([r.n_items or 0 for r in results], dtype=np.int64),
                    _floats([f["n_primary"] for f, _ in rows]), _floats([r.coverage for r in results]),
-                   {m.name: _floats([r.metrics.get(m.name) for r in results]) for m in bench.metrics},
+                   _arrays({m.name: _floats([r.metrics.get(m.name) for r in results]) for m in bench.metrics}),
                    _floats([ci(r, 0) for r in results]), _floats([ci(r, 1) for r in results]))
 
 
@@ -137,15 +171,19 @@ def _numbers(column) -> np.ndarray:
 
 def from_table(table, bench) -> Columns:
     """Columns of a board table (board_rows.read_rows): decoding only, no per-row Python."""
-    metrics = table.column("metrics").combine_chunks()
+    column = table.column("metrics")  # read_rows leaves one chunk; combining one chunk would copy it
+    metrics = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
     fields = {f.name for f in metrics.type}
     n = table.num_rows
+
+    def fetch(name: str) -> np.ndarray:
+        return _numbers(metrics.field(name)) if name in fields else np.full(n, np.nan)
+
     return Columns({k: _decoded(table.column(f"d_{k}")) for k in TEXT}, _numbers(table.column("d_params_b")),
                    _decoded(table.column("created_at")),
                    np.nan_to_num(_numbers(table.column("n_items"))).astype(np.int64),
                    _numbers(table.column("p_n_primary")), _numbers(table.column("coverage")),
-                   {m.name: _numbers(metrics.field(m.name)) if m.name in fields else np.full(n, np.nan)
-                    for m in bench.metrics},
+                   Metrics([m.name for m in bench.metrics], fetch),
                    _numbers(table.column("ci_low")), _numbers(table.column("ci_high")))
 
 

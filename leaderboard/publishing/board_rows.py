@@ -49,7 +49,9 @@ def read_rows(paths: list, bench):
     table = table.append_column("ci_low", pa.array(low, pa.float64())).append_column("ci_high", pa.array(high, pa.float64()))
     for name, column in derived_columns(table, bench).items():
         table = table.append_column(name, column)
-    return table.drop_columns(["flags", "n_answered", "ci_primary"]).combine_chunks()  # exact-size buffers
+    # what the board reads again is kept: the derived columns, not what they were derived from
+    spent = ["flags", "n_answered", "ci_primary", *("p_" + name for name, _ in FACTS if name != "n_primary")]
+    return table.drop_columns(spent).combine_chunks()  # exact-size buffers
 
 
 def _protocol_facts(table, primary: str):
@@ -88,7 +90,7 @@ class ShardRows:
         self._full = None  # (submission id -> row, the full table), read on first use
         self._models = None
         self.benchmark = Path(folder).parent.name  # results/<benchmark>/data
-        self.sources = table.column("source").to_pylist()
+        self.sources = _shared_strings(table.column("source"))  # three values: not a string object per row
         self._results: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
@@ -206,6 +208,13 @@ class BoardEntries(list):
     def __init__(self, entries, rows: ShardRows | None = None, first: int = 0):
         super().__init__(entries)
         self.rows, self.first = rows, first
+
+
+def _shared_strings(column) -> list:
+    """An Arrow string column as a list in which equal strings are one object."""
+    from .board_columns import _decoded
+
+    return _decoded(column).tolist()
 
 
 def _coverage(table) -> np.ndarray:

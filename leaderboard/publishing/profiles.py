@@ -41,7 +41,7 @@ def placings(benches: list[Benchmark], boards: dict[str, Board], board: str = MA
     out: dict[str, tuple[registry.Model, dict[str, Placing]]] = {}
     for bench in benches:
         part = boards[bench.name].parts[board]
-        frame, primary = part.frame, bench.primary_metric
+        arrays, primary = part.arrays, bench.primary_metric
         for i, e in enumerate(part.entries):  # best first: the first row of a model is its best
             if not registry.is_model_row(e.result):
                 continue
@@ -50,9 +50,9 @@ def placings(benches: list[Benchmark], boards: dict[str, Board], board: str = MA
             if bench.name in cells:
                 cells[bench.name].rows += 1
                 continue
-            low, high = frame.at[i, f"{primary}_ci_low"], frame.at[i, f"{primary}_ci_high"]
-            cells[bench.name] = Placing(float(frame.at[i, primary]), None if np.isnan(low) else float(low),
-                                        None if np.isnan(high) else float(high), str(frame.at[i, "rank"]),
+            low, high = arrays[f"{primary}_ci_low"][i], arrays[f"{primary}_ci_high"][i]
+            cells[bench.name] = Placing(float(arrays[primary][i]), None if np.isnan(low) else float(low),
+                                        None if np.isnan(high) else float(high), str(arrays["rank"][i]),
                                         len(part.entries), i, 1)
     return out
 
