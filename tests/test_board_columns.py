@@ -80,3 +80,15 @@ def test_the_space_caps_the_c_librarys_arenas_on_glibc():
     if platform.libc_ver()[0] != "glibc":
         pytest.skip("not glibc")
     assert limit_arenas(2) is True
+
+
+def test_a_parts_columns_name_every_column_once_in_download_order():
+    from leaderboard.publishing.board import PartColumns
+
+    columns = PartColumns(["rank", "x", "model"], {"rank": np.array([1, 2]), "model": np.array(["m", "n"], dtype=object)},
+                          Metrics(["x"], {"x": np.array([0.5, 0.25])}.__getitem__))
+    assert list(columns) == ["rank", "x", "model"] and len(columns) == 3
+    assert columns["x"].tolist() == [0.5, 0.25] and columns["model"].tolist() == ["m", "n"]
+    with pytest.raises(KeyError):
+        columns["y"]
+    assert "y" not in columns and "x" in columns
