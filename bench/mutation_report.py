@@ -86,7 +86,7 @@ NARROW: dict[str, tuple[str, ...]] = {
                                 "small_group[medreamm]"),
     "leaderboard.publishing.board.": ("tests/test_board_filters.py", "tests/test_kill_board.py", "tests/test_ranking.py",
                            "tests/test_tables_and_space.py", "tests/test_profiles.py",
-                                     "tests/test_result_shards.py"),
+                                     "tests/test_result_shards.py", "tests/test_board_columns.py"),
     "leaderboard.publishing.breakdowns.": ("tests/test_breakdowns.py", "tests/test_kill_breakdowns.py",
                                 "tests/test_store_breakdown_budget.py"),
     "leaderboard.privacy.redact.": ("tests/test_redact.py", "tests/test_kill_redact.py"),
