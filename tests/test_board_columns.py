@@ -32,8 +32,9 @@ def test_metrics_take_composes_row_picks_and_concat_keeps_part_order():
     picked = metrics.take(np.array([3, 0, 2])).take(np.array([2, 0]))  # rows 2 then 3 of the source
     assert picked["a"].tolist() == [12.0, 13.0] and reads == ["a"]
     assert picked["b"].tolist() == [2.5, 3.5]
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError) as missing:
         picked["c"]
+    assert missing.value.args == ("c",)
     head = Metrics(["b", "a"], {"a": np.array([1.0]), "b": np.array([-1.0])}.__getitem__)
     both = Metrics.concat([head, metrics]).take(np.array([4, 0, 2]))  # the head's row is row 0
     assert both["a"].tolist() == [13.0, 1.0, 11.0]
@@ -89,6 +90,7 @@ def test_a_parts_columns_name_every_column_once_in_download_order():
                           Metrics(["x"], {"x": np.array([0.5, 0.25])}.__getitem__))
     assert list(columns) == ["rank", "x", "model"] and len(columns) == 3
     assert columns["x"].tolist() == [0.5, 0.25] and columns["model"].tolist() == ["m", "n"]
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError) as missing:
         columns["y"]
+    assert missing.value.args == ("y",)
     assert "y" not in columns and "x" in columns
