@@ -51,12 +51,13 @@ from leaderboard.scoring.option_numbers import DIGITS  # noqa: F401 (batch calle
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v5"
-RULE_SUMMARY = ("letters-v5: explicit answer statement (final ones decide) > lone leading letter > single "
+RULE_VERSION = "letters-v6"
+RULE_SUMMARY = ("letters-v6: explicit answer statement (final ones decide) > lone leading letter > single "
                 "standalone capital letter, rejected letters dropped (not C, C is unlikely, 'A. ... - No'), several "
                 "settled only by a concluding last sentence > the one option named by its text (no letter stated; "
                 "longest match, rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, "
-                "E. coli, T2, type A); option numbers are letters (Option 3 = C); letters inside terms (H&E, B cell, "
+                "E. coli, T2, type A) or another name of the same condition (Shingles = Herpes zoster, low potassium = "
+                "Hypokalemia); option numbers are letters (Option 3 = C); letters inside terms (H&E, B cell, "
                 "type A) never count, letters only asked or in a condition (Maybe A?, if B) never decide; think "
                 "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
                 "beyond the options, or none = unparseable")

@@ -24,6 +24,8 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple, Sequence
 
+from .option_synonyms import INITIALISMS as SYNONYM_INITIALISMS, synonyms
+
 _LINKING = {"of", "the", "a", "an", "and", "or", "with", "without", "in", "on", "to", "for", "at", "by", "from"}
 _GENERIC_WORDS = {"left", "right", "upper", "lower", "acute", "chronic", "mild", "moderate", "severe", "normal",
                   "primary", "secondary", "benign", "malignant", "bilateral", "unilateral", "central", "peripheral",
@@ -148,6 +150,8 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
         for expansion, abbreviations in _TABLE.items():
             if _contains(" " + text + " ", " " + expansion + " "):
                 mine.update(Alias(" " + a + " ", True, False, True) for a in abbreviations if a != text)
+        for name in synonyms(text):  # letters-v6: other names of the same condition (option_synonyms.py)
+            mine.add(Alias(" " + name + " ", name in SYNONYM_INITIALISMS, False, True))
         if len(ws) == 2 and len(ws[0]) >= 4 and ws[0].isalpha() and (option or "").strip()[:1].isupper():
             mine.add(Alias(" " + ws[0][0] + " " + " ".join(ws[1:]) + " ", False, True))  # "e coli"
         for long, short in _SHORT_WORDS.items():

@@ -1,0 +1,168 @@
+"""Other names of a diagnosis (rule letters-v6): eponyms and their descriptive names, lay terms, older names,
+karyotypes. "Shingles." answers "Herpes zoster"; "low potassium" answers "Hypokalemia"; "Wegener granulomatosis"
+answers "Granulomatosis with polyangiitis". A careful reader takes these as the option; the letter rule did not,
+because no word of the option is in the response.
+
+Each group lists names of ONE condition, written in lower case without apostrophes (they are folded as the
+option texts are before use). An option whose folded text starts with a name (whole words)
+gets the group's other names as aliases, which option_aliases keeps only when they name that option alone. A name
+that is broader than the others (e.g. "eczema" for atopic dermatitis) is a one-way alias (`BROADER`): never used
+to name the narrower term's siblings.
+"""
+from __future__ import annotations
+
+import functools
+
+# names of one condition, each usable for the others
+GROUPS: tuple[tuple[str, ...], ...] = (
+    ("herpes zoster", "shingles", "zoster"),
+    ("varicella", "chickenpox", "chicken pox"),
+    ("second degree av block mobitz type i", "mobitz type i", "mobitz i", "mobitz type 1", "mobitz 1",
+     "wenckebach", "wenckebach block"),
+    ("second degree av block mobitz type ii", "mobitz type ii", "mobitz ii", "mobitz type 2", "mobitz 2"),
+    ("mobitz type i", "wenckebach", "mobitz i", "mobitz 1"),
+    ("mobitz type ii", "mobitz ii", "mobitz 2"),
+    ("third degree av block", "third degree heart block", "complete heart block", "complete av block", "chb"),
+    ("hypokalemia", "low potassium"), ("hyperkalemia", "high potassium"),
+    ("hypocalcemia", "low calcium"), ("hypercalcemia", "high calcium"),
+    ("hyponatremia", "low sodium"), ("hypernatremia", "high sodium"),
+    ("hypomagnesemia", "low magnesium"), ("hypermagnesemia", "high magnesium"),
+    ("hypoglycemia", "low blood sugar", "low blood glucose"),
+    ("granulomatosis with polyangiitis", "wegener granulomatosis", "wegeners granulomatosis", "wegeners", "gpa"),
+    ("eosinophilic granulomatosis with polyangiitis", "churg strauss syndrome", "churg strauss", "egpa"),
+    ("ewing sarcoma", "ewings", "ewing tumor"),
+    ("pseudomembranous colitis", "c difficile colitis", "c diff colitis", "clostridioides difficile colitis",
+     "clostridium difficile colitis", "c difficile infection", "clostridioides difficile infection"),
+    ("myocardial infarction", "heart attack"),
+    ("pertussis", "whooping cough"), ("rubeola", "measles"), ("rubella", "german measles"),
+    ("infectious mononucleosis", "glandular fever"),
+    ("erythema infectiosum", "fifth disease", "slapped cheek syndrome"),
+    ("roseola infantum", "roseola", "sixth disease", "exanthem subitum"),
+    ("herpes labialis", "cold sore", "cold sores"),
+    ("urticaria", "hives"), ("pediculosis", "lice"), ("pediculosis capitis", "head lice"),
+    ("tinea pedis", "athletes foot"), ("tinea cruris", "jock itch"), ("tinea corporis", "ringworm"),
+    ("tinea versicolor", "pityriasis versicolor"), ("onychomycosis", "tinea unguium"),
+    ("oral candidiasis", "oral thrush", "thrush"),
+    ("verruca vulgaris", "common wart", "common warts"),
+    ("actinic keratosis", "solar keratosis"), ("melasma", "chloasma"),
+    ("port wine stain", "nevus flammeus"), ("infantile hemangioma", "strawberry hemangioma"),
+    ("leprosy", "hansen disease", "hansens disease"),
+    ("giant cell arteritis", "temporal arteritis"),
+    ("trigeminal neuralgia", "tic douloureux"),
+    ("amyotrophic lateral sclerosis", "lou gehrig disease", "lou gehrigs disease"),
+    ("takotsubo cardiomyopathy", "stress cardiomyopathy", "broken heart syndrome", "apical ballooning syndrome"),
+    ("cardiac tamponade", "pericardial tamponade"),
+    ("ventricular tachycardia", "v tach", "vtach"), ("ventricular fibrillation", "v fib", "vfib"),
+    ("primary hyperaldosteronism", "primary aldosteronism", "conn syndrome", "conns syndrome"),
+    ("primary adrenal insufficiency", "addison disease", "addisons disease", "addisons"),
+    ("hashimoto thyroiditis", "chronic lymphocytic thyroiditis", "hashimotos thyroiditis", "hashimotos"),
+    ("graves disease", "diffuse toxic goiter"),
+    ("cholelithiasis", "gallstones", "gallstone"),
+    ("choledocholithiasis", "common bile duct stone", "common bile duct stones", "cbd stone", "cbd stones"),
+    ("nephrolithiasis", "kidney stone", "kidney stones", "renal calculus", "renal calculi", "renal stone",
+     "renal stones"),
+    ("hepatic steatosis", "fatty liver", "fatty liver disease"),
+    ("hemorrhoids", "piles"), ("epistaxis", "nosebleed", "nose bleed"),
+    ("hordeolum", "stye", "sty"), ("conjunctivitis", "pink eye"),
+    ("amblyopia", "lazy eye"), ("strabismus", "squint"),
+    ("myopia", "nearsightedness", "short sightedness"), ("hyperopia", "farsightedness", "hypermetropia",
+                                                         "long sightedness"),
+    ("otitis externa", "swimmers ear"), ("otitis media", "middle ear infection"),
+    ("anterior uveitis", "iritis"),
+    ("preseptal cellulitis", "periorbital cellulitis"), ("orbital cellulitis", "postseptal cellulitis"),
+    ("uterine leiomyoma", "uterine fibroid", "uterine fibroids", "fibroid", "fibroids"),
+    ("leiomyoma of the uterus", "uterine fibroid", "uterine fibroids", "fibroid", "fibroids"),
+    ("hydatidiform mole", "molar pregnancy"), ("placental abruption", "abruptio placentae"),
+    ("preeclampsia", "pre eclampsia"),
+    ("mature cystic teratoma", "dermoid cyst", "dermoid"),
+    ("wilms tumor", "nephroblastoma"), ("vestibular schwannoma", "acoustic neuroma"),
+    ("schwannoma", "neurilemmoma"), ("osteosarcoma", "osteogenic sarcoma"),
+    ("giant cell tumor of bone", "osteoclastoma"), ("paget disease of bone", "osteitis deformans"),
+    ("avascular necrosis", "osteonecrosis", "aseptic necrosis"),
+    ("legg calve perthes disease", "perthes disease", "perthes"),
+    ("scurvy", "vitamin c deficiency"),
+    ("meniscal tear", "meniscus tear", "torn meniscus"),
+    ("herniated disc", "disc herniation", "herniated nucleus pulposus", "slipped disc", "herniated disk",
+     "disk herniation"),
+    ("spondylolysis", "pars defect", "pars interarticularis defect"),
+    ("crohn disease", "regional enteritis"),
+    ("celiac disease", "celiac sprue", "gluten sensitive enteropathy"),
+    ("hirschsprung disease", "congenital aganglionic megacolon"),
+    ("systemic sclerosis", "scleroderma"),
+    ("ankylosing spondylitis", "bechterew disease"),
+    ("calcium pyrophosphate deposition disease", "pseudogout", "cppd"),
+    ("osteoarthritis", "degenerative joint disease"),
+    ("empyema", "pyothorax"),
+    ("small cell lung cancer", "small cell carcinoma of the lung", "oat cell carcinoma"),
+    ("sickle cell disease", "sickle cell anemia"),
+    ("immune thrombocytopenia", "immune thrombocytopenic purpura", "idiopathic thrombocytopenic purpura"),
+    ("hemophilia b", "christmas disease", "factor ix deficiency"), ("hemophilia a", "factor viii deficiency"),
+    ("lyme disease", "lyme borreliosis"),
+    ("down syndrome", "trisomy 21"), ("edwards syndrome", "trisomy 18"), ("patau syndrome", "trisomy 13"),
+    ("turner syndrome", "45 x", "45 xo", "monosomy x"), ("klinefelter syndrome", "47 xxy"),
+    ("osteogenesis imperfecta", "brittle bone disease"),
+    ("neurofibromatosis type 1", "von recklinghausen disease", "nf1"),
+    ("wilson disease", "hepatolenticular degeneration"),
+    ("hemochromatosis", "iron overload"),
+    ("primary biliary cholangitis", "primary biliary cirrhosis"),
+    ("hepatocellular carcinoma", "hepatoma"),
+    ("cholangiocarcinoma", "bile duct cancer", "bile duct carcinoma"),
+    ("iga nephropathy", "berger disease", "bergers disease"),
+    ("iga vasculitis", "henoch schonlein purpura", "henoch schönlein purpura"),
+    ("acute kidney injury", "acute renal failure"), ("chronic kidney disease", "chronic renal failure"),
+    ("goodpasture syndrome", "anti gbm disease"),
+    ("takayasu arteritis", "pulseless disease"),
+    ("cerebrovascular accident", "stroke"),
+    ("chronic myeloid leukemia", "chronic myelogenous leukemia"),
+    ("acute lymphoblastic leukemia", "acute lymphocytic leukemia"),
+    ("hodgkin lymphoma", "hodgkin disease", "hodgkins disease", "hodgkins lymphoma"),
+    ("sjogren syndrome", "sjögren syndrome", "sjogrens syndrome", "sjögrens syndrome"),
+    ("guillain barre syndrome", "guillain barré syndrome"),
+    ("meniere disease", "ménière disease", "menieres disease", "ménières disease"),
+    ("smith fracture", "reverse colles fracture", "reverse colles"),
+    ("boxer fracture", "fifth metacarpal neck fracture"),
+    ("gastroesophageal reflux disease", "gastro esophageal reflux disease", "acid reflux"),
+    ("benign prostatic hyperplasia", "enlarged prostate"),
+    ("cardiomegaly", "enlarged heart"), ("hepatomegaly", "enlarged liver"), ("splenomegaly", "enlarged spleen"),
+    ("pneumothorax", "collapsed lung"),
+    ("sialolithiasis", "salivary stone", "salivary gland stone"),
+)
+
+# initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1"})  # (folding leaves them as they are)
+
+# a broader or looser name that a careful reader takes for the option when no other option fits it
+BROADER: dict[str, tuple[str, ...]] = {
+    "atopic dermatitis": ("eczema", "atopic eczema"),
+    "nevus": ("mole",), "melanocytic nevus": ("mole",),
+    "basal cell carcinoma": ("rodent ulcer",),
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> dict[str, tuple[str, ...]]:
+    """name -> the other names it may be given, every name folded as option_text folds texts (British "oe"/"ae"
+    included: "gastroesophageal" folds to "gastresophageal" on both sides)."""
+    from .option_text import folded_option  # (option_text imports option_aliases, which imports this module)
+
+    def fold(name: str) -> str:
+        return " ".join(folded_option(name).split())
+
+    table: dict[str, set[str]] = {}
+    for group in GROUPS:
+        for name in group:
+            table.setdefault(fold(name), set()).update(fold(n) for n in group if n != name)
+    for name, looser in BROADER.items():
+        table.setdefault(fold(name), set()).update(fold(n) for n in looser)
+    return {name: tuple(sorted(others)) for name, others in table.items()}
+
+
+def synonyms(folded_option: str) -> set[str]:
+    """The other names of the condition an option names (folded text, " word ... word " or bare words): the
+    names of each group whose name opens the option's text, whole words."""
+    text = " " + " ".join(folded_option.split()) + " "
+    out: set[str] = set()
+    for name, others in _table().items():
+        if text.startswith(" " + name + " "):
+            out.update(o for o in others if " " + o + " " != text)
+    return out
