@@ -140,6 +140,15 @@ BROADER: dict[str, tuple[str, ...]] = {
 
 
 @functools.lru_cache(maxsize=1)
+def _by_first_word() -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+    """The table by each name's first word: an option is compared with the few names that open like it."""
+    index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for name, others in _table().items():
+        index.setdefault(name.split(" ", 1)[0], []).append((name, others))
+    return index
+
+
+@functools.lru_cache(maxsize=1)
 def _table() -> dict[str, tuple[str, ...]]:
     """name -> the other names it may be given, every name folded as option_text folds texts (British "oe"/"ae"
     included: "gastroesophageal" folds to "gastresophageal" on both sides)."""
@@ -160,9 +169,10 @@ def _table() -> dict[str, tuple[str, ...]]:
 def synonyms(folded_option: str) -> set[str]:
     """The other names of the condition an option names (folded text, " word ... word " or bare words): the
     names of each group whose name opens the option's text, whole words."""
-    text = " " + " ".join(folded_option.split()) + " "
+    words = folded_option.split()
+    text = " " + " ".join(words) + " "
     out: set[str] = set()
-    for name, others in _table().items():
+    for name, others in _by_first_word().get(words[0] if words else "", ()):
         if text.startswith(" " + name + " "):
             out.update(o for o in others if " " + o + " " != text)
     return out
