@@ -90,6 +90,33 @@ class Blocks:
         time.sleep(HANG_BOUND_S)
 
 
+class ProtocolProbe:
+    """Unpickles as the pickle protocol it was written with."""
+
+    def __reduce_ex__(self, protocol):
+        return (int, (protocol,))
+
+
+class MakesProbe:
+    def run(self):
+        return ProtocolProbe()
+
+
+class Prints:
+    """A scorer whose library writes to fd 1 (C code does): it must not garble the answer channel."""
+
+    def run(self):
+        os.write(1, b"77\n")
+        return "printed"
+
+
+class InDaemon:
+    def run(self):
+        import multiprocessing
+
+        return multiprocessing.current_process().daemon
+
+
 class Unpicklable:
     """Holds a lambda: the job cannot be pickled, so it runs in a forked child."""
 
@@ -126,6 +153,17 @@ def room_to_nice():
     yield os.getpriority(os.PRIO_PROCESS, threads[-1])
     for tid, nice in before.items():
         os.setpriority(os.PRIO_PROCESS, tid, nice)
+
+
+@pytest.fixture
+def ascii_locale():
+    """A process whose locale encoding is ASCII (LANG unset, no UTF-8 mode): tracebacks are still written as UTF-8."""
+    import locale
+
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    yield
+    locale.setlocale(locale.LC_CTYPE, before)
 
 
 @pytest.fixture
@@ -186,6 +224,9 @@ def test_score_writes_the_result_and_returns_zero(tmp_path):
     job.write_bytes(pickle.dumps(Returns({"a": 1})))
     assert isolation._score(job, out, err) == 0
     assert pickle.loads(out.read_bytes()) == {"a": 1} and not err.exists()
+    job.write_bytes(pickle.dumps(MakesProbe()))
+    assert isolation._score(job, out, err) == 0
+    assert pickle.loads(out.read_bytes()) == pickle.HIGHEST_PROTOCOL
 
 
 @pytest.mark.parametrize("exc, code", [
@@ -203,10 +244,12 @@ def test_score_reports_running_out_of_memory_as_the_memory_code(tmp_path, exc, c
 
 
 @pytest.mark.parametrize("exc, last", [
-    (ImportError("no module named scorer_x"), "ImportError: no module named scorer_x\n"),
+    (ImportError("no module named scorer_ü"), "ImportError: no module named scorer_ü\n"),
+    (ImportError("no module named " + "q" * 9000), "q" * 100 + "\n"),
+    (RuntimeError("Grenzwert überschritten"), "RuntimeError: Grenzwert überschritten\n"),
     (RuntimeError("bug " + "y" * 9000), "y" * 100 + "\n"),
 ])
-def test_score_sends_the_last_8000_characters_of_the_traceback(tmp_path, exc, last):
+def test_score_sends_the_last_8000_characters_of_the_traceback(tmp_path, exc, last, ascii_locale):
     import pickle
 
     job, out, err = tmp_path / "job.pickle", tmp_path / "out.pickle", tmp_path / "err.txt"
@@ -214,7 +257,7 @@ def test_score_sends_the_last_8000_characters_of_the_traceback(tmp_path, exc, la
     assert isolation._score(job, out, err) == 1
     text = err.read_text(encoding="utf-8")
     assert text.endswith(last) and not out.exists()
-    if isinstance(exc, RuntimeError):
+    if len(str(exc)) > 8000:
         assert len(text) == 8000 and "Traceback" not in text  # the tail, cut to exactly 8000 characters
     else:
         assert text.startswith("Traceback (most recent call last):")
@@ -237,21 +280,31 @@ class Served:
         self.code, self.answers, self.caps = code, answers, caps
 
 
-def serve_here(monkeypatch, stdin, memory_mb=5, niceness=0, cap=None) -> Served:
-    """`serve` in this process: stdin from `stdin`, the answer channel (fd 1) a pipe, setrlimit recorded."""
+def serve_here(monkeypatch, stdin, memory_mb=5, niceness=None, cap=None) -> Served:
+    """`serve` in this process: stdin from `stdin`, the answer channel (fd 1) a pipe, fd 2 a file, setrlimit
+    recorded; `niceness` None calls it without one (the default)."""
+    import tempfile
+
     caps = []
     monkeypatch.setattr(resource, "setrlimit", cap or (lambda which, limits: caps.append((which, limits))))
     monkeypatch.setattr(sys, "stdin", stdin)
     read_end, write_end = os.pipe()
-    saved = os.dup(1)
+    saved, saved_err = os.dup(1), os.dup(2)
     os.dup2(write_end, 1)
     os.close(write_end)
-    try:
-        code = isolation.serve(memory_mb, os.getppid(), niceness)
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, 0)
+    with tempfile.TemporaryFile() as errors:
+        os.dup2(errors.fileno(), 2)
+        try:
+            args = (memory_mb, os.getppid()) if niceness is None else (memory_mb, os.getppid(), niceness)
+            code = isolation.serve(*args)
+        finally:
+            os.dup2(saved, 1)
+            os.dup2(saved_err, 2)
+            os.close(saved)
+            os.close(saved_err)
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, 0)
+        errors.seek(0)
+        served_errors = errors.read().decode()
     gc.collect()  # closes serve's copy of the channel
     os.set_blocking(read_end, False)
     try:
@@ -259,16 +312,21 @@ def serve_here(monkeypatch, stdin, memory_mb=5, niceness=0, cap=None) -> Served:
     except BlockingIOError:
         answers = ""
     os.close(read_end)
-    return Served(code, answers, caps)
+    served = Served(code, answers, caps)
+    served.errors = served_errors
+    return served
 
 
-def job_lines(tmp_path, jobs) -> Path:
+def job_lines(tmp_path, jobs, err_names=None) -> Path:
+    """One "JOB\tOUT\tERR" line per job; names with spaces (and `err_names` ending in a space or an X) so that
+    only a split on tabs and a strip of the newline alone find the files."""
     import pickle
 
     lines = []
     for i, job in enumerate(jobs):
-        (tmp_path / f"job{i}").write_bytes(pickle.dumps(job))
-        lines.append(f"{tmp_path / f'job{i}'}\t{tmp_path / f'out{i}'}\t{tmp_path / f'err{i}'}\n")
+        (tmp_path / f"job {i}").write_bytes(pickle.dumps(job))
+        err = (err_names or {}).get(i, f"err {i}")
+        lines.append(f"{tmp_path / f'job {i}'}\t{tmp_path / f'out {i}'}\t{tmp_path / err}\n")
     path = tmp_path / "stdin.txt"
     path.write_text("".join(lines))
     return path
@@ -277,14 +335,20 @@ def job_lines(tmp_path, jobs) -> Path:
 def test_serve_answers_one_code_per_job_and_ends_at_end_of_input(tmp_path, monkeypatch):
     import pickle
 
-    path = job_lines(tmp_path, [Returns(41), Raises(RuntimeError("bug")), Returns(43)])
+    before = os.nice(0)
+    jobs = [Returns(41), Raises(RuntimeError("bug one")), Prints(), Raises(RuntimeError("bug two"))]
+    path = job_lines(tmp_path, jobs, err_names={1: "err 1 ", 3: "err 3X"})
     with open(path) as stdin:
         served = serve_here(monkeypatch, stdin, memory_mb=5)
-    assert served.code == 0 and served.answers == "0\n1\n0\n"
-    assert pickle.loads((tmp_path / "out0").read_bytes()) == 41 and pickle.loads((tmp_path / "out2").read_bytes()) == 43
-    assert "RuntimeError: bug" in (tmp_path / "err1").read_text()
+    assert served.code == 0 and served.answers == "0\n1\n0\n1\n"  # the scorer's own fd-1 output is not an answer
+    assert served.errors == "77\n"  # it went to stderr
+    assert pickle.loads((tmp_path / "out 0").read_bytes()) == 41
+    assert pickle.loads((tmp_path / "out 2").read_bytes()) == "printed"
+    assert "RuntimeError: bug one" in (tmp_path / "err 1 ").read_text()
+    assert "RuntimeError: bug two" in (tmp_path / "err 3X").read_text()
     assert len(served.caps) == 1 and served.caps[0][0] == resource.RLIMIT_AS
     assert served.caps[0][1][0] - 5 * 10**6 > 0
+    assert os.nice(0) == before  # no niceness asked: none taken
 
 
 def test_serve_stops_after_a_memory_error_so_a_fresh_child_takes_the_next_job(tmp_path, monkeypatch):
@@ -292,7 +356,7 @@ def test_serve_stops_after_a_memory_error_so_a_fresh_child_takes_the_next_job(tm
     with open(path) as stdin:
         served = serve_here(monkeypatch, stdin)
     assert served.code == 3 and served.answers == "3\n"
-    assert not (tmp_path / "out1").exists()  # the next job was not run on a possibly broken heap
+    assert not (tmp_path / "out 1").exists()  # the next job was not run on a possibly broken heap
 
 
 def test_serve_gives_up_before_any_job_when_the_cap_itself_runs_out_of_memory(tmp_path, monkeypatch):
@@ -302,7 +366,7 @@ def test_serve_gives_up_before_any_job_when_the_cap_itself_runs_out_of_memory(tm
     path = job_lines(tmp_path, [Returns(41)])
     with open(path) as stdin:
         served = serve_here(monkeypatch, stdin, cap=no_memory)
-    assert served.code == 3 and served.answers == "" and not (tmp_path / "out0").exists()
+    assert served.code == 3 and served.answers == "" and not (tmp_path / "out 0").exists()
 
 
 def test_serve_waits_idle_seconds_for_a_job_then_exits_with_the_idle_code(tmp_path, monkeypatch):
@@ -315,9 +379,20 @@ def test_serve_waits_idle_seconds_for_a_job_then_exits_with_the_idle_code(tmp_pa
 
     monkeypatch.setattr(select, "select", recording)
     read_end, write_end = os.pipe()  # a job line never comes
+    fired = []
+
+    def close_at_bound():  # a serve that reads anyway sees end of input at the bound instead of hanging
+        fired.append(True)
+        os.close(write_end)
+
+    bound = threading.Timer(HANG_BOUND_S, close_at_bound)
+    bound.start()
     with os.fdopen(read_end) as stdin:
         served = serve_here(monkeypatch, stdin)
-    os.close(write_end)
+    bound.cancel()
+    bound.join()
+    if not fired:
+        os.close(write_end)
     assert served.code == 4 and served.answers == "" and timeouts == [300.0]
 
 
@@ -413,6 +488,17 @@ def test_a_child_that_died_on_the_job_is_not_retried(scorer, tmp_path):
     assert scorer._process is None
 
 
+def test_the_result_comes_back_in_the_highest_pickle_protocol(scorer):
+    assert scorer.run(MakesProbe(), Limits(seconds=HANG_BOUND_S)) == pickle_highest()
+    assert forked(lambda: ProtocolProbe()) == pickle_highest()
+
+
+def pickle_highest() -> int:
+    import pickle
+
+    return pickle.HIGHEST_PROTOCOL
+
+
 def test_a_crash_carries_the_childs_traceback(scorer):
     with pytest.raises(ScoringCrash) as caught:
         scorer.run(Raises(RuntimeError("scorer bug 4711")), Limits(seconds=HANG_BOUND_S))
@@ -459,10 +545,21 @@ def test_close_when_idle_closes_now_or_after_the_running_job(scorer):
     assert process.returncode == -signal.SIGKILL and not scorer._lock.locked() and not scorer._close_after
     scorer.run(Returns(1), Limits(seconds=HANG_BOUND_S))
     process = scorer._process
-    scorer._lock.acquire()  # a job is running
-    scorer.close_when_idle()
-    scorer._lock.release()
-    assert scorer._close_after is True and process.poll() is None  # not cut short
+    held, release = threading.Event(), threading.Event()
+
+    def running_job():  # another thread holds the lock, as a running job does; lets go when told (or at the bound)
+        with scorer._lock:
+            held.set()
+            release.wait(HANG_BOUND_S)
+
+    job = threading.Thread(target=running_job)
+    job.start()
+    assert held.wait(HANG_BOUND_S)
+    scorer.close_when_idle()  # must not wait for the job (a blocking call would return only at the bound)
+    closed_at_once = scorer._close_after is True and process.poll() is None  # not cut short
+    release.set()
+    job.join()
+    assert closed_at_once
     assert scorer.run(Returns(2), Limits(seconds=HANG_BOUND_S)) == 2  # the running job ends...
     assert process.returncode == -signal.SIGKILL and scorer._process is None and scorer._close_after is False
     assert scorer.run(Returns(3), Limits(seconds=HANG_BOUND_S)) == 3  # ...and only that one closes it
@@ -485,13 +582,14 @@ def forked(fn, **limits):
 
 
 def test_forked_job_runs_in_another_process_with_the_caps(no_death_signal):
+    assert forked(lambda: InDaemon().run()) is True  # a daemon: it never outlives the parent's exit
     seen = forked(lambda: Reports().run(), memory_mb=700)
     assert seen["pid"] != os.getpid() and seen["deathsig"] == signal.SIGKILL
     soft, hard = seen["cap"]
     assert soft == hard and 700 * 10**6 < soft < 700 * 10**6 + 4 * 10**9
 
 
-def test_forked_limits_and_failures_end_in_the_same_verdicts(tmp_path, monkeypatch):
+def test_forked_limits_and_failures_end_in_the_same_verdicts(tmp_path, monkeypatch, ascii_locale):
     with pytest.raises(ScoringLimit) as caught:
         forked(lambda: (_ for _ in ()).throw(MemoryError()), memory_mb=1500)
     assert (caught.value.kind, str(caught.value)) == ("memory", "scoring stopped: it needed more than the 1,500 MB "
@@ -508,6 +606,9 @@ def test_forked_limits_and_failures_end_in_the_same_verdicts(tmp_path, monkeypat
     with pytest.raises(ScoringCrash) as caught:
         forked(lambda: (_ for _ in ()).throw(RuntimeError("bug " + "z" * 9000)))
     assert len(str(caught.value)) == 8000 and str(caught.value).endswith("z" * 100 + "\n")
+    with pytest.raises(ScoringCrash) as caught:  # written as UTF-8 whatever the locale
+        forked(lambda: (_ for _ in ()).throw(RuntimeError("Grenzwert überschritten")))
+    assert str(caught.value).startswith("Traceback") and str(caught.value).endswith("überschritten\n")
 
 
 def test_forked_child_whose_cap_runs_out_of_memory_reports_memory(monkeypatch):
@@ -524,14 +625,23 @@ def test_forked_child_whose_cap_runs_out_of_memory_reports_memory(monkeypatch):
 
 def test_score_job_scores_with_the_model_keeps_per_item_and_uses_the_kept_validation(tmp_path, tiny_built):
     from leaderboard.intake.validated_upload import keep
-    from leaderboard.scoring.score_file import score_file
+    from leaderboard.scoring.score_file import load_key, resolve, score_file
     from test_service import PREDICTIONS, context, upload
 
+    asked = []
+
+    def recording(benchmark=None):
+        asked.append(benchmark)
+        return context(benchmark)
+
     predictions = upload(tmp_path, PREDICTIONS)
-    direct = ScoreJob("medreamm", predictions, tiny_built, {"name": "Model K"}, context).run()
-    assert direct.model.name == "Model K" and direct.per_item
+    direct = ScoreJob("medreamm", predictions, tiny_built, {"name": "Model K"}, recording).run()
+    assert direct.model.name == "Model K" and direct.per_item and asked == ["medreamm"]
     report, _ = score_file("medreamm", predictions, tiny_built, context())
     keep(report, tmp_path / "kept")
     kept = ScoreJob("medreamm", tmp_path / "absent.jsonl", tiny_built, {"name": "Model K"}, context,
                     validated=tmp_path / "kept").run()  # the upload is not read again
     assert kept.model.name == "Model K" and kept.per_item == direct.per_item
+    key = load_key(resolve("medreamm"), tiny_built)  # the parent's cached key: the child does not load it again
+    keyed = ScoreJob("medreamm", predictions, tmp_path / "no-key-here", {"name": "Model K"}, context, key=key).run()
+    assert keyed.per_item == direct.per_item
