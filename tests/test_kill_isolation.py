@@ -15,6 +15,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import types
@@ -332,7 +333,7 @@ def job_lines(tmp_path, jobs, err_names=None) -> Path:
     return path
 
 
-def test_serve_answers_one_code_per_job_and_ends_at_end_of_input(tmp_path, monkeypatch):
+def test_serve_answers_one_code_per_job_and_ends_at_end_of_input(tmp_path, monkeypatch, room_to_nice):
     import pickle
 
     before = os.nice(0)
@@ -645,3 +646,15 @@ def test_score_job_scores_with_the_model_keeps_per_item_and_uses_the_kept_valida
     key = load_key(resolve("medreamm"), tiny_built)  # the parent's cached key: the child does not load it again
     keyed = ScoreJob("medreamm", predictions, tmp_path / "no-key-here", {"name": "Model K"}, context, key=key).run()
     assert keyed.per_item == direct.per_item
+
+
+def test_each_job_gets_its_own_named_scratch_folder_removed_after(scorer, monkeypatch):
+    lines = []
+    real_ask = scorer._ask
+    monkeypatch.setattr(scorer, "_ask", lambda line, seconds: lines.append(line) or real_ask(line, seconds))
+    assert scorer.run(Returns(5), Limits(seconds=HANG_BOUND_S)) == 5
+    job, out, err = lines[0].rstrip("\n").split("\t")
+    folder = Path(job).parent
+    assert folder.name.startswith("leaderboard-score-") and folder.parent == Path(tempfile.gettempdir())
+    assert (job, out, err) == (str(folder / "job.pickle"), str(folder / "result.pickle"), str(folder / "error.txt"))
+    assert not folder.exists()  # nothing left behind
