@@ -103,6 +103,13 @@ class MakesProbe:
         return ProtocolProbe()
 
 
+class SaysItsProtocol:
+    """A job that, unpickled in the child, returns the pickle protocol the parent wrote it with."""
+
+    def __reduce_ex__(self, protocol):
+        return (Returns, (protocol,))
+
+
 class Prints:
     """A scorer whose library writes to fd 1 (C code does): it must not garble the answer channel."""
 
@@ -491,6 +498,7 @@ def test_a_child_that_died_on_the_job_is_not_retried(scorer, tmp_path):
 
 def test_the_result_comes_back_in_the_highest_pickle_protocol(scorer):
     assert scorer.run(MakesProbe(), Limits(seconds=HANG_BOUND_S)) == pickle_highest()
+    assert scorer.run(SaysItsProtocol(), Limits(seconds=HANG_BOUND_S)) == pickle_highest()  # and the job goes out in it
     assert forked(lambda: ProtocolProbe()) == pickle_highest()
 
 
