@@ -434,6 +434,11 @@ def test_the_child_runs_with_the_limits_and_priority_asked_and_dies_with_the_spa
     soft, hard = seen["cap"]
     assert soft == hard and 700 * 10**6 < soft < 700 * 10**6 + 4 * 10**9  # the budget plus the bare interpreter
     assert any(t.name.startswith("isolation-spawner") for t in threading.enumerate())
+    plain = ScoringProcess()  # no niceness asked: the child keeps the spawner's
+    try:
+        assert plain.run(Reports(), Limits(seconds=HANG_BOUND_S))["nice"] == room_to_nice
+    finally:
+        plain.close()
 
 
 def test_a_new_memory_limit_or_a_dead_child_gets_a_new_child_else_it_is_reused(scorer):
