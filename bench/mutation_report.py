@@ -95,7 +95,7 @@ NARROW: dict[str, tuple[str, ...]] = {
     "leaderboard.scoring.judge.cache.": ("tests/test_judge_cache_keys.py", "tests/test_kill_judge_safety.py"),
     "leaderboard.intake.parquet_guard.": ("tests/test_parquet_pages.py", "tests/test_kill_parquet_guard.py",
                                    "tests/test_input_bounds.py"),
-    "leaderboard.scoring.isolation.": ("tests/test_scoring_isolation.py",),
+    "leaderboard.scoring.isolation.": ("tests/test_scoring_isolation.py", "tests/test_kill_isolation.py"),
     "leaderboard.operations.hub_queue.": ("tests/test_hub_queue.py",),
     # the engine's own tests, and the benchmarks' scoring suites that drive every kind (coded, chains) through it
     "leaderboard.scoring.engine.": ("tests/test_engine.py", "tests/test_kill_engine.py", "tests/test_disclosure.py",

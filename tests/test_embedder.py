@@ -89,8 +89,24 @@ def test_import_is_lazy():
     assert out.stdout.split() == ["False", "False"]
 
 
-def test_protocol_is_satisfied():
-    assert isinstance(HashingEmbedder(), Embedder)
+@pytest.mark.parametrize("kind", ["hashing", "sapbert"])
+def test_every_embedder_keeps_the_promises_the_scorer_relies_on(kind, request):
+    """The protocol's promises, not just its members: float32 unit rows in input order, (0, d) for no input, and
+    an identity the scorer copies into the result's protocol (JSON) with the comparability flag and reason."""
+    embedder = HashingEmbedder(dim=5) if kind == "hashing" else request.getfixturevalue("sap")
+    assert isinstance(embedder, Embedder)
+    vectors = embedder.embed(["Ab", "ab", "zzz"])
+    assert vectors.dtype == np.float32 and vectors.shape[0] == 3
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(embedder.embed(["zzz"])[0], vectors[2])  # a row depends on its text only
+    assert embedder.embed([]).shape in ((0, vectors.shape[1]), (0, 0))
+    assert json.loads(json.dumps(embedder.identity)) == embedder.identity
+    assert embedder.identity["comparable_to_paper"] is False and embedder.identity["reason"] == E.STAND_IN_REASON
+
+
+def test_an_object_missing_either_member_is_not_an_embedder():
+    """Both members are required: the scorer calls `embed` and records `identity` (a score must say which model
+    produced it), so an object without one of them must not pass the runtime check."""
     assert isinstance(FixedEmbedder({}), Embedder)
 
     class NoIdentity:  # embeds, but cannot say what it is: not an Embedder

@@ -205,7 +205,10 @@ class ScoringProcess:
                 return None
             answer = process.stdout.readline()
             if answer.strip():
-                return int(answer)
+                code = int(answer)
+                if code == MEMORY_EXIT:  # serve() exits after it: the next job must not land on the exiting child
+                    self.close()
+                return code
             code = process.wait()
             self._process = None
             if code != IDLE_EXIT or attempt:  # it died on this job (a signal: the kernel's OOM killer...)
