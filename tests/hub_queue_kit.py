@@ -1,0 +1,114 @@
+"""The fixtures and helpers of the Hub queue's kill tests (tests/test_kill_hub_queue*.py): one fake Hub, and the
+fault proxy in front of it, per module, emptied before each test; the real client with a hook that lands
+another writer's commit just before ours (`Api.before_commit`: the Hub itself then answers 412); an injected
+clock. No test sleeps or reads the wall clock."""
+import json
+
+import pytest
+from huggingface_hub import HfApi
+
+from fake_hub_server import FakeHub
+from fault_proxy import FaultProxy
+from leaderboard.operations.hub_queue import HubQueue
+from leaderboard.remote.hub_calls import Retry
+
+START = 1_800_000_000.0  # 2027-01-15T08:00:00+00:00
+START_ISO = "2027-01-15T08:00:00+00:00"
+NO_WAIT = Retry(attempts=2, base=0.0, cap=0.0, sleep=lambda seconds: None)
+PRIVATE, RESULTS = "lab/private", "lab/results"
+
+
+class Clock:
+    def __init__(self, at=START):
+        self.at = at
+
+    def __call__(self):
+        return self.at
+
+
+class Api(HfApi):
+    """The real client; each function in `before_commit` runs just before one of its next commits (another
+    writer's commit lands between our read and our write: the Hub answers 412)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.before_commit = []
+
+    def create_commit(self, *args, **kwargs):
+        if self.before_commit:
+            self.before_commit.pop(0)()
+        return super().create_commit(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def servers():
+    with FakeHub(tokens={"a": "scorer-a", "b": "scorer-b"}, orgs={"lab": {"scorer-a", "scorer-b"}}) as hub:
+        hub._server.RequestHandlerClass.disable_nagle_algorithm = True  # 40 ms less per request, same protocol
+        with FaultProxy(hub.url) as proxy:
+            proxy._server.RequestHandlerClass.disable_nagle_algorithm = True
+            yield hub, proxy
+
+
+@pytest.fixture
+def hub(servers):
+    hub, proxy = servers
+    with hub.lock:
+        hub.repos.clear()
+        hub.requests.clear()
+        hub.tamper.clear()
+    with proxy.lock:
+        proxy.forced.clear()
+    hub.create("dataset", RESULTS)
+    hub.create("dataset", PRIVATE, private=True)
+    return hub
+
+
+@pytest.fixture
+def proxy(servers, hub):
+    return servers[1]
+
+
+def make(url, name="A", token="a", clock=None, lease=60.0, results=RESULTS, **options):
+    return HubQueue(PRIVATE, results, name, lease, api=Api(endpoint=url, token=token), clock=clock or Clock(),
+                    retry=NO_WAIT, **options)
+
+
+def rec(sub_id, state="queued", created="2026-01-01T00:00:01", **extra):
+    return {"id": sub_id, "benchmark": "xpcr", "state": state, "created_at": created, "file_name": "p.jsonl", **extra}
+
+
+def put(hub, files, repo=PRIVATE, message="other writer"):
+    """A commit by someone else (the Space, another worker): records are dicts, other files bytes."""
+    data = {(f"private/queue/{v['id']}.json" if isinstance(v, dict) and k is None else k):
+            (json.dumps(v).encode() if isinstance(v, dict) else v) for k, v in files}
+    r = hub.repo("dataset", repo)
+    hub.commit(r, {**r.head.files, **data}, message, None)
+
+
+def seed(hub, *records):
+    put(hub, [(None, r) for r in records], message="seed")
+
+
+def state(hub, sub_id):
+    return json.loads(hub.repo("dataset", PRIVATE).head.files[f"private/queue/{sub_id}.json"])
+
+
+def files(hub, repo=PRIVATE):
+    return hub.repo("dataset", repo).head.files
+
+
+def messages(hub, repo=PRIVATE):
+    return [c.message for c in hub.repo("dataset", repo).commits[1:] if c.message not in ("seed", "other writer")]
+
+
+def downloads(hub, what="private/queue/"):
+    return [r.path.split("/resolve/", 1)[1] for r in hub.requests if r.method == "GET" and "/resolve/" in r.path
+            and what in r.path]
+
+
+def listings(hub, repo=PRIVATE):
+    return sum(1 for r in hub.requests if r.method == "GET" and r.path.startswith(f"/api/datasets/{repo}?"))
+
+
+def commits_posted(hub, repo=PRIVATE):
+    return sum(1 for r in hub.requests if r.method == "POST" and r.path.startswith(f"/api/datasets/{repo}/commit/"))
