@@ -3,6 +3,7 @@ fault proxy in front of it, per module, emptied before each test; the real clien
 another writer's commit just before ours (`Api.before_commit`: the Hub itself then answers 412); an injected
 clock. No test sleeps or reads the wall clock."""
 import json
+import threading
 
 import pytest
 from huggingface_hub import HfApi
@@ -28,16 +29,33 @@ class Clock:
 
 class Api(HfApi):
     """The real client; each function in `before_commit` runs just before one of its next commits (another
-    writer's commit lands between our read and our write: the Hub answers 412)."""
+    writer's commit lands between our read and our write: the Hub answers 412). It counts the listings it makes
+    and the commit messages it sends, so a test can wait for a background thread's call (`wait_until`)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.before_commit = []
+        self.listed, self.sent = 0, []
+        self._seen = threading.Condition()
 
     def create_commit(self, *args, **kwargs):
         if self.before_commit:
             self.before_commit.pop(0)()
+        with self._seen:
+            self.sent.append(kwargs.get("commit_message"))
+            self._seen.notify_all()
         return super().create_commit(*args, **kwargs)
+
+    def dataset_info(self, *args, **kwargs):
+        with self._seen:
+            self.listed += 1
+            self._seen.notify_all()
+        return super().dataset_info(*args, **kwargs)
+
+    def wait_until(self, condition, timeout=60.0) -> bool:
+        """True as soon as `condition()` holds (False only if it never did within `timeout`: a test failure)."""
+        with self._seen:
+            return self._seen.wait_for(condition, timeout)
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +130,20 @@ def listings(hub, repo=PRIVATE):
 
 def commits_posted(hub, repo=PRIVATE):
     return sum(1 for r in hub.requests if r.method == "POST" and r.path.startswith(f"/api/datasets/{repo}/commit/"))
+
+
+def writes_posted(hub, repo=PRIVATE):
+    """Write requests of any kind (preupload and commit) the repo received."""
+    return sum(1 for r in hub.requests if r.method == "POST" and r.path.startswith(f"/api/datasets/{repo}/"))
+
+
+def listing_after(hub, repo, landed, skip=0):
+    """A fault-proxy test: the listings of `repo` once a commit `landed` is in RESULTS, from the (skip+1)-th on."""
+    matched = []
+
+    def test(method, path):
+        if method == "GET" and path.startswith(f"/api/datasets/{repo}?") and landed in messages(hub, RESULTS):
+            matched.append(path)
+            return len(matched) > skip
+        return False
+    return test

@@ -342,3 +342,43 @@ def test_uploads_not_found_count_up_and_the_fifth_closes_it_failed(hub):
     seed(hub, rec("s2"))
     q.release(q.claim(["xpcr"]), "missing", not_ready=True)
     assert state(hub, "s2")["not_ready"] == 1
+
+
+def test_closing_a_record_failed_loses_to_a_claim_that_landed_first(hub):
+    seed(hub, rec("s1", "scoring", lease_until=START - 1, takeovers=2, worker="Z", attempt=3))
+    q = make(hub.url)
+    theirs = rec("s1", "scoring", worker="B", instance="b" * 12, attempt=4, takeovers=3, lease_until=START + 60)
+    q.api.before_commit = [lambda: put(hub, [(None, theirs)])]
+    assert q.claim(["xpcr"]) is None
+    assert state(hub, "s1") == theirs and messages(hub) == []
+
+
+def test_a_renewal_never_overwrites_a_takeover_that_landed_first(hub):
+    clock = Clock()
+    seed(hub, rec("s1"))
+    q = make(hub.url, clock=clock)
+    claimed = q.claim(["xpcr"])
+    theirs = {**claimed, "worker": "B", "instance": "b" * 12, "attempt": 2, "lease_until": START + 200}
+    q.api.before_commit = [lambda: put(hub, [(None, theirs)])]
+    with pytest.raises(LostClaim):
+        q.renew(claimed)
+    assert state(hub, "s1") == theirs
+
+
+def test_closing_after_the_fifth_miss_is_retried_when_it_loses_a_race(hub):
+    seed(hub, rec("s1", not_ready=4))
+    q = make(hub.url)
+    claimed = q.claim(["xpcr"])
+    q.api.before_commit = [lambda: put(hub, [("private/uploads/s9/p", b"x")])]
+    q.release(claimed, "missing", not_ready=True)
+    assert state(hub, "s1")["state"] == "failed" and messages(hub) == ["claim s1 (A)", "failed s1"]
+
+
+def test_a_release_whose_record_cannot_be_read_at_first_reads_again(hub, proxy):
+    seed(hub, rec("s1"))
+    q = make(proxy.url)
+    claimed = q.claim(["xpcr"])
+    for _ in range(NO_WAIT.attempts):
+        proxy.force("500", lambda method, path: path.endswith("/private/queue/s1.json"))
+    q.release(claimed, "busy")
+    assert state(hub, "s1")["state"] == "queued" and proxy.forced == []

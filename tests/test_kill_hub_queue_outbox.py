@@ -10,8 +10,8 @@ import logging
 import pytest
 
 from fault_proxy import is_commit
-from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, Clock, commits_posted, files, hub, make,  # noqa: F401
-                           messages, proxy, put, rec, seed, servers, state)
+from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, Clock, commits_posted, files, hub, listing_after,  # noqa: F401
+                           make, messages, proxy, put, rec, seed, servers, state, writes_posted)
 from leaderboard.operations import hub_queue
 from leaderboard.operations.hub_queue import LeaseKeeper, LostClaim, iso, score_claimed
 from leaderboard.operations.store import LocalStore
@@ -157,7 +157,7 @@ def test_a_result_already_on_the_hub_is_not_written_again(hub):
               ("private/outbox/s2.json", entry(RESULTS, **{"r/one": b"1", "r/two": b"two"}))])
     q = make(hub.url)
     q.publish_outbox(q.snapshot(), only="private/outbox/s1.json")
-    assert commits_posted(hub, RESULTS) == 0 and "private/outbox/s1.json" not in files(hub)
+    assert writes_posted(hub, RESULTS) == 0 and "private/outbox/s1.json" not in files(hub)  # not even a preupload
     q.publish_outbox(q.snapshot())
     assert (files(hub, RESULTS)["r/one"], files(hub, RESULTS)["r/two"]) == (b"1", b"two")
     assert commits_posted(hub, RESULTS) == 1 and messages(hub, RESULTS) == ["result s2"]
@@ -204,7 +204,9 @@ def shard_bytes(sub_id, stored_at):
                                   "xpcr", stored_at, ["accuracy"]))
 
 
-def test_a_published_shard_keeps_the_card_current_and_small_shards_are_merged_at_the_clocks_time(hub):
+@pytest.mark.parametrize("readable", [True, False])
+def test_a_published_shard_keeps_the_card_current_and_small_shards_are_merged_at_the_clocks_time(hub, proxy, readable):
+    """`readable=False`: the compaction cannot list the repo (2 tries of the queue's Retry): the shards wait."""
     from leaderboard.publishing.result_shards import COMPACT_AT
 
     # shards written in 2095, published by a worker whose clock says 2096: old enough to merge (at the real
@@ -214,11 +216,17 @@ def test_a_published_shard_keeps_the_card_current_and_small_shards_are_merged_at
     last = sorted(names)[-1]
     put(hub, [(p, d) for p, d in names.items() if p != last], repo=RESULTS)
     put(hub, [("private/outbox/s1.json", entry(RESULTS, **{last: names[last]}))])
-    q = make(hub.url, clock=Clock(4_000_000_000.0))
+    q = make(proxy.url, clock=Clock(4_000_000_000.0))
+    for _ in range(0 if readable else NO_WAIT.attempts):
+        proxy.force("500", listing_after(hub, RESULTS, "result s1"))
     q.publish_outbox(q.snapshot())
     published = files(hub, RESULTS)
-    assert "README.md" in published and not [p for p in published if p in names]
-    assert messages(hub, RESULTS) == [f"result {'s1'}", f"compact {COMPACT_AT} xpcr shards", "dataset card"]
+    assert "README.md" in published and proxy.forced == []
+    if readable:
+        assert not [p for p in published if p in names]
+        assert messages(hub, RESULTS) == ["result s1", f"compact {COMPACT_AT} xpcr shards", "dataset card"]
+    else:
+        assert set(names) <= set(published) and messages(hub, RESULTS) == ["result s1", "dataset card"]
 
 
 def test_a_published_file_that_is_no_shard_leaves_the_card_alone(hub):
@@ -296,6 +304,7 @@ class Scorer:
     def __init__(self, root, outcome, shard=True, extras=("per_item", "bootstrap")):
         self.store = LocalStore(root)
         self.outcome, self.shard, self.extras, self.seen = outcome, shard, extras, []
+        self.during, self.waited = None, []  # run while "scoring" (what a background thread did meanwhile)
 
     def queue_path(self, sub_id):
         return self.store.private("queue", f"{sub_id}.json")
@@ -303,6 +312,8 @@ class Scorer:
     def score_one(self, sub_id):
         record = self.store.read_json(self.queue_path(sub_id))
         self.seen.append((record, self.store.private("uploads", sub_id, record["file_name"]).read_bytes()))
+        if self.during is not None:
+            self.waited.append(self.during())
         if self.shard:
             self.store.write_records("xpcr", [{"submission_id": sub_id, "benchmark": "xpcr", "model": {"name": "m"}}],
                                      stored_at=STORED_AT)
@@ -364,3 +375,67 @@ def test_an_upload_not_there_or_not_served_goes_back_to_the_queue(hub, proxy, tm
     assert (state(hub, "s1")["not_ready"], state(hub, "s1")["message"]) == \
         (1, "waiting for a scoring worker (the Hub did not answer; trying again)")
     assert service.seen == [] and state(hub, "s1")["state"] == "queued"
+
+
+def test_a_finish_whose_record_cannot_be_read_at_first_reads_again(hub, proxy):
+    seed(hub, rec("s1"))
+    q = make(proxy.url)
+    claimed = q.claim(["xpcr"])
+    for _ in range(NO_WAIT.attempts):
+        proxy.force("500", lambda method, path: path.endswith("/private/queue/s1.json"))
+    q.complete(claimed, FINAL, {}, {})
+    assert state(hub, "s1")["state"] == "finished" and proxy.forced == []
+
+
+def test_an_outbox_entry_the_finisher_could_not_drop_is_dropped_by_the_next_pass_without_a_rewrite(hub, proxy, caplog):
+    seed(hub, rec("s1"))
+    q = make(proxy.url)
+    claimed = q.claim(["xpcr"])
+    for _ in range(NO_WAIT.attempts):  # the results are written; the listing before the drop fails
+        proxy.force("500", listing_after(hub, PRIVATE, "result s1"))
+    with caplog.at_level(logging.WARNING, logger="leaderboard.operations.hub_queue"):
+        q.complete(claimed, FINAL, {"results/xpcr/s1.json": b"one"}, {})
+    assert caplog.messages == ["publishing s1 deferred (HubUnavailable)"] and proxy.forced == []
+    assert files(hub, RESULTS)["results/xpcr/s1.json"] == b"one" and "private/outbox/s1.json" in files(hub)
+    assert make(hub.url, "B", "b").claim(["xpcr"]) is None
+    assert "private/outbox/s1.json" not in files(hub) and messages(hub, RESULTS) == ["result s1"]
+
+
+def test_a_card_the_hub_cannot_take_now_waits_for_the_next_result(hub, proxy, caplog):
+    name = "results/xpcr/data/20950101T000000.000000Z-s1.parquet"
+    put(hub, [("private/outbox/s1.json", entry(RESULTS, **{name: shard_bytes("s1", "2095-01-01T00:00:00.000000+00:00")}))])
+    q = make(proxy.url)
+    proxy.force("500", listing_after(hub, RESULTS, "result s1", skip=1))  # compaction reads; the card cannot
+    proxy.force("500", listing_after(hub, RESULTS, "result s1"))
+    with caplog.at_level(logging.INFO, logger="leaderboard.operations.hub_queue"):
+        q.publish_outbox(q.snapshot())
+    assert caplog.messages == ["compaction deferred (HubUnavailable)"] and proxy.forced == []
+    assert name in files(hub, RESULTS) and "README.md" not in files(hub, RESULTS)
+    assert "private/outbox/s1.json" not in files(hub)
+
+
+# ---------------------------------------------------------------------------------------------- keeper while scoring
+def test_the_lease_is_renewed_while_the_submission_is_scored(hub, tmp_path):
+    upload(hub)
+    q = make(hub.url, lease=0.3)  # a renewal every 0.1 s of real time; the lease itself runs on the fake clock
+    service = Scorer(tmp_path, {"state": "finished"}, shard=False, extras=())
+    service.during = lambda: q.api.wait_until(lambda: "lease s1" in q.api.sent)
+    assert score_claimed(q, service, q.claim(["xpcr"])) == "finished" and service.waited == [True]
+
+
+def test_a_claim_lost_while_scoring_is_dropped_unpublished(hub, tmp_path):
+    clock = Clock()
+    upload(hub)
+    q = make(hub.url, clock=clock, lease=0.3)
+    service = Scorer(tmp_path, {"state": "finished"}, extras=())
+
+    def taken_over():
+        make(hub.url, "B", "b", clock=Clock(START + 100)).claim(["xpcr"])
+        listed = q.api.listed
+        return q.api.wait_until(lambda: q.api.listed > listed)  # the keeper's next renewal sees it
+
+    service.during = taken_over
+    with pytest.raises(LostClaim) as lost:
+        score_claimed(q, service, q.claim(["xpcr"]))
+    assert lost.value.args == ("s1",) and service.waited == [True]
+    assert state(hub, "s1")["worker"] == "B" and messages(hub, RESULTS) == []
