@@ -58,10 +58,46 @@ class Api(HfApi):
             return self._seen.wait_for(condition, timeout)
 
 
+def counted(hub: FakeHub) -> threading.Condition:
+    """Count the fake Hub's requests in progress: it records a request just after answering it, so a test reads
+    `hub.requests` through `recorded`, which first waits until none is in progress (no sleep, no guess)."""
+    busy = threading.Condition()
+    busy.n = 0
+
+    class Counted(hub._server.RequestHandlerClass):
+        disable_nagle_algorithm = True  # 40 ms less per request (headers and body are separate writes); same protocol
+
+        def parse_request(self):  # a request line has arrived
+            with busy:
+                busy.n += 1
+            self._counted = True
+            return super().parse_request()
+
+        def handle_one_request(self):
+            self._counted = False
+            try:
+                super().handle_one_request()
+            finally:
+                if self._counted:
+                    with busy:
+                        busy.n -= 1
+                        busy.notify_all()
+
+    hub._server.RequestHandlerClass = Counted
+    return busy
+
+
+def recorded(hub: FakeHub) -> list:
+    """The requests the fake Hub answered so far (once every request in progress is recorded)."""
+    with hub.busy:
+        assert hub.busy.wait_for(lambda: hub.busy.n == 0, 60)
+    return hub.requests
+
+
 @pytest.fixture(scope="module")
 def servers():
     with FakeHub(tokens={"a": "scorer-a", "b": "scorer-b"}, orgs={"lab": {"scorer-a", "scorer-b"}}) as hub:
-        hub._server.RequestHandlerClass.disable_nagle_algorithm = True  # 40 ms less per request, same protocol
+        hub.busy = counted(hub)
         with FaultProxy(hub.url) as proxy:
             proxy._server.RequestHandlerClass.disable_nagle_algorithm = True
             yield hub, proxy
@@ -70,6 +106,7 @@ def servers():
 @pytest.fixture
 def hub(servers):
     hub, proxy = servers
+    recorded(hub)  # the last test's requests are all in before they are cleared
     with hub.lock:
         hub.repos.clear()
         hub.requests.clear()
@@ -120,21 +157,21 @@ def messages(hub, repo=PRIVATE):
 
 
 def downloads(hub, what="private/queue/"):
-    return [r.path.split("/resolve/", 1)[1] for r in hub.requests if r.method == "GET" and "/resolve/" in r.path
+    return [r.path.split("/resolve/", 1)[1] for r in recorded(hub) if r.method == "GET" and "/resolve/" in r.path
             and what in r.path]
 
 
 def listings(hub, repo=PRIVATE):
-    return sum(1 for r in hub.requests if r.method == "GET" and r.path.startswith(f"/api/datasets/{repo}?"))
+    return sum(1 for r in recorded(hub) if r.method == "GET" and r.path.startswith(f"/api/datasets/{repo}?"))
 
 
 def commits_posted(hub, repo=PRIVATE):
-    return sum(1 for r in hub.requests if r.method == "POST" and r.path.startswith(f"/api/datasets/{repo}/commit/"))
+    return sum(1 for r in recorded(hub) if r.method == "POST" and r.path.startswith(f"/api/datasets/{repo}/commit/"))
 
 
 def writes_posted(hub, repo=PRIVATE):
     """Write requests of any kind (preupload and commit) the repo received."""
-    return sum(1 for r in hub.requests if r.method == "POST" and r.path.startswith(f"/api/datasets/{repo}/"))
+    return sum(1 for r in recorded(hub) if r.method == "POST" and r.path.startswith(f"/api/datasets/{repo}/"))
 
 
 def listing_after(hub, repo, landed, skip=0):

@@ -14,11 +14,12 @@ import pytest
 
 from fake_hub_server import git_blob_oid
 from fault_proxy import is_commit
-from hub_queue_kit import (NO_WAIT, PRIVATE, START, START_ISO, Clock, commits_posted, downloads, hub, listings, make,  # noqa: F401
-                           messages, proxy, put, rec, seed, servers, state)
+from hub_queue_kit import hub, proxy, servers  # noqa: F401 (fixtures)
+from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, START_ISO, Api, Clock, commits_posted, downloads, listings,
+                           make, messages, put, rec, recorded, seed, state)
 from leaderboard.operations import hub_queue
 from leaderboard.operations.hub_queue import HubQueue, LostClaim, NotReady, Snapshot, default_worker_id, iso
-from leaderboard.remote.hub_calls import DEFAULT_RETRY, HubUnavailable
+from leaderboard.remote.hub_calls import DEFAULT_RETRY, HubUnavailable, Retry
 
 
 # ---------------------------------------------------------------------------------------------- pure decisions
@@ -46,7 +47,8 @@ def test_defaults_and_identity_of_a_queue():
     assert (q.private_repo, q.results_repo, q.worker_id, q.lease_seconds) == ("p", "r", "w", 30.0)
     assert q.api is api and q.retry is DEFAULT_RETRY and q.clock is time.time
     assert q.retry_judged_after is None and q.max_takeovers == 2 and q._blobs == {}
-    assert len(q.instance) == 12 and int(q.instance, 16) >= 0 and HubQueue("p", "r", "w", 30.0, api=api).instance != q.instance
+    assert len(q.instance) == 12 and int(q.instance, 16) >= 0
+    assert HubQueue("p", "r", "w", 30.0, api=api).instance != q.instance
     assert HubQueue("p", "r", "w", 30.0, token="tok").api.token == "tok"  # no api given: the client, with the token
 
 
@@ -111,20 +113,24 @@ def test_a_record_is_read_again_only_when_its_blob_changed(hub):
 
 
 def test_bytes_that_do_not_match_the_listing_are_used_once_and_never_cached(hub):
-    seed(hub, rec("s1"))
+    seed(hub, rec("s1"), rec("s2"))
     hub.tamper[(PRIVATE, "private/queue/s1.json")] = json.dumps(rec("s1", "finished")).encode()
     q = make(hub.url)
-    assert q.snapshot().records == {"s1": rec("s1", "finished")}
-    assert q.snapshot().records == {"s1": rec("s1", "finished")} and len(downloads(hub)) == 2
+    assert q.snapshot().records == {"s1": rec("s1", "finished"), "s2": rec("s2")}
+    assert q.snapshot().records == {"s1": rec("s1", "finished"), "s2": rec("s2")}
+    assert [d.rsplit("/", 1)[1] for d in downloads(hub)] == ["s1.json", "s2.json", "s1.json"]  # s2 cached
 
 
-def test_a_record_the_hub_fails_to_serve_is_left_out_of_this_pass(hub, proxy):
+def test_a_record_the_hub_fails_to_serve_is_left_out_of_this_pass(hub, proxy, caplog):
     seed(hub, rec("s1"), rec("s2"), rec("s3"))
     for _ in range(NO_WAIT.attempts):
         proxy.force("500", lambda method, path: path.endswith("/private/queue/s1.json"))
     proxy.force("404", lambda method, path: path.endswith("/private/queue/s3.json"))
-    snap = make(proxy.url).snapshot()
+    with caplog.at_level(logging.INFO, logger="leaderboard.operations.hub_queue"):
+        snap = make(proxy.url).snapshot()
     assert set(snap.records) == {"s2"} and snap.unread == {"s1", "s3"}
+    assert caplog.messages == ["queue record private/queue/s1.json skipped this pass (HubUnavailable)",
+                               "queue record private/queue/s3.json skipped this pass (HubMissing)"]
 
 
 def test_the_upload_is_downloaded_into_nested_folders_and_a_missing_one_is_not_ready(hub, tmp_path):
@@ -202,7 +208,7 @@ def test_a_claim_that_loses_the_race_reads_again_and_takes_the_next(hub):
     q.api.before_commit = [lambda: put(hub, [(None, theirs)])]
     got = q.claim(["xpcr"])
     assert got["id"] == "s2" and state(hub, "s1") == theirs and state(hub, "s2") == got
-    assert any(r.status == 412 for r in hub.requests) and messages(hub) == ["claim s2 (A)"]
+    assert any(r.status == 412 for r in recorded(hub)) and messages(hub) == ["claim s2 (A)"]
 
 
 def test_a_claim_that_loses_the_race_to_an_unrelated_write_takes_the_same_record(hub):
@@ -382,3 +388,12 @@ def test_a_release_whose_record_cannot_be_read_at_first_reads_again(hub, proxy):
         proxy.force("500", lambda method, path: path.endswith("/private/queue/s1.json"))
     q.release(claimed, "busy")
     assert state(hub, "s1")["state"] == "queued" and proxy.forced == []
+
+
+def test_after_a_lost_race_the_queue_pauses_through_its_own_retry(hub):
+    paused = []
+    seed(hub, rec("s1"))
+    q = HubQueue(PRIVATE, RESULTS, "A", 60.0, api=Api(endpoint=hub.url, token="a"), clock=Clock(),
+                 retry=Retry(attempts=2, base=0.0, cap=0.0, sleep=paused.append))
+    q.api.before_commit = [lambda: put(hub, [("private/uploads/s9/p", b"x")])]
+    assert q.claim(["xpcr"])["id"] == "s1" and paused == [0.0]  # one 412, one pause (none after the win)

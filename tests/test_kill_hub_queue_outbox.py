@@ -10,8 +10,9 @@ import logging
 import pytest
 
 from fault_proxy import is_commit
-from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, Clock, commits_posted, files, hub, listing_after,  # noqa: F401
-                           make, messages, proxy, put, rec, seed, servers, state, writes_posted)
+from hub_queue_kit import hub, proxy, servers  # noqa: F401 (fixtures)
+from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, Clock, commits_posted, files, listing_after, make, messages,
+                           put, rec, seed, state, writes_posted)
 from leaderboard.operations import hub_queue
 from leaderboard.operations.hub_queue import LeaseKeeper, LostClaim, iso, score_claimed
 from leaderboard.operations.store import LocalStore
@@ -145,6 +146,17 @@ def test_the_outbox_is_published_entry_by_entry_past_a_broken_one(hub):
     assert messages(hub) == ["published private/outbox/c.json", "published private/outbox/b.json"]
 
 
+def test_an_outbox_entry_the_hub_fails_to_serve_waits_for_the_next_pass(hub, proxy):
+    put(hub, [("private/outbox/s1.json", entry(RESULTS, **{"r/one": b"1"}))])
+    q = make(proxy.url)
+    for _ in range(NO_WAIT.attempts):
+        proxy.force("500", lambda method, path: path.endswith("/private/outbox/s1.json"))
+    q.publish_outbox(q.snapshot())
+    assert "r/one" not in files(hub, RESULTS) and "private/outbox/s1.json" in files(hub) and proxy.forced == []
+    q.publish_outbox(q.snapshot())
+    assert files(hub, RESULTS)["r/one"] == b"1" and "private/outbox/s1.json" not in files(hub)
+
+
 def test_a_claim_publishes_what_a_crashed_finisher_left_even_with_nothing_to_claim(hub):
     put(hub, [("private/outbox/s7.json", entry(RESULTS, **{"results/xpcr/s7.json": b"7"}))])
     assert make(hub.url).claim(["xpcr"]) is None
@@ -258,7 +270,8 @@ def test_the_keeper_renews_every_third_of_the_lease_until_stopped(hub):
     keeper._stop = ticks = Ticks(clock, 2)
     keeper._run()
     assert ticks.waits == [15.0, 15.0, 15.0] and keeper.lost is False
-    assert state(hub, "s1")["lease_until"] == START + 2 + 45 and messages(hub) == ["claim s1 (A)", "lease s1", "lease s1"]
+    assert state(hub, "s1")["lease_until"] == START + 2 + 45
+    assert messages(hub) == ["claim s1 (A)", "lease s1", "lease s1"]
 
 
 def test_the_keeper_stops_at_a_lost_claim_and_rides_out_a_hub_hiccup(hub, proxy, caplog):
@@ -341,8 +354,9 @@ def test_a_scored_submission_is_finished_with_its_shard_and_private_files(hub, t
     path, data = service.store.result_shard("xpcr", "s1")
     assert path == "results/xpcr/data/20270115T080000.000000-s1.parquet"
     assert files(hub, RESULTS)[path] == data and "README.md" in files(hub, RESULTS)
-    assert files(hub)["private/per_item/s1.parquet"] == b"per_item" and files(hub)["private/bootstrap/s1.npy"] == b"bootstrap"
-    assert (state(hub, "s1")["state"], state(hub, "s1")["message"], state(hub, "s1")["ranked"]) == ("finished", "ranked", True)
+    assert (files(hub)["private/per_item/s1.parquet"], files(hub)["private/bootstrap/s1.npy"]) == (b"per_item", b"bootstrap")
+    final = state(hub, "s1")
+    assert (final["state"], final["message"], final["ranked"]) == ("finished", "ranked", True)
 
 
 def test_a_failed_scoring_publishes_nothing_and_keeps_what_files_exist(hub, tmp_path):
@@ -403,7 +417,8 @@ def test_an_outbox_entry_the_finisher_could_not_drop_is_dropped_by_the_next_pass
 
 def test_a_card_the_hub_cannot_take_now_waits_for_the_next_result(hub, proxy, caplog):
     name = "results/xpcr/data/20950101T000000.000000Z-s1.parquet"
-    put(hub, [("private/outbox/s1.json", entry(RESULTS, **{name: shard_bytes("s1", "2095-01-01T00:00:00.000000+00:00")}))])
+    shard = shard_bytes("s1", "2095-01-01T00:00:00.000000+00:00")
+    put(hub, [("private/outbox/s1.json", entry(RESULTS, **{name: shard}))])
     q = make(proxy.url)
     proxy.force("500", listing_after(hub, RESULTS, "result s1", skip=1))  # compaction reads; the card cannot
     proxy.force("500", listing_after(hub, RESULTS, "result s1"))
