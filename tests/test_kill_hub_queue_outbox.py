@@ -434,7 +434,8 @@ def test_the_lease_is_renewed_while_the_submission_is_scored(hub, tmp_path):
     upload(hub)
     q = make(hub.url, lease=0.3)  # a renewal every 0.1 s of real time; the lease itself runs on the fake clock
     service = Scorer(tmp_path, {"state": "finished"}, shard=False, extras=())
-    service.during = lambda: q.api.wait_until(lambda: "lease s1" in q.api.sent)
+    # 20 s bounds only a failing run (a keeper that never renews); a working one renews within 0.1 s
+    service.during = lambda: q.api.wait_until(lambda: "lease s1" in q.api.sent, timeout=20)
     assert score_claimed(q, service, q.claim(["xpcr"])) == "finished" and service.waited == [True]
 
 
@@ -447,7 +448,7 @@ def test_a_claim_lost_while_scoring_is_dropped_unpublished(hub, tmp_path):
     def taken_over():
         make(hub.url, "B", "b", clock=Clock(START + 100)).claim(["xpcr"])
         listed = q.api.listed
-        return q.api.wait_until(lambda: q.api.listed > listed)  # the keeper's next renewal sees it
+        return q.api.wait_until(lambda: q.api.listed > listed, timeout=20)  # the keeper's next renewal sees it
 
     service.during = taken_over
     with pytest.raises(LostClaim) as lost:
