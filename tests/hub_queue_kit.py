@@ -132,6 +132,14 @@ def rec(sub_id, state="queued", created="2026-01-01T00:00:01", **extra):
     return {"id": sub_id, "benchmark": "xpcr", "state": state, "created_at": created, "file_name": "p.jsonl", **extra}
 
 
+def claimed_s1(hub, url=None, **options):
+    """Submission s1, queued and then claimed by worker A at START: (the queue, its clock, the claim)."""
+    clock = Clock()
+    seed(hub, rec("s1"))
+    q = make(url or hub.url, clock=clock, **options)
+    return q, clock, q.claim(["xpcr"])
+
+
 def put(hub, files, repo=PRIVATE, message="other writer"):
     """A commit by someone else (the Space, another worker): records are dicts, other files bytes."""
     data = {(f"private/queue/{v['id']}.json" if isinstance(v, dict) and k is None else k):

@@ -15,8 +15,8 @@ import pytest
 from fake_hub_server import git_blob_oid
 from fault_proxy import is_commit
 from hub_queue_kit import hub, proxy, servers  # noqa: F401 (fixtures)
-from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, START_ISO, Api, Clock, commits_posted, downloads, listings,
-                           make, messages, put, rec, recorded, seed, state)
+from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, START_ISO, Api, Clock, claimed_s1, commits_posted,
+                           downloads, listings, make, messages, put, rec, recorded, seed, state)
 from leaderboard.operations import hub_queue
 from leaderboard.operations.hub_queue import HubQueue, LostClaim, NotReady, Snapshot, default_worker_id, iso
 from leaderboard.remote.hub_calls import DEFAULT_RETRY, HubUnavailable, Retry
@@ -254,10 +254,7 @@ def test_claiming_gives_up_after_max_races(hub, monkeypatch, caplog):
 
 # ---------------------------------------------------------------------------------------------- keeping, giving back
 def test_renewing_pushes_the_lease_on_the_hubs_copy_of_the_record(hub):
-    clock = Clock()
-    seed(hub, rec("s1"))
-    q = make(hub.url, clock=clock)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     put(hub, [(None, {**claimed, "progress": 0.5})])  # the holder's progress, written meanwhile
     clock.at += 40
     before = listings(hub)
@@ -268,10 +265,7 @@ def test_renewing_pushes_the_lease_on_the_hubs_copy_of_the_record(hub):
 
 
 def test_a_renewal_that_loses_the_race_reads_again(hub):
-    clock = Clock()
-    seed(hub, rec("s1"))
-    q = make(hub.url, clock=clock)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     clock.at += 30
     q.api.before_commit = [lambda: put(hub, [("private/uploads/s9/p", b"x")])]
     q.renew(claimed)
@@ -298,10 +292,7 @@ def test_a_renewal_of_a_lost_claim_raises_and_of_an_unreadable_record_gives_up(h
 
 
 def test_releasing_gives_the_record_back_once(hub):
-    clock = Clock()
-    seed(hub, rec("s1"))
-    q = make(hub.url, clock=clock)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     clock.at += 5
     q.release(claimed, "no GPU")
     back = {**claimed, "state": "queued", "message": "waiting for a scoring worker (no GPU)", "lease_until": None,
@@ -312,9 +303,7 @@ def test_releasing_gives_the_record_back_once(hub):
 
 
 def test_a_release_that_loses_the_race_reads_again(hub):
-    seed(hub, rec("s1"))
-    q = make(hub.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     q.api.before_commit = [lambda: put(hub, [("private/uploads/s9/p", b"x")])]
     q.release(claimed, "busy")
     assert state(hub, "s1")["state"] == "queued" and messages(hub) == ["claim s1 (A)", "release s1"]
@@ -322,10 +311,7 @@ def test_a_release_that_loses_the_race_reads_again(hub):
 
 
 def test_a_release_after_a_takeover_leaves_the_new_claim_alone(hub):
-    clock = Clock()
-    seed(hub, rec("s1"))
-    q = make(hub.url, clock=clock)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     clock.at += 61
     theirs = make(hub.url, "B", "b", clock=clock).claim(["xpcr"])
     q.release(claimed, "busy")
@@ -360,10 +346,7 @@ def test_closing_a_record_failed_loses_to_a_claim_that_landed_first(hub):
 
 
 def test_a_renewal_never_overwrites_a_takeover_that_landed_first(hub):
-    clock = Clock()
-    seed(hub, rec("s1"))
-    q = make(hub.url, clock=clock)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     theirs = {**claimed, "worker": "B", "instance": "b" * 12, "attempt": 2, "lease_until": START + 200}
     q.api.before_commit = [lambda: put(hub, [(None, theirs)])]
     with pytest.raises(LostClaim):
@@ -381,9 +364,7 @@ def test_closing_after_the_fifth_miss_is_retried_when_it_loses_a_race(hub):
 
 
 def test_a_release_whose_record_cannot_be_read_at_first_reads_again(hub, proxy):
-    seed(hub, rec("s1"))
-    q = make(proxy.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub, proxy.url)
     for _ in range(NO_WAIT.attempts):
         proxy.force("500", lambda method, path: path.endswith("/private/queue/s1.json"))
     q.release(claimed, "busy")

@@ -11,8 +11,8 @@ import pytest
 
 from fault_proxy import is_commit
 from hub_queue_kit import hub, proxy, servers  # noqa: F401 (fixtures)
-from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, Clock, commits_posted, files, listing_after, make, messages,
-                           put, rec, seed, state, writes_posted)
+from hub_queue_kit import (NO_WAIT, PRIVATE, RESULTS, START, Clock, claimed_s1, commits_posted, files, listing_after,
+                           make, messages, put, rec, seed, state, writes_posted)
 from leaderboard.operations import hub_queue
 from leaderboard.operations.hub_queue import LeaseKeeper, LostClaim, iso, score_claimed
 from leaderboard.operations.store import LocalStore
@@ -24,10 +24,7 @@ FINAL = {"state": "finished", "message": "ranked", "progress": 1.0, "ranked": Tr
 
 
 def test_finishing_is_one_commit_then_the_result_is_published_and_the_outbox_emptied(hub):
-    clock = Clock()
-    seed(hub, rec("s1"))
-    q = make(hub.url, clock=clock)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     clock.at += 10
     q.complete(claimed, FINAL, {"results/xpcr/s1.json": b'{"r": 1}'}, {"private/per_item/s1.parquet": b"p"})
     closed = {**claimed, "state": "finished", "message": "ranked", "progress": 1.0, "ranked": True,
@@ -45,9 +42,7 @@ def test_finishing_is_one_commit_then_the_result_is_published_and_the_outbox_emp
 
 
 def test_a_finish_without_public_files_writes_no_outbox_and_keeps_unset_fields(hub):
-    seed(hub, rec("s1"))
-    q = make(hub.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     q.complete(claimed, {"state": "failed"}, {}, {})
     assert state(hub, "s1") == {**claimed, "state": "failed", "lease_until": None, "finished_by": "A",
                                 "finished_instance": q.instance}
@@ -56,9 +51,7 @@ def test_a_finish_without_public_files_writes_no_outbox_and_keeps_unset_fields(h
 
 
 def test_a_finish_whose_acknowledgement_was_lost_still_publishes(hub, proxy):
-    seed(hub, rec("s1"))
-    q = make(proxy.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub, proxy.url)
     proxy.force("lost_ack", is_commit)
     q.complete(claimed, FINAL, {"results/xpcr/s1.json": b"r"}, {})
     assert state(hub, "s1")["finished_instance"] == q.instance and files(hub, RESULTS)["results/xpcr/s1.json"] == b"r"
@@ -67,9 +60,7 @@ def test_a_finish_whose_acknowledgement_was_lost_still_publishes(hub, proxy):
 
 def test_a_finish_by_this_process_of_another_attempt_is_not_taken_for_ours(hub):
     """Replicas may share a worker id and a process may hold a stale attempt: only the attempt tells them apart."""
-    seed(hub, rec("s1"))
-    q = make(hub.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     q.api.before_commit = [lambda: put(hub, [(None, {**claimed, "state": "finished", "attempt": 2,
                                                      "finished_instance": q.instance})])]
     with pytest.raises(LostClaim):
@@ -79,9 +70,7 @@ def test_a_finish_by_this_process_of_another_attempt_is_not_taken_for_ours(hub):
 
 def test_a_finish_that_keeps_losing_races_is_a_lost_claim(hub, monkeypatch):
     monkeypatch.setattr(hub_queue, "MAX_RACES", 2)
-    seed(hub, rec("s1"))
-    q = make(hub.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     q.api.before_commit = [lambda i=i: put(hub, [(f"private/uploads/s{i}/p", b"x")]) for i in range(2)]
     with pytest.raises(LostClaim) as lost:
         q.complete(claimed, FINAL, {}, {})
@@ -89,9 +78,7 @@ def test_a_finish_that_keeps_losing_races_is_a_lost_claim(hub, monkeypatch):
 
 
 def test_a_finish_that_loses_one_race_reads_again_and_finishes(hub):
-    seed(hub, rec("s1"))
-    q = make(hub.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub)
     q.api.before_commit = [lambda: put(hub, [("private/uploads/s9/p", b"x")])]
     q.complete(claimed, FINAL, {}, {"private/per_item/s1.parquet": b"p"})
     assert state(hub, "s1")["state"] == "finished" and files(hub)["private/per_item/s1.parquet"] == b"p"
@@ -354,7 +341,8 @@ def test_a_scored_submission_is_finished_with_its_shard_and_private_files(hub, t
     path, data = service.store.result_shard("xpcr", "s1")
     assert path == "results/xpcr/data/20270115T080000.000000-s1.parquet"
     assert files(hub, RESULTS)[path] == data and "README.md" in files(hub, RESULTS)
-    assert (files(hub)["private/per_item/s1.parquet"], files(hub)["private/bootstrap/s1.npy"]) == (b"per_item", b"bootstrap")
+    private = files(hub)
+    assert (private["private/per_item/s1.parquet"], private["private/bootstrap/s1.npy"]) == (b"per_item", b"bootstrap")
     final = state(hub, "s1")
     assert (final["state"], final["message"], final["ranked"]) == ("finished", "ranked", True)
 
@@ -392,9 +380,7 @@ def test_an_upload_not_there_or_not_served_goes_back_to_the_queue(hub, proxy, tm
 
 
 def test_a_finish_whose_record_cannot_be_read_at_first_reads_again(hub, proxy):
-    seed(hub, rec("s1"))
-    q = make(proxy.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub, proxy.url)
     for _ in range(NO_WAIT.attempts):
         proxy.force("500", lambda method, path: path.endswith("/private/queue/s1.json"))
     q.complete(claimed, FINAL, {}, {})
@@ -402,9 +388,7 @@ def test_a_finish_whose_record_cannot_be_read_at_first_reads_again(hub, proxy):
 
 
 def test_an_outbox_entry_the_finisher_could_not_drop_is_dropped_by_the_next_pass_without_a_rewrite(hub, proxy, caplog):
-    seed(hub, rec("s1"))
-    q = make(proxy.url)
-    claimed = q.claim(["xpcr"])
+    q, clock, claimed = claimed_s1(hub, proxy.url)
     for _ in range(NO_WAIT.attempts):  # the results are written; the listing before the drop fails
         proxy.force("500", listing_after(hub, PRIVATE, "result s1"))
     with caplog.at_level(logging.WARNING, logger="leaderboard.operations.hub_queue"):
