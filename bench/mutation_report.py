@@ -96,7 +96,9 @@ NARROW: dict[str, tuple[str, ...]] = {
     "leaderboard.intake.parquet_guard.": ("tests/test_parquet_pages.py", "tests/test_kill_parquet_guard.py",
                                    "tests/test_input_bounds.py"),
     "leaderboard.scoring.isolation.": ("tests/test_scoring_isolation.py", "tests/test_kill_isolation.py"),
-    "leaderboard.operations.hub_queue.": ("tests/test_hub_queue.py",),
+    # the kill tests only (~50 ms each on one fake Hub per module); test_hub_queue.py (a fake Hub per test, ~9 s a
+    # mutant) is left out, so the score is conservative
+    "leaderboard.operations.hub_queue.": ("tests/test_kill_hub_queue.py", "tests/test_kill_hub_queue_outbox.py"),
     # the engine's own tests, and the benchmarks' scoring suites that drive every kind (coded, chains) through it
     "leaderboard.scoring.engine.": ("tests/test_engine.py", "tests/test_kill_engine.py", "tests/test_disclosure.py",
                                     "tests/test_items.py", "tests/benchmarks/xpcr/test_xpcr_metrics.py",
