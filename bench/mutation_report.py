@@ -88,6 +88,7 @@ NARROW: dict[str, tuple[str, ...]] = {
                            "tests/test_tables_and_space.py", "tests/test_profiles.py",
                                      "tests/test_result_shards.py", "tests/test_board_columns.py"),
     "leaderboard.publishing.breakdowns.": ("tests/test_breakdowns.py", "tests/test_kill_breakdowns.py",
+                                           "tests/test_kill_breakdowns_labels.py",
                                 "tests/test_store_breakdown_budget.py"),
     "leaderboard.privacy.redact.": ("tests/test_redact.py", "tests/test_kill_redact.py"),
     "leaderboard.scoring.judge.safety.": ("tests/test_injection_filter.py", "tests/test_kill_judge_safety.py",

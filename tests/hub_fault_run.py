@@ -20,6 +20,7 @@ from leaderboard.operations.hub_queue import HubQueue
 from leaderboard.operations.service import Service
 from leaderboard.operations.store import LocalStore
 from leaderboard.operations.worker import serve
+from leaderboard.scoring.services import context_factory
 
 EXAMPLE = ROOT / "submissions" / "xpcr" / "example_predictions.jsonl"
 ACCOUNTS = ("alice", "bob", "carol")
@@ -68,7 +69,10 @@ def run_workers(endpoint: str, private, data: Path, scratch: Path, lease: float,
         store = LocalStore(scratch / name, policy=Policy(min_cell=1, secret=b"one-secret", breakdowns_per_month=budget),
                            ledger=HubLedger(api, "lab/private", retry=retry))
         queue = HubQueue("lab/private", "lab/results", name, lease, api=api, retry=retry)
-        threads.append(threading.Thread(target=serve, args=(queue, Service(store=store, data_dirs={"xpcr": data})),
+        # the production worker's picklable context factory (worker.py): scoring runs in the persistent child, not
+        # in a fork of this many-threaded process (a fork taken while another thread holds a lock hung a worker)
+        service = Service(store=store, data_dirs={"xpcr": data}, context_factory=context_factory())
+        threads.append(threading.Thread(target=serve, args=(queue, service),
                                         kwargs={"poll": 0.2, "stop": stop, "say": said.append}, daemon=True))
     start = time.monotonic()
     for thread in threads:

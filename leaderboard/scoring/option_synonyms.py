@@ -3,8 +3,10 @@ karyotypes. "Shingles." answers "Herpes zoster"; "low potassium" answers "Hypoka
 answers "Granulomatosis with polyangiitis". A careful reader takes these as the option; the letter rule did not,
 because no word of the option is in the response.
 
-Each group lists names of ONE condition, written in lower case without apostrophes (they are folded as the
-option texts are before use). An option whose folded text starts with a name (whole words)
+Each group lists names of ONE condition, written as option_text folds an option's text (lower case, no
+apostrophes, hyphens as spaces, and its British-to-American rule: "oe"/"ae" inside a word of six letters or more
+loses its first letter, so "gastroesophageal" is written "gastresophageal"); a test checks every name folds to
+itself. (The table cannot fold its names itself: option_text imports option_aliases, which imports this module.) An option whose folded text starts with a name (whole words)
 gets the group's other names as aliases, which option_aliases keeps only when they name that option alone. A name
 that is broader than the others (e.g. "eczema" for atopic dermatitis) is a one-way alias (`BROADER`): never used
 to name the narrower term's siblings.
@@ -121,7 +123,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("meniere disease", "ménière disease", "menieres disease", "ménières disease"),
     ("smith fracture", "reverse colles fracture", "reverse colles"),
     ("boxer fracture", "fifth metacarpal neck fracture"),
-    ("gastroesophageal reflux disease", "gastro esophageal reflux disease", "acid reflux"),
+    ("gastresophageal reflux disease", "gastro esophageal reflux disease", "acid reflux"),
     ("benign prostatic hyperplasia", "enlarged prostate"),
     ("cardiomegaly", "enlarged heart"), ("hepatomegaly", "enlarged liver"), ("splenomegaly", "enlarged spleen"),
     ("pneumothorax", "collapsed lung"),
@@ -150,19 +152,13 @@ def _by_first_word() -> dict[str, list[tuple[str, tuple[str, ...]]]]:
 
 @functools.lru_cache(maxsize=1)
 def _table() -> dict[str, tuple[str, ...]]:
-    """name -> the other names it may be given, every name folded as option_text folds texts (British "oe"/"ae"
-    included: "gastroesophageal" folds to "gastresophageal" on both sides)."""
-    from .option_text import folded_option  # (option_text imports option_aliases, which imports this module)
-
-    def fold(name: str) -> str:
-        return " ".join(folded_option(name).split())
-
+    """name -> the other names it may be given."""
     table: dict[str, set[str]] = {}
     for group in GROUPS:
         for name in group:
-            table.setdefault(fold(name), set()).update(fold(n) for n in group if n != name)
+            table.setdefault(name, set()).update(n for n in group if n != name)
     for name, looser in BROADER.items():
-        table.setdefault(fold(name), set()).update(fold(n) for n in looser)
+        table.setdefault(name, set()).update(looser)
     return {name: tuple(sorted(others)) for name, others in table.items()}
 
 
