@@ -54,8 +54,14 @@ def open_sub_tab(page, bench, sub):
     page.locator("button[role=tab]:visible", has_text=sub).click()
 
 
-def plot_data(page, element):
-    """The drawn traces as plain lists (plotly.js may hold numbers as typed arrays; NaN/null -> None)."""
+def plot_data(page, element, showing: str | None = None):
+    """The drawn traces as plain lists (plotly.js may hold numbers as typed arrays; NaN/null -> None). Waits for the
+    plot to be drawn (a redraw replaces the element: read mid-redraw it has no data) and, with `showing`, for a
+    trace whose y labels hold that row (not the plot of the view before)."""
+    page.wait_for_function("""([id, row]) => {
+        const plot = document.querySelector('#' + id + ' .js-plotly-plot');
+        return !!(plot && plot.data && (!row || plot.data.some((t) => t.y && Array.from(t.y).includes(row))));
+    }""", arg=[element, showing])
     return page.evaluate("""(id) => {
         const plain = (v) => (v === null || v === undefined) ? [] : Array.from(v, (x) =>
             (x !== null && typeof x === 'object' && !(typeof x === 'string')) ? plain(x)
@@ -92,7 +98,7 @@ def test_a_suppressed_cell_is_a_gap_not_zero_in_heatmap_and_radar(page):
     page.locator("#bd-note-medreamm").get_by_text("1 row").wait_for()
     choose(page, "bd-stratum-medreamm", "Disease category")
     page.locator("#bd-note-medreamm").get_by_text("hidden").first.wait_for()
-    traces = plot_data(page, "heatmap-medreamm")
+    traces = plot_data(page, "heatmap-medreamm", showing="Sample-Run · submitted")
     values, hidden = traces[-1], next(t for t in traces if t["name"] == "hidden (n < 5)")
     row = values["y"].index("Sample-Run · submitted")
     assert values["z"][row] and all(v is None for v in values["z"][row])  # every category has n < 5
