@@ -52,7 +52,8 @@ CORE: dict[str, tuple[str, ...]] = {
     "leaderboard/publishing/breakdowns.py": ("*",),
     "leaderboard/privacy/redact.py": ("*",),
     "leaderboard/scoring/judge/safety.py": ("*",),
-    "leaderboard/scoring/judge/cache.py": ("judge_key",),  # the key function only; the storage layer is not core
+    # the key functions only (one key, a batch of keys, an item's part); the storage layer is not core
+    "leaderboard/scoring/judge/cache.py": ("judge_key", "judge_keys", "item_digest"),
     "leaderboard/intake/parquet_guard.py": ("*",),
     "leaderboard/scoring/isolation.py": ("*",),
     "leaderboard/operations/hub_queue.py": ("*",),
@@ -72,7 +73,7 @@ NARROW: dict[str, tuple[str, ...]] = {
                                          "tests/benchmarks/xpcr/test_xpcr_metrics.py",
                                          "tests/benchmarks/xpcr/test_xpcr_uas_tiers.py"),
     "leaderboard.scoring.metrics.bootstrap.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
-                                       "tests/benchmarks/xpcr/test_xpcr_metrics.py"),
+                                       "tests/benchmarks/xpcr/test_xpcr_metrics.py", "tests/test_scoring_memo.py"),
     "leaderboard.publishing.tie_groups.": ("tests/test_ranking.py", "tests/test_tie_groups_paired.py",
                                 "tests/test_metric_boundaries.py", "tests/test_tables_and_space.py"),
     "benchmarks.clinmm.metrics.": ("tests/test_metric_boundaries.py", "tests/benchmarks/clinmm/test_clinmm_scoring.py"),

@@ -6,6 +6,9 @@ CPU: the child's user + system time from wait4, all its threads):
 
   rescore  python -m leaderboard score medrealmm PRED --data DATA --cache-dir DIR --judge-base-url
            http://127.0.0.1:9/v1 --judge-model fake-judge --quiet       (every CLI default: 5,000 resamples)
+  no-memo  the same rescore with the scoring memo (DIR/memo.sqlite: bootstrap CIs and dialogue digests,
+           leaderboard/scoring/memo.py) deleted before each run: what a rescore costs when its CIs and renderings
+           are computed again (and memoised). A reference: the target is the rescore as a user runs it again
   floor    python -c: sqlite3 reads every row (key, raw, parsed) of the cache's verdicts table and json-decodes
            `parsed`; interpreter start-up included, as in the rescore
   libs     python -c importing numpy and pyarrow (parquet, compute): a reference, what any scoring process pays
@@ -127,7 +130,8 @@ def main() -> int:
         prepare(work, args.cases)
     cache = work / "cache" / "judge_cache.sqlite"
     commands = {"rescore": (score_command(work), ROOT), "floor": ([sys.executable, "-c", FLOOR, str(cache)], ROOT),
-                "libs": ([sys.executable, "-c", LIBRARIES], ROOT)}
+                "libs": ([sys.executable, "-c", LIBRARIES], ROOT), "no-memo": (score_command(work), ROOT)}
+    memo_file = work / "cache" / "memo.sqlite"
     base_dir = None
     if args.base_rev:
         base_dir = Path(tempfile.mkdtemp(prefix="rescore-base-"))
@@ -153,6 +157,8 @@ def main() -> int:
     times: dict[str, dict[str, list[float]]] = {name: {"wall": [], "cpu": []} for name in commands}
     for _ in range(args.repeats):
         for name, (command, cwd) in commands.items():
+            if name == "no-memo":
+                memo_file.unlink(missing_ok=True)
             wall, cpu, _ = run(command, cwd)
             times[name]["wall"].append(wall)
             times[name]["cpu"].append(cpu)
@@ -163,12 +169,15 @@ def main() -> int:
         for kind in ("wall", "cpu"):
             q1, median, q3 = quartiles(times[name][kind])
             print(f"  {name:8} {kind:4} {median:6.3f} s [{q1:.3f}, {q3:.3f}]")
-    for name in [n for n in commands if n not in ("floor", "libs")]:
+    for name in [n for n in commands if n not in ("floor", "libs", "no-memo")]:
         for kind in ("wall", "cpu"):
             status, ratio, pessimistic = verdict(times[name][kind], times["floor"][kind])
             label = "this code" if name == "rescore" else f"base {args.base_rev}"
             print(f"{label:>16} {kind}: {ratio:.2f}x the floor at the medians, {pessimistic:.2f}x pessimistic; "
                   f"target <= 3x: {status}")
+    for kind in ("wall", "cpu"):  # a reference, never a pass: the memo's share of a rescore
+        _, ratio, _ = verdict(times["no-memo"][kind], times["floor"][kind])
+        print(f"{'without the memo':>16} {kind}: {ratio:.2f}x the floor at the medians (reference, no target)")
     if base_dir is not None:
         subprocess.run(["rm", "-rf", str(base_dir)], check=False)
     return 0

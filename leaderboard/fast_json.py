@@ -18,6 +18,17 @@ _LONG_DIGITS = re.compile(r"[0-9]{19}")
 _LONG_DIGITS_BYTES = re.compile(rb"[0-9]{19}")
 
 
+# every ASCII digit read as "0" and only they: a run of 19 digits is then a run of 19 zeros, which
+# bytes.find spots (memchr-fast; the regex scan was a third of decoding 50,586 cached verdicts)
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+_ZEROS = b"0" * 19
+
+
+def _has_long_digits(data: bytes) -> bool:
+    """Whether `data` holds 19 ASCII digits in a row (UTF-8: no other character's bytes are ASCII digits)."""
+    return data.translate(_DIGITS_AS_ZERO).find(_ZEROS) >= 0
+
+
 def loads(raw: bytes | str):
     """The value json.loads gives, computed by orjson whenever that is certain to be the same."""
     if orjson is not None:
@@ -36,7 +47,7 @@ def loads_many(texts: list[str] | list[bytes]) -> list:
     if orjson is not None and texts:
         text = isinstance(texts[0], str)
         joined = ("\n" if text else b"\n").join(texts)  # a separator no digit run crosses
-        if (_LONG_DIGITS if text else _LONG_DIGITS_BYTES).search(joined) is None:
+        if not _has_long_digits(joined.encode() if text else joined):
             try:
                 return [orjson.loads(raw) for raw in texts]
             except orjson.JSONDecodeError:  # one of them is for json to read (or to refuse)

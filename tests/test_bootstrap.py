@@ -141,3 +141,24 @@ def test_strata_with_missing_labels_split_exactly():
     from leaderboard.scoring.aggregate import _groups
 
     assert [list(map(int, rows)) for rows in _groups(labels["year"]).values()] == [[0, 2], [4], [1, 3, 5]]
+
+
+@pytest.mark.parametrize("metrics", [1, 4, 5])  # gathered sums up to GATHERED_METRICS, counted rows beyond
+def test_item_draws_are_the_means_of_the_drawn_item_indices_on_both_summing_paths(metrics):
+    """Reference: draw item indices chunk by chunk with the same generator and average the drawn rows. 600
+    resamples = 2 full chunks of 250 + one of 100; 23 items, a different skew per metric column."""
+    n = 23
+    values = np.column_stack([(np.arange(n) * (j + 3) % 7) / (j + 6.0) + (np.arange(n) == j) for j in range(metrics)])
+    got = bootstrap_means(values, resamples=600, seed=41, method="items")
+    rng = np.random.default_rng(41)
+    want = np.vstack([values[rng.integers(0, n, size=(size, n))].mean(axis=1) for size in (250, 250, 100)])
+    assert got.shape == (600, metrics)
+    assert np.allclose(got, want, rtol=0, atol=1e-12)
+    assert not np.allclose(got[1:], want[:-1], rtol=0, atol=1e-6)  # row for row, not just the same set
+
+
+def test_int32_item_draws_are_the_int64_draws():
+    """The gathered path draws int32 indices; numpy's bounded generator gives the same numbers below 2**31."""
+    a = np.random.default_rng(3).integers(0, 5620, size=(7, 5620))
+    b = np.random.default_rng(3).integers(0, 5620, size=(7, 5620), dtype=np.int32)
+    assert np.array_equal(a, b)

@@ -71,3 +71,24 @@ def test_loads_many_digit_runs_do_not_span_texts():
 def test_loads_many_raises_json_error_on_invalid_text():
     with pytest.raises(json.JSONDecodeError):
         loads_many(['{"a": 1}', '{"a": }'])
+
+
+@pytest.mark.parametrize("data, long", [
+    (b"", False), (b"1" * 18, False), (b"1" * 19, True), (b"x" + b"0" * 19 + b"y", True),
+    (b"123456789012345678 9", False), ("é1234567890123456789".encode(), True),
+    ("١٢٣٤٥٦٧٨٩٠١٢٣٤٥٦٧٨٩".encode(), False),  # Arabic-Indic digits: not JSON number digits
+    (b'{"a": 1234567890, "b": 123456789}', False), (b'{"seed": 98765432109876543210}', True),
+])
+def test_the_long_digit_scan_finds_exactly_the_runs_the_regex_finds(data, long):
+    import re
+
+    from leaderboard.fast_json import _has_long_digits
+
+    assert _has_long_digits(data) is long
+    assert bool(re.search(rb"[0-9]{19}", data)) is long
+
+
+def test_loads_many_reads_a_long_integer_as_json_does_among_many():
+    texts = ['{"met": true}'] * 5 + ['{"n": 12345678901234567890123}'] + ['{"met": false}'] * 5
+    got = loads_many(texts)
+    assert got == [json.loads(t) for t in texts] and type(got[5]["n"]) is int

@@ -199,3 +199,21 @@ def test_a_full_batch_is_written_off_the_callers_thread_and_flush_waits_for_ever
     assert reader.execute("SELECT raw, parsed FROM verdicts WHERE key = 'k300'").fetchone() == (
         "raw 300", '{"score": 300, "note": "\\u00e9"}')
     cache.close()
+
+
+def test_judge_keys_is_judge_key_for_each_value_and_known_digests_stand_for_hashing():
+    """The rescore's batch keying gives judge_key's keys, in order (texts of different lengths and scripts,
+    one empty, one holding the separator characters); a digest passed as `known` is what hashing gives."""
+    from leaderboard.scoring.judge.cache import item_digest, judge_key, judge_keys, key_prefix, text_sha
+
+    header = "h|model=x"
+    names, item, _ = item_digest({"dialogue": "[1] 患者：皮疹", "candidate": "Use a cream."})
+    values = ["asks about allergies", "", "criterion=12:\nx", "问过敏史吗", "a" * 300]
+    want = [judge_key(header, item, {"criterion": v}) for v in values]
+    assert judge_keys(key_prefix(header, item), "criterion", values) == want
+    assert len(set(want)) == len(values)
+    assert judge_keys(key_prefix(header, item), "criterion2", values[:1]) != want[:1]  # the name is hashed
+    same = item_digest({"dialogue": "", "candidate": "Use a cream."}, known={"dialogue": text_sha("[1] 患者：皮疹")})
+    assert same[1] == item
+    other = item_digest({"dialogue": "[1] 患者：皮疹", "candidate": "Use a cream."}, known={"dialogue": text_sha("x")})
+    assert other[1] != item  # `known` is used, not the text

@@ -6,16 +6,21 @@ Kept apart from the benchmark module so the bench and tests can reuse the exact 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re2
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchmarks.medrealmm.taxonomy import ROLE_ZH
 from leaderboard.intake.answer_key import AnswerKey, MissingConfig, config_files
 from leaderboard.scoring.judge import (JudgeCall, JudgeParseError, Prompt, item_digest, item_key_id, load_prompt, parse_json_object)
+from leaderboard.scoring.judge.cache import text_sha
+from leaderboard.scoring.memo import current as memo_current
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"  # this benchmark's versioned judge prompts
 
@@ -47,7 +52,9 @@ def clean_response(text: str | None) -> str:
     opening tag finds its closing tag by bisection in a precomputed list: the regex scanned to the end of
     the text for every unclosed "<think>" (quadratic; "<think>" x 14,000 froze the server). RE2 runs on the
     UTF-8 bytes, encoded once: its wrapper re-encodes a str on every call, which per tag would be quadratic."""
-    data = (text or "").encode("utf-8", "surrogatepass")
+    if "<" not in (text or ""):  # no tag at all (most replies): nothing to cut
+        return (text or "").strip()
+    data = text.encode("utf-8", "surrogatepass")
     closes: dict[bytes, list[int]] = {}
     out, kept_from, pos = [], 0, 0
     while (opening := _THINK_OPEN.search(data, pos)) is not None:
@@ -144,6 +151,9 @@ class CaseContext:
     # the dataset's SHA-256 of each image, in dialogue order, standing for `images` in the cache key when
     # the bytes were not read (key contexts: enough to look verdicts up, not to ask the judge)
     image_sha256: list[str] | None = None
+    # the text_sha of `dialogue`, standing for it in the cache key when a scoring memo gave it (then the
+    # dialogue was not rendered and `dialogue` is "")
+    dialogue_sha256: str | None = None
 
 
 def data_folder(key: AnswerKey, context) -> Path:
@@ -193,13 +203,40 @@ def _key_batches(files: list[Path], wanted: set[str], batch_cases: int) -> Itera
             metadata = batch.column("patient_metadata").to_pylist()
             shas = batch.column("image_sha256").to_pylist()
             cases = []
-            for k, (n, (dialogue, _, count)) in enumerate(zip(keep, _render_column(batch.column("dialogue")))):
+            for k, (n, (dialogue, dialogue_sha, count)) in enumerate(zip(keep, _dialogue_keys(batch.column("dialogue")))):
                 digests = shas[k]
                 if digests is None or len(digests) != count:  # not this dialogue's images: read them instead
                     digests = None
                 cases.append(CaseContext(ids[n], departments[k] or "未知", metadata[k] or "（无）", dialogue, [],
-                                         image_sha256=digests))
+                                         image_sha256=digests, dialogue_sha256=dialogue_sha))
             yield cases
+
+
+def _dialogue_keys(column) -> list[tuple[str, str | None, int]]:
+    """(rendered dialogue, its text_sha or None, image count) per row of a key batch's `dialogue` column.
+    With a scoring memo active (a scoring cache folder), each row's (digest, count) is read back from it,
+    keyed by the column's Arrow IPC bytes and the renderer's source, and the text is left "": the digest
+    stands for it in the cache key, so a rescore renders no dialogue. Computed (and memoised) otherwise."""
+    memo = memo_current()
+    if memo is None:
+        return [(text, None, count) for text, _, count in _render_column(column)]
+    key = memo.key("medrealmm-dialogue-digests", renderer_id(), pa.RecordBatch.from_arrays([column], ["d"]).serialize())
+    found = memo.get(key)
+    if found is not None and len(found) == len(column):
+        return [("", digest, count) for digest, count in found]
+    rendered = [(text, text_sha(text), count) for text, _, count in _render_column(column)]
+    memo.put(key, [[digest, count] for _, digest, count in rendered])
+    return rendered
+
+
+@lru_cache(maxsize=1)
+def renderer_id() -> str:
+    """SHA-256 of the sources that decide how a dialogue renders (this module and the role names): any edit
+    to them is a new memo key, so digests memoised under an older renderer are never read back."""
+    h = hashlib.sha256(b"medrealmm-render-v1")
+    for path in (Path(__file__), Path(__file__).with_name("taxonomy.py")):
+        h.update(b"\n" + path.read_bytes())
+    return h.hexdigest()
 
 
 def _files(folder: Path) -> list[Path]:
@@ -221,6 +258,9 @@ def _wanted_rows(batch, wanted: set[str]):
 def criterion_calls(case: CaseContext, response: str, criteria: list[str], prompt: Prompt) -> list[JudgeCall]:
     """One call per criterion text; the judge sees the context, the quoted response and the criterion text
     only (never its points or polarity, as in the paper's phi_J(x, y, c_j))."""
+    if case.dialogue_sha256 is not None and not case.dialogue:  # a memoised key context: no text to send
+        raise ValueError(f"case {case.case_id}: a key context (dialogue digest only) cannot build judge calls; "
+                         "read the case with iter_contexts")
     shared, item = _shared(case, response)
     return [JudgeCall(f"{case.case_id}#{j}", prompt, {**shared, "criterion": criterion}, images=case.images,
                       item=item, criterion_id=item_key_id(criterion), evidence=_met)
@@ -246,7 +286,8 @@ def _shared(case: CaseContext, response: str, quoted: tuple[str, bool] | None = 
     criterion's cache key, hashed once; from the images or the dataset's digests of them)."""
     shared = {"department": case.department, "patient_metadata": case.patient_metadata, "dialogue": case.dialogue,
               "candidate": response}
-    return shared, item_digest(shared, case.images, image_sha256=case.image_sha256, quoted=quoted)
+    known = {"dialogue": case.dialogue_sha256} if case.dialogue_sha256 is not None else None
+    return shared, item_digest(shared, case.images, image_sha256=case.image_sha256, quoted=quoted, known=known)
 
 
 def default_prompt() -> Prompt:

@@ -114,7 +114,10 @@ class Cells:
             for index, value in enumerate(values):
                 for v in (value if isinstance(value, (list, tuple)) else [value]):
                     label = "(missing)" if v is None else str(v)
-                    groups.setdefault(label, np.zeros(n, dtype=bool))[index] = True
+                    mask = groups.get(label)
+                    if mask is None:  # one array per cell, not one per item
+                        mask = groups[label] = np.zeros(n, dtype=bool)
+                    mask[index] = True
             for label, mask in groups.items():
                 columns.append(mask)
                 keys.append(cell_key(stratum, label))

@@ -80,6 +80,7 @@ class ScoringContext:
         self.progress = progress
         self.keep_per_item = keep_per_item
         self.data_path = data_path  # the built dataset folder being scored (for scorers that need model inputs)
+        self.cache_dir: Any = None  # the scoring cache folder (services' caches, the CI memo); None: no cache
         self.services: dict[str, Any] = {k: v for k, v in services.items() if v is not None}
         self.unavailable: dict[str, str] = {}  # service -> why it is missing, when configuration failed
 

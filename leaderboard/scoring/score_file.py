@@ -6,6 +6,7 @@ from pathlib import Path
 from . import registry
 from ..intake.answer_key import AnswerKey, load_answer_key
 from .benchmark import Benchmark, ScoringContext
+from . import memo
 from ..intake.prediction_files import MAX_FILE_BYTES, ValidationReport, validate
 from .result import Result
 
@@ -71,7 +72,8 @@ def score_file(benchmark: Benchmark | str, predictions: Path, data: Path, contex
     if context.data_path is None:
         context.data_path = Path(data)
     try:
-        result = benchmark.score(key, report, context)
+        with memo.active(context.cache_dir):  # a rescore reads back what it would recompute (memo.py)
+            result = benchmark.score(key, report, context)
     finally:  # the end of a submission: its new judge verdicts go to the shared repo now (judge/shared.py)
         for name in ("judge", "judge_2"):
             publish = getattr(context.service(name), "publish", None)

@@ -42,6 +42,8 @@ def configure_services(context: ScoringContext, needs: tuple[str, ...], options:
     """Provide every service in `needs` on `context`, or record why it is missing."""
     options = options or ServiceOptions()
     settings = settings or Settings.from_env()
+    if options.cache_dir is not None:
+        context.cache_dir = Path(options.cache_dir)
     if {"icd_coder", "embedder"} & set(needs):
         configure_matchers(context, options.icd_coder if "icd_coder" in needs else "none", options.who_base_url,
                            options.who_release, options.sapbert if "embedder" in needs else None, options.cache_dir,

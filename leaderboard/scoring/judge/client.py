@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import re2
 
 from . import limits
-from .cache import JudgeCache, item_digest, judge_key, key_header, key_prefix, request_key, text_sha
+from .cache import JudgeCache, item_digest, judge_key, judge_keys, key_header, key_prefix, request_key, text_sha
 from .limits import Budget, Stall
 from .prompts import Prompt
 from ...remote.chat_http import backoff_delay
@@ -249,9 +249,7 @@ class Judge:
                   name: str, values: list[str]) -> list[str]:
         """The cache keys `_key` gives the calls of one item (`item` from item_digest) whose only other
         variable `name` takes each of `values`, without building the calls."""
-        header = self._header(prompt, schema)
-        prefix = key_prefix(header, item[1])
-        return [judge_key(header, item[1], {name: value}, prefix=prefix) for value in values]
+        return judge_keys(key_prefix(self._header(prompt, schema), item[1]), name, values)
 
     def quoted_many(self, candidates: list[str]) -> list[tuple[str, bool]]:
         """Each candidate's part of its cache key and whether it was flagged (`item_digest`'s `quoted`),

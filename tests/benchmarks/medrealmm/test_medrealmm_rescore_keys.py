@@ -130,3 +130,60 @@ def test_a_dataset_without_image_digests_is_keyed_from_the_images(built, tmp_pat
         result = rescore(old, tmp_path, judge_for(server, cache))  # same keys, from the bytes: all cached
         assert server.calls() == 9 and result.metrics == EXPECTED
         assert result.protocol["judge_stats"]["cache_hits"] == 9
+
+
+def test_a_memoised_rendering_gives_the_same_keys_and_no_dialogue_is_rendered(built, tmp_path, monkeypatch):
+    """With a scoring memo (a scoring cache folder), a second pass over the key contexts reads each
+    dialogue's digest back: the text is not rendered, the keys are the rendered text's. Another renderer
+    source is another memo key."""
+    from benchmarks.medrealmm import judging
+    from leaderboard.scoring import memo
+    from leaderboard.scoring.judge.cache import text_sha
+
+    rubrics = {c["id"]: [r["criterion"] for r in c["rubric"]] for c in CASES}
+    judge = Judge(JudgeConfig(base_url="http://127.0.0.1:9/v1", model="fake-judge", cache_path=None))
+    prompt = default_prompt()
+    full = [c for batch in iter_contexts(built, ANSWERED, batch_cases=2) for c in batch]
+    want = {c.case_id: criterion_keys(judge, c, REPLIES[c.case_id], rubrics[c.case_id], prompt) for c in full}
+    rendered = []
+    real_render = judging._render_column
+    monkeypatch.setattr(judging, "_render_column", lambda column: rendered.append(len(column)) or real_render(column))
+    with memo.active(tmp_path):
+        first = [c for batch in iter_key_contexts(built, ANSWERED, batch_cases=2) for c in batch]
+        assert rendered == [2, 1]  # batches of 2: A, B then C
+        second = [c for batch in iter_key_contexts(built, ANSWERED, batch_cases=2) for c in batch]
+        assert rendered == [2, 1]  # read back: nothing rendered
+        monkeypatch.setattr(judging, "renderer_id", lambda: "another renderer")
+        [c for batch in iter_key_contexts(built, ANSWERED, batch_cases=2) for c in batch]
+        assert rendered == [2, 1, 2, 1]
+    assert [c.dialogue for c in first] == [c.dialogue for c in full] and all(c.dialogue == "" for c in second)
+    assert [c.dialogue_sha256 for c in first] == [c.dialogue_sha256 for c in second] == \
+        [text_sha(c.dialogue) for c in full]
+    for contexts in (first, second):
+        got = {c.case_id: criterion_keys(judge, c, REPLIES[c.case_id], rubrics[c.case_id], prompt) for c in contexts}
+        assert got == want
+    with pytest.raises(ValueError, match="key context"):  # a digest alone never reaches the judge as a dialogue
+        criterion_calls(second[0], REPLIES[second[0].case_id], rubrics[second[0].case_id], prompt)
+
+
+def test_a_rescore_with_a_cache_folder_reads_its_cis_and_renderings_back(built, tmp_path, monkeypatch):
+    """score_file with a cache folder: the second rescore gives the same numbers, CIs included, from the
+    verdict cache and the scoring memo: no judge call, no bootstrap draw, no dialogue rendered."""
+    from benchmarks.medrealmm import judging
+    from leaderboard.scoring.metrics import bootstrap
+
+    pred = write_predictions(tmp_path / "pred.jsonl", PREDICTIONS)
+    with FakeOpenAIServer(verdict_responder) as server:
+        def score():
+            context = ScoringContext(judge=judge_for(server, tmp_path / "cache" / "judge.sqlite"), resamples=300)
+            context.cache_dir = tmp_path / "cache"
+            return score_file("medrealmm", pred, built, context)[1]
+
+        first = score()
+        assert server.calls() == 9 and first.metrics == EXPECTED and first.ci
+        monkeypatch.setattr(bootstrap, "bootstrap_means", lambda *a, **k: pytest.fail("drew a bootstrap"))
+        monkeypatch.setattr(judging, "_render_column", lambda column: pytest.fail("rendered a dialogue"))
+        again = score()
+        assert server.calls() == 9
+    assert (again.metrics, again.ci, again.strata) == (first.metrics, first.ci, first.strata)
+    assert again.protocol["judge_stats"]["http_calls"] == 0 and again.protocol["judge_stats"]["cache_hits"] == 9
