@@ -51,7 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--who-base-url", help="WHO ICD-API base URL, e.g. http://localhost:8382 for a local container")
     sc.add_argument("--who-release", help="ICD-11 MMS release id (default 2025-01, as the paper's code)")
     sc.add_argument("--sapbert", help="local SapBERT directory (default: $SAPBERT_PATH)")
-    sc.add_argument("--cache-dir", type=Path, default=Path(".cache"), help="where ICD lookups are cached")
+    sc.add_argument("--cache-dir", type=Path, default=Path(".cache"),
+                    help="where ICD lookups, judge verdicts and the scoring memo (bootstrap CIs, dialogue digests) "
+                         "are kept: a rescore reads them back")
     sc.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the LLM judge (default: $JUDGE_BASE_URL)")
     sc.add_argument("--judge-model", help="judge model id (default: $JUDGE_MODEL)")
     sc.add_argument("--judge-model-2", help="second judge where the protocol has two (default: $JUDGE_MODEL_2)")

@@ -169,6 +169,7 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms wait for an ACK
 
             def log_message(self, *args):  # keep test output clean
                 pass

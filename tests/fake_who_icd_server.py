@@ -171,6 +171,7 @@ class FakeWhoIcdServer:
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeWhoIcdServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms wait for an ACK
     # One buffered write per response (flushed by handle_one_request) and no
     # Nagle: otherwise headers and body go out separately and every request
     # pays a ~40 ms delayed-ACK stall on loopback.
