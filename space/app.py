@@ -190,15 +190,18 @@ def _benchmark_tab(app: gr.Blocks, service: Service, bench, tab: gr.Tab | None =
 
     def draw(*values):
         """The table alone; its download files follow in `files` (a 20,000-row view's CSV and JSON take ~0.7 s to
-        write: a filter change or a refresh does not wait for them)."""
+        write: a filter change or a refresh does not wait for them). Until they are written the buttons are
+        disabled: a click in between would have downloaded the previous filter's rows."""
         current = BOARDS.get(bench, service.entries(bench.name))
-        return _table_update(current.view(MAIN, filters_of(*values), SHOWN_ROWS), bench, values[-1]), gr.skip(), gr.skip()
+        return (_table_update(current.view(MAIN, filters_of(*values), SHOWN_ROWS), bench, values[-1]),
+                gr.update(interactive=False), gr.update(interactive=False))
 
     def files(*values):
         filters = filters_of(*values)
         current = BOARDS.get(bench, service.entries(bench.name))
         view = current.view(MAIN, filters, SHOWN_ROWS)  # the view just drawn (kept by the board)
-        return EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
+        paths = EXPORTS.files(bench.name, current.serial, _view_key(MAIN, filters), lambda: view.download)
+        return tuple(gr.update(value=path, interactive=True) for path in paths)
 
     def update(*values):
         """The table and its download files in one step (the page load and the live timer)."""

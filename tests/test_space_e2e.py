@@ -117,6 +117,16 @@ def test_browser_page_tabs_strata_radar_download_and_bad_upload(space, submitted
         # downloads keep ids and full precision
         assert csv_text.startswith("rank,rank_best,rank_worst,model,source,protocol,protocol_reasons,top5_primary_icd,"
                                    "top5_primary_icd_ci_low") and "Gemini-2.5-Pro" in csv_text
+        # a filter change: once the table shows it, the download holds the filtered rows, never the previous
+        # filter's (the reply that draws the table disables the buttons until the filtered files are written)
+        page.locator("#search-medreamm textarea, #search-medreamm input").first.fill("Gemini")
+        page.locator("#search-medreamm textarea, #search-medreamm input").first.press("Enter")
+        page.locator("#table-medreamm [role=row]").filter(has_text="GPT-4o-mini").wait_for(state="detached")
+        with page.expect_download() as download_info:
+            page.locator("#csv-medreamm").click()
+        filtered = Path(download_info.value.path()).read_text(encoding="utf-8").splitlines()
+        assert len(filtered) >= 2 and all("Gemini" in line for line in filtered[1:]), filtered[:4]
+        assert len(filtered) < len(csv_text.splitlines())
         page.locator("button[role=tab]:visible", has_text="Breakdown").click()
         page.locator("#show-sample-medreamm input").check()  # E2E-Model ran on sample data: its own board
         page.locator("#bd-note-medreamm").get_by_text("1 row").wait_for()
