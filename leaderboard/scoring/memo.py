@@ -1,6 +1,7 @@
 """A memo of pure functions in the scoring cache folder, so a rescore reads back what it would only compute
-again: percentile-bootstrap CIs (5,000 x items resamples) and the digests of rendered MedRealMM dialogues
-(issue 31: a rescore from cached verdicts at the speed of reading them).
+again: percentile-bootstrap CIs (5,000 x items resamples) and what a benchmark's judge keys hash from its
+dataset, such as the digests of rendered dialogues (issue 31: a rescore from cached verdicts at the speed of
+reading them).
 
 Every entry is keyed by a SHA-256 of the function's name and version and of ALL its input bytes (the values
 as float64 bytes, a column as its Arrow IPC bytes): a changed input, even in its last bit, is another key,
