@@ -162,3 +162,35 @@ def test_int32_item_draws_are_the_int64_draws():
     a = np.random.default_rng(3).integers(0, 5620, size=(7, 5620))
     b = np.random.default_rng(3).integers(0, 5620, size=(7, 5620), dtype=np.int32)
     assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("metrics", [1, 4, 5])
+def test_up_to_gathered_metrics_columns_the_means_are_the_gathered_sums_bit_for_bit(metrics):
+    """The path is part of the result's last bits, and bootstrap.ALGORITHM (a memo key part) names it: up to
+    GATHERED_METRICS (4) columns each resample mean is exactly the column's drawn values summed (numpy's sum
+    of the gathered (size, n) block) / n; from 5 columns the counted path sums in another order, which on this
+    fixture differs in the last bits."""
+    n = 23
+    values = np.column_stack([(np.arange(n) * (j + 3) % 7) / (j + 6.0) + (np.arange(n) == j) for j in range(metrics)])
+    got = bootstrap_means(values, resamples=600, seed=41, method="items")
+    rng = np.random.default_rng(41)
+    picks = [rng.integers(0, n, size=(size, n)) for size in (250, 250, 100)]
+    gathered = np.vstack([np.column_stack([values[:, j][p].sum(axis=1) for j in range(metrics)]) / n for p in picks])
+    assert np.allclose(got, gathered, rtol=0, atol=1e-12)
+    assert np.array_equal(got, gathered) == (metrics <= 4)
+
+
+def test_counted_item_draws_when_a_resample_misses_the_largest_row():
+    """The counted path (5 metrics) bins each resample's draws per distinct row: a chunk whose last resample
+    never drew the lexicographically largest row (the one item `top`) must still give every row's count.
+    61 items, 60 of them `low`; chunks of 3 (20 resamples: 6 x 3 + 2)."""
+    n, low, top = 61, [0.1, 0.3, 0.0, 0.7, 0.2], [0.9, 0.6, 1.0, 0.4, 0.8]
+    values = np.array([low] * 60 + [top])
+    got = bootstrap_means(values, resamples=20, seed=2, chunk=3, method="items")
+    rng = np.random.default_rng(2)
+    picks = [rng.integers(0, n, size=(size, n)) for size in [3] * 6 + [2]]
+    assert sum((p[-1] != 60).all() for p in picks) == 4  # four chunks end on a resample without `top`
+    tops = np.concatenate([(p == 60).sum(axis=1) for p in picks])
+    want = (np.outer(n - tops, low) + np.outer(tops, top)) / n
+    assert got.shape == (20, 5)
+    assert np.allclose(got, want, rtol=0, atol=1e-12)

@@ -217,3 +217,25 @@ def test_judge_keys_is_judge_key_for_each_value_and_known_digests_stand_for_hash
     assert same[1] == item
     other = item_digest({"dialogue": "[1] 患者：皮疹", "candidate": "Use a cream."}, known={"dialogue": text_sha("x")})
     assert other[1] != item  # `known` is used, not the text
+
+
+def test_item_digest_hashes_the_given_quoted_form_and_flags_only_through_the_candidate():
+    """The digest is sha256 of 'name=<digest>' lines in name order, then 'image=<sha>' lines: the candidate's
+    part is the `quoted` digest when one is passed (its flag too), never a fresh quoting; an item without a
+    candidate variable is never flagged; passing images and their SHA-256 both is refused, by name."""
+    import hashlib
+
+    from leaderboard.scoring.judge.cache import item_digest, text_sha
+
+    given = "c" * 64  # stands for quote_candidate's digest: not the sha of any text here
+    names, digest, flagged = item_digest({"dialogue": "[1] rash", "candidate": "Use a cream."}, quoted=(given, True))
+    want = hashlib.sha256(("candidate=" + given + "\ndialogue=" + text_sha("[1] rash")).encode()).hexdigest()
+    assert (names, digest, flagged) == (("candidate", "dialogue"), want, True)
+    shas = ["0" * 63 + "1"]
+    names, digest, flagged = item_digest({"question": "Which lobe?", "answer": "left"}, image_sha256=shas)
+    want = hashlib.sha256(("answer=" + text_sha("left") + "\nquestion=" + text_sha("Which lobe?") + "\nimage=" + shas[0])
+                          .encode()).hexdigest()
+    assert (names, digest, flagged) == (("answer", "question"), want, False)
+    with pytest.raises(ValueError) as refused:
+        item_digest({"dialogue": "x"}, images=[b"png"], image_sha256=shas)
+    assert str(refused.value) == "pass the images or their SHA-256, not both"

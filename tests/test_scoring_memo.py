@@ -102,3 +102,22 @@ def test_the_memo_is_active_only_inside_its_block(tmp_path):
             assert memo.current() is None
         assert memo.current() is not None
     assert memo.current() is None
+
+
+def test_the_key_holds_the_values_as_float64_bytes_so_integer_scores_share_the_float_entry(tmp_path, monkeypatch):
+    """0/1 hits given as integers (or as a list) are the same inputs as 0.0/1.0: one draw, then the entry is read
+    back; the planted entry proves the key is the float64 bytes of the values, whatever their dtype."""
+    draws = _percentile_ci_draws(monkeypatch)
+    hits = np.array([[1], [0], [0], [1], [1], [1], [0], [1], [1], [1], [0]])  # int64, 7 of 11
+    with memo.active(tmp_path):
+        as_float = percentile_ci(hits.astype(np.float64), resamples=200, seed=3)
+        as_int = percentile_ci(hits, resamples=200, seed=3)
+        as_list = percentile_ci(hits.tolist(), resamples=200, seed=3)
+    assert draws == [(11, 200, 3)]
+    assert [a.tolist() for a in as_int] == [a.tolist() for a in as_list] == [a.tolist() for a in as_float]
+    floats = np.ascontiguousarray(hits, dtype=np.float64)
+    key = memo.Memo.key(bootstrap.ALGORITHM, f"200/4/{0.95!r}/(11, 1)", floats.tobytes())
+    memo.Memo(tmp_path / memo.FILE_NAME).put(key, [[0.125], [0.875]])
+    with memo.active(tmp_path):
+        lo, hi = percentile_ci(hits, resamples=200, seed=4)
+    assert (lo.tolist(), hi.tolist()) == ([0.125], [0.875])
