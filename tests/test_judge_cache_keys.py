@@ -168,8 +168,8 @@ def test_item_keys_and_lookup_answer_from_the_cache_without_calls_or_images(tmp_
     judge.cache.put(keys[2], '{"met": false}', {"met": False})
     judge.cache.flush()
     fresh = Judge(config(tmp_path))
-    found = fresh.lookup(keys, [prompt], [True, True, False])
-    assert found == [{"met": True}, None, {"met": False}]
+    found = fresh.lookup(keys, [prompt], [True, True, False], field="met")
+    assert found == [True, None, False]
     stats = fresh.stats.as_dict()
     # flagged counts flagged hits only: key 1 (flagged) missed, key 2 (a hit) is not flagged
     assert stats["cache_hits"] == 2 and stats["flagged"] == 1 and stats["http_calls"] == 0

@@ -3,6 +3,8 @@ add up to a sixth of it (a rescore), and rows another process wrote after the sn
 import json
 import sqlite3
 
+import pytest
+
 from leaderboard.scoring.judge.cache import JudgeCache
 
 
@@ -17,10 +19,10 @@ def filled(path, n):
 def test_batches_switch_to_one_snapshot_after_a_quarter_of_the_rows(tmp_path):
     cache = filled(tmp_path / "c.sqlite", 40)
     first = cache.get_many(["k0", "k1", "k2", "k3", "k4", "nope"])  # 6 asked, 6 x 6 < 40: index lookups
-    assert cache._snapshot is None
+    assert cache._snapshots == {}
     assert first == {f"k{i}": (f"raw{i}", {"met": i % 3 == 0}) for i in range(5)}
     second = cache.get_many([f"k{i}" for i in range(5, 9)])  # 10 asked in all, 10 x 6 >= 40: snapshot
-    assert cache._snapshot is not None and len(cache._snapshot) == 40
+    assert list(cache._snapshots) == ["raw, parsed"] and len(cache._snapshots["raw, parsed"]) == 40
     assert second == {f"k{i}": (f"raw{i}", {"met": i % 3 == 0}) for i in range(5, 9)}
     other = sqlite3.connect(tmp_path / "c.sqlite")  # another scorer writes after the snapshot was read
     with other:
@@ -32,28 +34,35 @@ def test_batches_switch_to_one_snapshot_after_a_quarter_of_the_rows(tmp_path):
     cache.close()
 
 
-def test_values_many_returns_each_keys_value_in_order_from_memory_snapshot_or_index(tmp_path):
+def test_flags_many_returns_each_keys_boolean_in_order_from_memory_snapshot_or_index(tmp_path):
     cache = filled(tmp_path / "c.sqlite", 40)
     asked = ["k7", "nope", "k3", "k7", "k0", "k1"]  # a repeat and a miss, 6 keys: 6 x 6 < 40, index lookups
-    assert cache.values_many(asked) == [{"met": False}, None, {"met": True}, {"met": False}, {"met": True},
-                                        {"met": False}]
-    assert cache._values_snapshot is None and cache._snapshot is None
-    later = [f"k{i}" for i in range(30, 34)]  # 10 keys in all: 10 x 6 >= 40, one read of (key, parsed) only
-    assert cache.values_many(later) == [{"met": i % 3 == 0} for i in range(30, 34)]
-    assert cache._values_snapshot is not None and len(cache._values_snapshot) == 40 and cache._snapshot is None
+    assert cache.flags_many(asked, "met") == [False, None, True, False, True, False]
+    assert cache._snapshots == {}
+    later = [f"k{i}" for i in range(30, 34)]  # 10 keys in all: 10 x 6 >= 40, one read of (key, flag) only
+    assert cache.flags_many(later, "met") == [True, False, False, True]
+    assert list(cache._snapshots) == ["json_type(parsed, '$.met')"]
+    assert len(cache._snapshots["json_type(parsed, '$.met')"]) == 40
     other = sqlite3.connect(tmp_path / "c.sqlite")  # written by another process after the snapshot
     with other:
-        other.execute("INSERT INTO verdicts VALUES (?, ?, ?)", ("late", "raw-late", json.dumps({"met": 2 ** 70})))
+        other.executemany("INSERT INTO verdicts VALUES (?, ?, ?)", [
+            ("late", "raw", json.dumps({"met": True})), ("number", "raw", json.dumps({"met": 1})),
+            ("text", "raw", json.dumps({"met": "true"})), ("other", "raw", json.dumps({"score": True}))])
     other.close()
-    cache.put("mine", "raw-mine", {"met": "held"})  # in memory, not yet (or just) written
-    assert cache.values_many(["mine", "late", "k39", "gone"]) == [{"met": "held"}, {"met": 2 ** 70}, {"met": True},
-                                                                  None]
-    assert type(cache.values_many(["late"])[0]["met"]) is int  # past 64 bits: read exactly
+    cache.put("mine", "raw-mine", {"met": False})  # in memory, not yet (or just) written
+    cache.put("odd", "raw-odd", {"met": "held"})  # not a boolean, in memory and on disk
+    # only a JSON true/false is a flag: 1, "true" or a missing field is not (such a verdict is asked again)
+    assert cache.flags_many(["mine", "late", "k39", "gone", "number", "text", "other", "odd"], "met") == [
+        False, True, True, None, None, None, None, None]
+    assert cache.flags_many(["k0", "k2"], "score") == [None, None]
+    with pytest.raises(ValueError, match="not a verdict field name"):
+        cache.flags_many(["k0"], "met') FROM verdicts; --")
     cache.close()
 
 
-def test_values_many_without_a_file_answers_from_memory(tmp_path):
+def test_flags_many_without_a_file_answers_from_memory(tmp_path):
     cache = JudgeCache(None)
     cache.put("a", "raw", {"met": True})
-    assert cache.values_many(["b", "a"]) == [None, {"met": True}]
-    assert JudgeCache(None).values_many(["a"]) == [None]
+    cache.put("b", "raw", {"met": 0})
+    assert cache.flags_many(["b", "a", "c"], "met") == [None, True, None]
+    assert JudgeCache(None).flags_many(["a"], "met") == [None]

@@ -248,8 +248,8 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
     wanted = {i for i in ids if responses.get(i)}
     flagged_cases, failed_cases, error_kinds = set(), set(), Counter()
     replies = {case_id: responses[case_id] for case_id in wanted}  # the judge client redacts injections
-    # values[case][j]: criterion j's verdict value. Looked up first from key contexts (no image read: the
-    # dataset's image digests stand for the images); only cases with a miss are read again with their images
+    # values[case][j]: whether criterion j was met (or a _Failure). Looked up first from key contexts (no image
+    # read: the dataset's image digests stand for the images); only cases with a miss are read again with images
     values: dict[str, list] = {}
     order: list[str] = []  # cases in dataset order, as the criteria are then counted
     folder = data_folder(key, context)
@@ -269,7 +269,7 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
                 keys += case_keys
                 flags += [flagged] * len(case_keys)
                 owners.append((case.case_id, len(case_keys), flagged))
-        found, at = judge.lookup(keys, [prompt], flags), 0
+        found, at = judge.lookup(keys, [prompt], flags, field="met"), 0
         for case_id, count, flagged in owners:
             values[case_id] = found[at:at + count]
             at += count
@@ -289,7 +289,7 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
         judged = judge.run(calls, parse_verdict, schema=VERDICT_SCHEMA, progress=context.progress,
                            desc="judging MedRealMM criteria")
         for (case_id, j), verdict in zip(owners, judged):
-            values[case_id][j] = verdict.value if verdict.value is not None else _Failure(verdict.kind)
+            values[case_id][j] = verdict.value["met"] if verdict.value is not None else _Failure(verdict.kind)
             if verdict.flagged_injection:
                 flagged_cases.add(case_id)
     seen = set(order)
@@ -301,17 +301,17 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
         found = values[case_id]  # complete: every case in `order` went through the judge's lookup or run
         start = rubrics.start[index[case_id]]
         out.total_criteria += len(found)
-        try:
-            out.met[start:start + len(found)] = [value["met"] for value in found]
-        except TypeError:  # a failure among them: counted, and left out of the scores
-            for j, value in enumerate(found):
-                if isinstance(value, _Failure):
-                    out.scored[start + j] = False
-                    out.failed_criteria += 1
-                    failed_cases.add(case_id)
-                    error_kinds[value.kind] += 1  # a category only: never the judge's text
-                else:
-                    out.met[start + j] = value["met"]
+        if _Failure not in map(type, found):  # each criterion met (True) or not (False)
+            out.met[start:start + len(found)] = found
+            continue
+        for j, value in enumerate(found):  # a failure among them: counted, and left out of the scores
+            if isinstance(value, _Failure):
+                out.scored[start + j] = False
+                out.failed_criteria += 1
+                failed_cases.add(case_id)
+                error_kinds[value.kind] += 1  # a category only: never the judge's text
+            else:
+                out.met[start + j] = value
     out.failed_cases = len(failed_cases)
     after = judge.stats.as_dict()
     out.protocol = _judge_protocol(judge, before, after, flagged_cases, out, error_kinds)

@@ -37,7 +37,7 @@ log = logging.getLogger("leaderboard.scoring.judge.cache")
 QUOTED_ROW = "q:"
 WRITE_BATCH = 256
 FLUSH_AFTER_S = 0.2  # a verdict waits at most this long for its batch: a SIGKILL later loses nothing
-# get_many and values_many read the whole table once when asked, in all, for a sixth of its rows: an index
+# get_many and flags_many read the whole table once when asked, in all, for a sixth of its rows: an index
 # lookup costs ~6x a row of the sequential read (measured at 50,586 rows), so a rescore that asks for all of
 # them pays at most about twice the best choice made knowing the future (the ski-rental rule)
 SCAN_SHARE = 6
@@ -128,6 +128,15 @@ def judge_key(header: str, item: str, rest: Mapping[str, str] = {}, prefix=None)
     return h.hexdigest()
 
 
+_JSON_BOOLEANS = {"true": True, "false": False}  # SQLite's json_type of a JSON boolean
+
+
+def _flag(value, field: str) -> bool | None:
+    """value[field] when `value` is a dict holding a boolean there (as flags_many reads it from the file)."""
+    flag = value.get(field) if isinstance(value, dict) else None
+    return flag if isinstance(flag, bool) else None
+
+
 def judge_keys(prefix, name: str, values: list[str]) -> list[str]:
     """[judge_key(header, item, {name: value}, prefix) for value in values] in one loop (a rescore keys 50,586
     criteria: the per-call overhead was most of its keying time)."""
@@ -171,9 +180,8 @@ class JudgeCache:
         self._timer: threading.Timer | None = None
         self._db = None
         self._asked = 0  # keys looked up on disk so far
-        # key -> (key, raw, parsed JSON) and key -> parsed JSON: each read once, when a rescore asks
-        self._snapshot: dict[str, tuple[str, str, str]] | None = None
-        self._values_snapshot: dict[str, str] | None = None
+        # selected columns -> {key: what they select}: the table read once per selection, when a rescore asks
+        self._snapshots: dict[str, dict] = {}
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
@@ -325,47 +333,45 @@ class JudgeCache:
                         found[key] = self._memory[key]
         if self._db is None:
             return found
-        rows = self._stored([k for k in dict.fromkeys(keys) if k not in found], with_raw=True)
+        rows = self._stored([k for k in dict.fromkeys(keys) if k not in found], "raw, parsed", rows=True)
         for key, value in zip(rows, decode_many([row[2] for row in rows.values()])):
             found[key] = (rows[key][1], value)
         return found
 
-    def values_many(self, keys: list[str]) -> list[dict | None]:
-        """The parsed verdict of each key, None where none is cached, in order: what get_many finds, without
-        the raw answers (not even read from the file) and decoded in one pass, for a rescore that needs
-        only the values of 50,586 verdicts."""
+    def flags_many(self, keys: list[str], field: str) -> list[bool | None]:
+        """The JSON boolean `field` of each key's cached verdict, in order; None where no verdict is cached or
+        its `field` is not true/false (such a verdict is asked again). Read by SQLite's JSON functions, in one
+        pass over the table for a rescore, without decoding the verdicts or reading their raw answers: a
+        rescore needs one flag of each of 50,586 verdicts (decoding them took half of reading them)."""
+        if not field.isidentifier():  # it goes into a JSON path: a plain name only
+            raise ValueError(f"not a verdict field name: {field!r}")
         with self._lock:
             memory = self._memory
-            held = [found[1] if (found := memory.get(key)) is not None else None for key in keys] if memory else None
+            held = [_flag(found[1], field) if (found := memory.get(key)) is not None else None
+                    for key in keys] if memory else None
         if self._db is None:
             return held or [None] * len(keys)
         wanted = list(dict.fromkeys(keys if held is None else [k for k, v in zip(keys, held) if v is None]))
-        rows = self._stored(wanted, with_raw=False)
-        values = dict(zip(rows, decode_many(list(rows.values()))))
+        types = self._stored(wanted, f"json_type(parsed, '$.{field}')")
         if held is None:
-            return [values.get(key) for key in keys]
-        return [value if value is not None else values.get(key) for key, value in zip(keys, held)]
+            return [_JSON_BOOLEANS.get(types.get(key)) for key in keys]
+        return [value if value is not None else _JSON_BOOLEANS.get(types.get(key)) for key, value in zip(keys, held)]
 
-    def _stored(self, keys: list[str], with_raw: bool) -> dict[str, tuple | str]:
-        """key -> its row (key, raw, parsed JSON) — its parsed JSON alone without `with_raw` — for the
-        `keys` (distinct) in the file, JSON not decoded: from a snapshot of the table once the keys asked
-        for add up to 1/SCAN_SHARE of it, otherwise, and for keys not in the snapshot, by IN-queries."""
-        columns = "key, raw, parsed" if with_raw else "key, parsed"
-        table = (lambda rows: {row[0]: row for row in rows}) if with_raw else dict
+    def _stored(self, keys: list[str], columns: str, rows: bool = False) -> dict[str, tuple | str]:
+        """key -> what `columns` selects for it (its value; with `rows`, the whole row, key first), for the
+        `keys` (distinct) in the file, JSON not decoded: from a snapshot of the table once the keys asked for
+        add up to 1/SCAN_SHARE of it, otherwise, and for keys not in the snapshot, by IN-queries."""
+        table = (lambda selected: {row[0]: row for row in selected}) if rows else dict
         found: dict[str, tuple | str] = {}
         with self._db_lock:
             self._asked += len(keys)
-            snapshot = self._snapshot if with_raw else self._values_snapshot
+            snapshot = self._snapshots.get(columns)
             if snapshot is None:
-                rows = self._db.execute("SELECT MAX(rowid) FROM verdicts").fetchone()[0] or 0
+                stored = self._db.execute("SELECT MAX(rowid) FROM verdicts").fetchone()[0] or 0
                 # a rescore asks for most of the file, batch after batch: one sequential read of every row
                 # (JSON left undecoded until asked for) beats tens of thousands of random index lookups
-                if self._asked * SCAN_SHARE >= rows and rows <= SNAPSHOT_MAX_ROWS:
-                    snapshot = table(self._db.execute(f"SELECT {columns} FROM verdicts"))
-                    if with_raw:
-                        self._snapshot = snapshot
-                    else:
-                        self._values_snapshot = snapshot
+                if self._asked * SCAN_SHARE >= stored and stored <= SNAPSHOT_MAX_ROWS:
+                    snapshot = self._snapshots[columns] = table(self._db.execute(f"SELECT key, {columns} FROM verdicts"))
             if snapshot is not None:
                 unseen = []
                 for key in keys:
@@ -378,7 +384,8 @@ class JudgeCache:
             for start in range(0, len(keys), 900):
                 chunk = keys[start:start + 900]
                 marks = ",".join("?" * len(chunk))
-                found.update(table(self._db.execute(f"SELECT {columns} FROM verdicts WHERE key IN ({marks})", chunk)))
+                found.update(table(self._db.execute(f"SELECT key, {columns} FROM verdicts WHERE key IN ({marks})",
+                                                    chunk)))
         return found
 
     def put(self, key: str, raw: str, parsed: dict) -> None:

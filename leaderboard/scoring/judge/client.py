@@ -403,13 +403,14 @@ class Judge:
                 bar.close()
         return verdicts
 
-    def lookup(self, keys: list[str], prompts: list[Prompt], flagged: list[bool] | None = None) -> list[dict | None]:
-        """The cached verdict (its parsed value) of each cache key — keys from `item_keys` —, None where there
-        is none; nothing is asked. Hits are counted as `run` counts them (the caller passes the misses to
-        `run`, which counts those), `flagged[i]` saying whether key i's candidate was flagged; `prompts` are
-        the prompts the keys were made with (recorded as used). Values, not JudgeVerdicts: a rescore looks
-        up 50,586 criteria and needs only each one's value."""
-        values = self.cache.values_many(keys)
+    def lookup(self, keys: list[str], prompts: list[Prompt], flagged: list[bool] | None = None, *,
+               field: str) -> list[bool | None]:
+        """The boolean `field` of the cached verdict of each cache key — keys from `item_keys` —, None where
+        there is none (or it holds no boolean there); nothing is asked. Hits are counted as `run` counts them
+        (the caller passes the misses to `run`, which counts those), `flagged[i]` saying whether key i's
+        candidate was flagged; `prompts` are the prompts the keys were made with (recorded as used). One flag,
+        not JudgeVerdicts: a rescore looks up 50,586 criteria and needs only whether each was met."""
+        values = self.cache.flags_many(keys, field)
         hit_count = len(values) - values.count(None)
         flagged_count = sum(1 for value, flag in zip(values, flagged) if flag and value is not None) if flagged else 0
         with self._lock:

@@ -158,7 +158,7 @@ def test_racing_publishers_both_land_and_a_reader_imports_each_shard_once(tmp_pa
     hub.commit_delay = 0.0
     assert sorted(len(rows) for rows in shards(hub).values()) == [4, 4]
     reader = JudgeCache(tmp_path / "r.sqlite", shared(hub, "b"))
-    assert reader.values_many(["0-1", "1-2", "2-0"]) == [{"met": True}, {"met": False}, None]
+    assert reader.flags_many(["0-1", "1-2", "2-0"], "met") == [True, False, None]
     assert reader.pull() == 0  # both shards already imported
     for cache in (*caches, reader):
         cache.close()
@@ -199,8 +199,7 @@ def test_small_shards_are_merged_once_there_are_enough_and_no_verdict_is_lost(tm
     fresh = JudgeCache(tmp_path / "f.sqlite", shared(hub, "a", compact_at=3))
     assert early.pull() == 4  # imported before the merge: reads the merged shard (its two keys already held)
     for cache in (early, merger, fresh):
-        assert cache.values_many(["k1", "k2", "k3", "k4"]) == [{"met": True}, {"met": False}, {"met": True},
-                                                               {"met": True}]
+        assert cache.flags_many(["k1", "k2", "k3", "k4"], "met") == [True, False, True, True]
         cache.close()
     assert len(shards(hub)) == 1  # merged shards are not merged again
 
