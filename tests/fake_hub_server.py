@@ -179,6 +179,8 @@ def _handler(hub: FakeHub):
 
         def _send(self, status: int, body: bytes = b"", headers: dict | None = None, ctype="application/json",
                   head: bool = False) -> None:
+            # recorded before the reply leaves: a client that has its answer finds its request on record
+            hub.requests.append(Recorded(self.command, self.path, self._user(), status))
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -187,7 +189,6 @@ def _handler(hub: FakeHub):
             self.end_headers()
             if not head:
                 self.wfile.write(body)
-            hub.requests.append(Recorded(self.command, self.path, self._user(), status))
 
         def _json(self, status: int, obj, headers: dict | None = None) -> None:
             self._send(status, json.dumps(obj).encode(), headers)
