@@ -38,7 +38,9 @@ _ALTERNATIVE = re2.compile(r"(?i)(?:could|may|might|can) (?:also |equally |just 
                           r"([A-E])(?:[^A-Za-z0-9]|$)"
                           r"|[(\[]([A-E])[)\]] (?:is|are|remains?) (?:also |equally |still )?(?:possible|plausible|likely|"
                           r"a possibility|in the differential)|(?:^|[^A-Za-z])([A-E]) (?:is|remains?) (?:also |equally |still )"
-                          r"(?:possible|plausible|likely|a possibility)")
+                          r"(?:possible|plausible|likely|a possibility)"
+                          # letters-v7: "leaning towards A but B is about as likely"
+                          r"|(?:^|[^A-Za-z])([A-E]) (?:is|seems|looks) (?:about |almost |nearly |just |equally )?as likely")
 
 
 def alternative_after(s: str, end: int, letter: str) -> bool:
@@ -47,7 +49,7 @@ def alternative_after(s: str, end: int, letter: str) -> bool:
     statement does not commit."""
     stop = _sentence(s, end - 1)[1] if end else 0
     m = _ALTERNATIVE.search(s[end:min(stop, end + MAX_SENTENCE)])
-    return m is not None and (m.group(1) or m.group(2) or m.group(3)) != letter
+    return m is not None and (m.group(1) or m.group(2) or m.group(3) or m.group(4)) != letter
 
 
 def in_question(s: str, i: int) -> bool:

@@ -18,7 +18,7 @@ def _ascii_letter(ch: str) -> bool:
 # commas first, then at most one "and"/"or": in "ruling out C and D, A remains" the list ends at D
 _LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
 _NEGATED_BEFORE = re2.compile(
-    r"(?i:not|neither|nor|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
+    r"(?i:not|isn['’]t|aren['’]t|wasn['’]t|neither|nor|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
     r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|better than|over) "
     r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
 _SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
@@ -32,6 +32,8 @@ REJECTED_AFTER = re2.compile(
     r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
     r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
     r"| \(" + _REJECTION + r"\)| ?[-–—:|] " + _REJECTION + r"| (?i:unlikely|less likely|excluded|ruled out)"
+    r"| (?i:does not|doesn['’]t|do not|don['’]t|did not|didn['’]t) (?i:fit|match|explain|apply)"  # letters-v7
+    r"| (?i:isn['’]t|aren['’]t|wasn['’]t) (?i:correct|right|likely|it|the answer)"
     r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
 
 

@@ -155,12 +155,15 @@ class _Shifted:
 _WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK characters are not word chars)
 # each is matched on a short slice before or after the letter (a whole-text call costs RE2 the whole text)
 _TERM_WORDS = (r"(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
-               r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin)")
+               r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin|"
+               # letters-v7: classifications named after a person or written "subtype C" (Antoni A, Kerley B, Weber C)
+               r"subtype|serotype|genotype|category|strain|segment|antoni|kerley|weber|pugh|forrest)")
 _NOT_OPTION_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + " $")
 # letters-v5: the next letter of a term list, "hepatitis B or C", "vitamin C and D", "type A/B"
 _TERM_LIST_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + r" [A-Z][0-9]{0,2}(?:(?:, | ?/ ?)[A-Z][0-9]{0,2})*"
                                 r"(?:,? (?:or|and|&|nor) | ?/ ?|, )$")
-_TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
+_TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain|"
+                          r"lines|bands?|fib(?:er|re)s?|toxins?|virus|viruses|receptors?|chains?|subunits?))"
                           r"(?:[^A-Za-z]|$)")
 _GLOSSED_ARTICLE = re2.compile(r"\([^()\n]{1,40}\) [a-z]")
 _A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|"
@@ -234,7 +237,7 @@ def _lower_case_letter_ok(s: str, i: int, context: str) -> bool:
     return context == "explicit" and s[i] not in "ai" and nxt == " "
 
 
-_HEDGE = re2.compile(r"(?i)[)\]]?(?: ?/ ?| or | and | & | vs\.? | versus |, (?:or |and )?)\(?(?:option |choice )?"
+_HEDGE = re2.compile(r"(?i)[)\]]?\??(?: ?/ ?| or | and | & | vs\.? | versus |, (?:or |and )?)\(?(?:option |choice )?"
                      r"([A-Za-z])")
 _VERB_AFTER = re2.compile(r"(?i) (?:is|are|was|were|seems?|has|have|would|could|might|may|can|does|did)(?:[^a-z]|$)")
 
@@ -274,6 +277,7 @@ def _sentence_ends(tail: str) -> bool:
     return tail in ("", ".") or tail.startswith(("\n", ".\n", ". "))
 
 
+_REASON_FOLLOWS = re2.compile(r"(?i) (?:given|because|since|due|as) ")  # "C fits better given ..." (letters-v7)
 _RETRACTED = re2.compile(r"(?i) (?:incorrect|wrong|not|false|unlikely|excluded|ruled)")
 # (pattern, the lookbehind at its start, the lookahead after its end as a check on the rest of the text)
 _EXPLICIT_SPECS = (
@@ -286,6 +290,9 @@ _EXPLICIT_SPECS = (
     (rf"(?P<final>final)(?: choice| pick| verdict)? ?: ?{_L_END}", _LINE_START, None),  # "Final: B" (letters-v5)
     # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
     (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
+    # "the most likely is C", "the likeliest one is B" (letters-v7)
+    (rf"(?:most likely|most probable|likeliest|best)(?: one| pick| bet)? (?:is|would be|remains) {_ADVERB}{_OPTION}{_L_END}",
+     _WORD_BEFORE, None),
     # "C is the correct answer", "Option D is most likely", "B is correct", "D - most likely" (a verdict table)
     (rf"(?:(?:option|choice|answer|letter) )?{_L}[)\]]?"
      rf"(?: (?:is|would be|seems to be|appears to be|must be)(?: the)? (?:(?P<final>final answer)|answer|{_VERDICT})"
@@ -295,7 +302,7 @@ _EXPLICIT_SPECS = (
     (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
     (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
-     lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n")),
+     lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),
     (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
     (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      _sentence_ends),
@@ -353,7 +360,7 @@ _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|c
 
 
 _IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether)")
-_COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must) to| forced")  # "If I had to choose, ..."
+_COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must|need) to| (?:i|we) must | forced")  # "If I had to choose, ..."
 
 
 def _word_in(pattern, s: str, lo: int, hi: int, commits=None) -> bool:
