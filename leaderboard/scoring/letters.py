@@ -48,6 +48,7 @@ from leaderboard.scoring.letter_rejections import negated_before as _negated_bef
 from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS  # noqa: F401 (batch callers zero digits with it)
+from .letter_pairs import may_pair, settle_pair
 from .option_text import fold, named_option
 
 LETTERS = "ABCDE"
@@ -526,12 +527,18 @@ def _has_letter_word(options: tuple) -> bool:
     return any(len(word) == 1 and word.isalpha() for option in options for word in fold(option or "").text.split())
 
 
-def needs_options(found_without: str | None, options: Sequence[str] | None) -> bool:
+def needs_options(found_without: str | None, options: Sequence[str] | None, text: str | None = None) -> bool:
     """Can the option texts change what `parse_letter` found without them? Only when it found no letter (step 4
-    may name one) or when an option's text holds a one-letter word (a letter inside a mention of it is that
-    option's text, not an answer letter). Batch callers parse each distinct text once without options
-    (digits zeroed, see DIGITS) and again with its item's options only where this is true."""
-    return bool(options) and (found_without is None or _has_letter_word(tuple(options)))
+    may name one), when an option's text holds a one-letter word (a letter inside a mention of it is that
+    option's text, not an answer letter), or (letters-v7) when the found letter is followed by text that may be
+    another option's ("B: Pneumothorax", letter_pairs.py; assumed when `text` is not given). Batch callers parse
+    each distinct text once without options (digits zeroed, see DIGITS) and again with its item's options only
+    where this is true."""
+    if not options:
+        return False
+    if found_without is None or _has_letter_word(tuple(options)):
+        return True
+    return text is None or may_pair(normalised(bounded(answer_part(text))), found_without)
 
 
 def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str] | None = None) -> str | None:
@@ -561,5 +568,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
+    if options and found is not None and found != _CONFLICT and found in letters:
+        found = settle_pair(s, found, letters, options)  # letters-v7: "The answer is B: <option A's text>"
     # the first step that found anything decides: one letter among the options, or unparseable
     return found if found is not None and found != _CONFLICT and found in letters else None

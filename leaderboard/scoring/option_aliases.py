@@ -95,6 +95,9 @@ def _contains(haystack: str, needle: str) -> bool:
     return needle in haystack
 
 
+_ROMAN = {"ii", "iii", "iv", "vi", "vii"}  # letters-v7: "Mobitz II" tells "Mobitz II ..." from "Mobitz I ..."
+
+
 def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
     other_words = {w for ws in others for w in ws}
     other_texts = [" " + " ".join(ws) + " " for ws in others]
@@ -119,7 +122,7 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
                 # not the head noun alone: "Dermatitis" names a category, not "Atopic dermatitis"
                 if not (has_digit or generic_rest or core):
                     continue
-            elif not any(len(w) >= 4 or len(w) == 1 or any(c.isdigit() for c in w) for w in distinctive):
+            elif not any(len(w) >= 4 or len(w) == 1 or any(c.isdigit() for c in w) or w in _ROMAN for w in distinctive):
                 continue
             needle = " " + " ".join(part) + " "
             if any(_contains(t, needle) for t in other_texts):
