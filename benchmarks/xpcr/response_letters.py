@@ -42,7 +42,7 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
 _LETTER_THEN_TEXT = r"(?:(?:^|[^\p{L}\p{N}])[A-Za-z1-5\x{FF11}-\x{FF15}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{0410}-\x{0414}]" \
     r"|(?i:option|choice))" \
     r"[ )\]:.\-–—(=*_\x{FF08}\x{FF09}\x{FF0E}\x{FF1A}\x{3000}]{1,12}[\p{L}\p{N}]"
-_LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture"
+_LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z1-9](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture", "BI-RADS 3"
 
 
 def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.ndarray, out: np.ndarray) -> None:

@@ -47,7 +47,7 @@ from leaderboard.scoring.letter_rejections import line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
-from leaderboard.scoring.option_numbers import DIGITS  # noqa: F401 (batch callers zero digits with it)
+from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_pairs import may_pair, settle_pair
 from .option_text import fold, named_option
 
@@ -523,8 +523,10 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
 # ------------------------------------------------------------------ the rule
 @functools.lru_cache(maxsize=4096)
 def _has_letter_word(options: tuple) -> bool:
-    """Does an option's text hold a one-letter word ("Hepatitis B", "Type A fracture")?"""
-    return any(len(word) == 1 and word.isalpha() for option in options for word in fold(option or "").text.split())
+    """Does an option's text hold a one-letter word ("Hepatitis B", "Type A fracture") or (letters-v7) a one-digit
+    word ("BI-RADS 3": a bare "3" then names no option)?"""
+    return any(len(word) == 1 and (word.isalpha() or word in "123456789")
+               for option in options for word in fold(option or "").text.split())
 
 
 def needs_options(found_without: str | None, options: Sequence[str] | None, text: str | None = None) -> bool:
@@ -552,6 +554,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     if not s:
         return None
     letters = letters.upper()
+    s = counted_numbers(s, letters, options)  # letters-v7: "Answer: 1", "3", "Answer: ii", "the last option"
     candidates = set(LETTERS) | set(letters)  # "E" with letters "ABCD" is a (wrong) option, not noise
     options = list(options)[:len(letters)] if options else []
     named, spans = named_option(s, options) if options else (None, [])
