@@ -98,3 +98,12 @@ def labels_only(s: str, positions: list[tuple[int, str]], spans, letters: str) -
                        for gap in _BEFORE_TEXT)):
             return False
     return True
+
+
+def commits(s: str, i: int) -> bool:
+    """Does the sentence holding the letter s[i] conclude without hedging ("so this is complete heart block: D")?
+    (letters-v7, a correction's new letter)"""
+    start, end = _sentence(s, i)
+    sentence = s[start:end]
+    blanked = sentence[:i - start] + "_" + sentence[i - start + 1:]
+    return _CONCLUDES.search(blanked) is not None and _HEDGES.search(blanked) is None

@@ -48,6 +48,7 @@ from leaderboard.scoring.letter_rejections import negated_before as _negated_bef
 from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
+from .letter_corrections import corrected, retracted_at_end
 from .letter_pairs import may_pair, settle_pair
 from .option_text import fold, named_option
 
@@ -396,8 +397,9 @@ class _Statement(NamedTuple):
     pair: str = ""  # the two letters of "the answer is A or C" this statement is part of
 
 
-def _explicit(s: str) -> str | None:
-    """Letter named by the response's answer statements; _CONFLICT when they disagree beyond repair."""
+def _explicit(s: str) -> tuple[str | None, int]:
+    """Letter named by the response's answer statements (_CONFLICT when they disagree beyond repair) and the end of
+    the last statement of it."""
     found: dict[int, _Statement] = {}
     for pattern, m, letter in _explicit_matches(s):
         i = m.start(letter)
@@ -415,23 +417,23 @@ def _explicit(s: str) -> str | None:
             found[i] = found[i]._replace(pair=s[i].upper() + other)
             found[i + 1] = _Statement(i + 1, i + 2, other, found[i].final, found[i].pair)
     if not found:
-        return None
+        return None, 0
     statements = sorted(found.values())
     pool = [st for st in statements if st.final] or statements  # "final" statements outrank the others
     if pool[-1] is not statements[-1] and statements[-1].letter != pool[-1].letter \
             and _word_in(_REVISION, s, pool[-1].end, statements[-1].end):
         pool = pool + [statements[-1]]  # "Final answer: B. ... so actually A": corrected after the final one
     if alternative_after(s, pool[-1].end, pool[-1].letter):
-        return _CONFLICT  # letters-v5: "The answer is D, but it could also be C"
+        return _CONFLICT, 0  # letters-v5: "The answer is D, but it could also be C"
     if len({st.letter for st in pool}) == 1:
-        return pool[0].letter
+        return pool[0].letter, pool[-1].end
     last = pool[-1]
     overruled = [st for st in pool if st.letter != last.letter]
     if _word_in(_REVISION, s, overruled[-1].end, last.end):  # "... the answer is A. Wait, ... the answer is C"
-        return last.letter
+        return last.letter, last.end
     if not last.pair and all(last.letter in st.pair for st in overruled):
-        return last.letter  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge
-    return _CONFLICT
+        return last.letter, last.end  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge
+    return _CONFLICT, 0
 
 
 # ------------------------------------------------------------------ step 2: a lone leading letter
@@ -442,6 +444,10 @@ _LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\)
 _LEADING_GLOSS = re2.compile(r" \([^()\n]{1,60}\)(?:[.,;:!]|$| [-–—])")  # "C (brain abscess), though ..." (v5)
 _LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
                              r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
+
+
+def _shifted(spans, start: int) -> list[tuple[int, int, int]]:
+    return [(a - start, b - start, k) for a, b, k in spans if b > start]
 
 
 def _inside(i: int, spans) -> bool:
@@ -559,9 +565,13 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     options = list(options)[:len(letters)] if options else []
     named, spans = named_option(s, options) if options else (None, [])
     rejected: set[str] = set()
-    found = _explicit(s)  # 1. explicit answer statements
+    found, end = _explicit(s)  # 1. explicit answer statements
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
+        end = s.find(found) + 1 if found and found != _CONFLICT else 0
+    if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
+        found = corrected(s, end, found, lambda start: _standalone(s[start:], candidates, _shifted(spans, start))[2]) \
+            or found
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
@@ -571,6 +581,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
+    if found is not None and retracted_at_end(s):
+        found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn
     if options and found is not None and found != _CONFLICT and found in letters:
         found = settle_pair(s, found, letters, options)  # letters-v7: "The answer is B: <option A's text>"
     # the first step that found anything decides: one letter among the options, or unparseable

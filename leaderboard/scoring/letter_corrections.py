@@ -1,0 +1,47 @@
+"""Self-corrections after a committed letter (rule letters-v7).
+
+"The answer is D) Melanoma — no, scratch that, I mean E." and "The answer is B. Actually, on reflection, ... so this
+is complete heart block: D." commit to the later letter: after the letter a correction marker ("actually", "no,
+scratch that", "I mean", "on reflection", "wait", "correction:") is followed by one other letter that is itself
+committed (its sentence concludes, or the marker restates: "I mean E"). A marker followed by no letter changes
+nothing ("Answer: B. Actually, the notch confirms it."), and one followed by a letter only discussed ("Actually, A
+is a common mimic") neither. A response that ends by retracting, with nothing after ("I think the answer is a
+phlebolith. Wait, no."), has withdrawn its answer: unparseable.
+
+Patterns are RE2 on bounded slices; the letters after the marker are found by the caller's step-3 scan.
+"""
+from __future__ import annotations
+
+import re2
+
+from .letter_conclusion import commits
+
+_MARKER = re2.compile(r"(?i)(?:^|[^a-z])(?:actually|no,? scratch that|scratch that|i mean|i meant|on second thought|"
+                      r"on reflection|wait|correction|let me correct(?: that)?|make that|change (?:that|my answer) to)"
+                      r"(?:[^a-z]|$)")
+_RESTATES = re2.compile(r"(?i)(?:i mean|i meant|make that|change (?:that|my answer) to|correction) ?:? ?(?:option |choice )?"
+                        r"\(?$")
+# the response's last words take back what it said, offering nothing instead
+_RETRACTION_AT_END = re2.compile(r"(?i)(?:^|[.!?;\n] ?)(?:wait|actually|hmm|hold on|oh)?[,.!]? ?"
+                                 r"(?:no|nope|scratch that|never mind|nevermind|that'?s wrong|that is wrong)[.!]*$")
+
+
+def retracted_at_end(s: str) -> bool:
+    """Does the response end with a retraction and nothing else ("... Wait, no.", "... No, scratch that.")?"""
+    return _RETRACTION_AT_END.search(s[-40:]) is not None and len(s.rstrip()) > 20
+
+
+def corrected(s: str, end: int, letter: str, letters_after) -> str | None:
+    """The letter a correction after s[:end] (where `letter` was committed) moves to, or None when there is none.
+    `letters_after(start)` gives the (position, letter) of the standalone letters in s[start:], rejected ones out."""
+    marker = _MARKER.search(s[end:end + 2000])
+    if marker is None:
+        return None
+    start = end + marker.start()
+    later = [(i, x) for i, x in letters_after(start) if x != letter]
+    if len({x for _, x in later}) != 1:
+        return None
+    i, other = later[-1]
+    if _RESTATES.search(s[max(start, i - 40):i]) or commits(s, i):
+        return other
+    return None
