@@ -85,3 +85,29 @@ def rejected(s: str, i: int) -> bool:
         return True
     return line_verdict_rejects(s, i)
 
+
+
+# letters-v7: a checklist, one option per line, that marks exactly one option yes ("- Option B: yes ✔", "C. ... ✓")
+_CHECK_LINE = re2.compile(r"^(?:[-*•+] |\d{1,2}[.)] )?(?:(?i:option|choice) )?[(\[]?([A-E])[)\]]?[.:)]? ?(?:[-–—:|] ?)?")
+_YES = re2.compile(r"^(?i:yes|correct|true)(?:[^A-Za-z]|$)|^[✔✓✅☑]|[✔✓✅☑]\)?[.!]?$"
+                   r"|[-–—:|,(] ?(?i:yes|correct)[.!)\]]?$")
+_NO = re2.compile(r"^(?i:no|incorrect|wrong|false|unlikely)(?:[^A-Za-z]|$)|^[❌✗✘✖×]")
+MAX_CHECKLIST_LINE = 200
+
+
+def checklist_letter(s: str) -> str | None:
+    """The one option a checklist marks yes when it marks at least one other no, else None."""
+    yes, no, lines = set(), set(), 0
+    for line in s.split("\n"):
+        m = _CHECK_LINE.match(line[:40]) if len(line) <= MAX_CHECKLIST_LINE else None
+        if m is None:
+            continue
+        rest = line[m.end():].strip()
+        if _YES.search(rest):
+            yes.add(m.group(1))
+        elif _NO.search(rest) or line_verdict_rejects(line, m.start(1)):
+            no.add(m.group(1))
+        else:
+            continue
+        lines += 1
+    return yes.pop() if len(yes) == 1 and no and not (yes & no) and lines >= 2 else None

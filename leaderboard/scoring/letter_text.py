@@ -62,4 +62,17 @@ def normalised(text: str) -> str:
         text = bold.sub(r"(\1)\2", text)
     text = _MARKUP.sub(" ", zero_beside_underscores(text))
     text = text.replace("\\(", "(").replace("\\)", ")")
-    return numbers_as_letters(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip())
+    return numbers_as_letters(cyrillic_answers(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()))
+
+
+# letters-v7: a Cyrillic option letter after a Russian answer cue ("Ответ: Б." is option B): А Б В Г Д = A-E
+_CYRILLIC_ANSWER = re2.compile(r"(?:^|[^\p{L}])((?i:(?:правильный )?ответ|вариант))(?: ?: ?| [-–—] | )\(?([АБВГД])([^\p{L}\p{N}]|$)")
+_CYRILLIC_LETTERS = dict(zip("АБВГД", "ABCDE"))
+
+
+def cyrillic_answers(text: str) -> str:
+    """`text` with each answer cue and Cyrillic letter written as "Answer: <Latin letter>"."""
+    if "тве" not in text.lower() and "ариант" not in text.lower():
+        return text
+    return _CYRILLIC_ANSWER.sub(lambda m: m.group(0)[:m.start(1) - m.start()] + "Answer: "
+                                + _CYRILLIC_LETTERS[m.group(2)] + m.group(3), text)

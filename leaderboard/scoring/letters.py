@@ -43,7 +43,7 @@ import re2
 
 from leaderboard.scoring.letter_conclusion import alternative_after, concluding_letter, in_question, labels_only
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
-from leaderboard.scoring.letter_rejections import line_verdict_rejects
+from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
@@ -572,6 +572,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
         found = corrected(s, end, found, lambda start: _standalone(s[start:], candidates, _shifted(spans, start))[2]) \
             or found
+    if found is None:
+        found = checklist_letter(s)  # letters-v7: "- Option A: no ...\n- Option B: yes ✔"
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
