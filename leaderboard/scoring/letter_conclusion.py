@@ -107,3 +107,21 @@ def commits(s: str, i: int) -> bool:
     sentence = s[start:end]
     blanked = sentence[:i - start] + "_" + sentence[i - start + 1:]
     return _CONCLUDES.search(blanked) is not None and _HEDGES.search(blanked) is None
+
+
+def listed_together(s: str, positions: list[tuple[int, str]], spans, index: int) -> bool:
+    """Is option `index` named only inside sentences that list two or more options by letter ("The differential
+    includes A (meningioma) and B (hemangiopericytoma)", "either ... or", "versus")? Then its text is one entry of a list, not a choice
+    (letters-v7). `spans` are (start, end, option index) of the mentions in `s`."""
+    own = [start for start, _, k in spans if k == index]
+    if not own:
+        return False
+    for start in own:
+        lo, hi = _sentence(s, start)
+        if len({x for i, x in positions if lo <= i < hi}) < 2 or _LISTS.search(s[lo:hi]) is None:
+            return False
+    return True
+
+
+_LISTS = re2.compile(r"(?i)(?:^|[^a-z])(?:differential|differentials|includes?|including|considerations?|possibilities|"
+                     r"either|both|versus|vs)(?:[^a-z]|$)")

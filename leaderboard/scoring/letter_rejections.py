@@ -37,11 +37,22 @@ REJECTED_AFTER = re2.compile(
     r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
 
 
+# letters-v7: a negation reaching a letter in brackets across the option's words ("This is not erysipelas (B)")
+_NEGATED_LABEL = re2.compile(r"(?i:not|isn['’]t|aren['’]t|never|rather than|instead of|rules? out|ruled out|ruling out|"
+                             r"excludes?|excluding|against) ((?:[a-z][a-z-]* ){1,4})\($")
+_CLAUSE_WORDS = {"and", "but", "so", "which", "while", "whereas", "this", "it", "is", "that", "only", "just", "because",
+                 "since", "as", "though", "although", "be", "are", "was", "the", "answer", "diagnosis"}
+
+
 def negated_before(s: str, i: int) -> bool:
     """`(?<![A-Za-z])(?:not|unlike|...) (?:option |choice )?(letter list)?[(\\[]?$` ending right before s[i]."""
     lo = max(0, i - 60)
     m = _NEGATED_BEFORE.search(s[lo:i])
     if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]):
+        return True
+    m = _NEGATED_LABEL.search(s[lo:i]) if s[i - 1:i] == "(" else None
+    if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]) \
+            and not _CLAUSE_WORDS & set(m.group(1).lower().split()):
         return True
     return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None or _SO_IS.search(s[max(0, i - 40):i]) is not None
 

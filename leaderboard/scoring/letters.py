@@ -41,7 +41,8 @@ from typing import NamedTuple, Sequence
 
 import re2
 
-from leaderboard.scoring.letter_conclusion import alternative_after, concluding_letter, in_question, labels_only
+from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, in_question, labels_only,
+                                                   listed_together)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
@@ -578,6 +579,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
             found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
+            if named is not None and listed_together(s, positions, spans, named):
+                named = None  # letters-v7: "The differential includes A (meningioma) and B (...)": a list
     if found is None and options:
         if rejected:  # "C is unlikely": option C's text is rejected too
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))

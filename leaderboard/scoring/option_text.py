@@ -37,7 +37,8 @@ _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("
 _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent",), ("is", "ruled", "out"), ("ruled", "out"), ("is", "unlikely"),
                    ("unlikely",), ("is", "less", "likely"), ("less", "likely"), ("is", "not"), ("was", "excluded"),
                    ("was", "ruled", "out"), ("can", "be", "excluded"), ("can", "be", "ruled", "out"),
-                   ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"))
+                   ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"),
+                   ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",))  # letters-v7: contractions
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
