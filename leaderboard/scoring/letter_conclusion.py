@@ -125,3 +125,25 @@ def listed_together(s: str, positions: list[tuple[int, str]], spans, index: int)
 
 _LISTS = re2.compile(r"(?i)(?:^|[^a-z])(?:differential|differentials|includes?|including|considerations?|possibilities|"
                      r"either|both|versus|vs)(?:[^a-z]|$)")
+
+
+# letters-v7: an option-by-option analysis that stops before concluding ("Let's analyze each option:\n\nA. Psoriasis –
+# well-demarcated plaques ...; the image does show") is no answer: its lines label the options they discuss
+_ANALYSIS_PREFACE = re2.compile(r"(?i)(?:^|[^a-z])(?:each (?:option|choice|answer)|options? (?:one by one|in turn)|"
+                                r"(?:analy[sz]e|evaluate|consider|go through|review|look at) (?:the|all|each) (?:options|choices)|"
+                                r"let['’]?s (?:analy[sz]e|evaluate|go through|consider))(?:[^a-z]|$)")
+_LINE_LABEL = re2.compile(r"^(?:[-*•+] )?(?:(?i:option|choice) )?[(\[]?([A-E])(?:[.):\]]| [-–—]) ?")
+
+
+def ends_in_analysis(s: str, spans, letters: str) -> bool:
+    """Does the response's last non-empty line open with a letter and that option's own text followed by comment
+    ("A. Psoriasis – plaques ..."), after a preface announcing an option-by-option analysis?"""
+    body = s.rstrip()
+    start = body.rfind("\n") + 1
+    line = body[start:]
+    m = _LINE_LABEL.match(line[:20])
+    if m is None or m.group(1) not in letters or _ANALYSIS_PREFACE.search(s[max(0, start - 2000):start]) is None:
+        return False
+    text_at = start + m.end()
+    own = [end for a, end, k in spans if a == text_at and k == letters.index(m.group(1))]
+    return bool(own) and len(body[own[0]:].split()) >= 2

@@ -40,6 +40,14 @@ def answer_part(text: str) -> str:
     return text
 
 
+def cut_off_thinking(text: str) -> bool:
+    """Is the response a think block that was opened and never closed, with nothing before it (the output was cut
+    off while reasoning)? Then only an answer statement inside it counts (letters-v7)."""
+    opening = _THINK_TAG.search(text)
+    return opening is not None and not opening.group(1) and not text[:opening.start()].strip() \
+        and "</think" not in text.lower()
+
+
 def bounded(text: str) -> str:
     """First HEAD and last TAIL characters, each cut at whitespace so no word fragment ("ADC" -> "C")
     turns into a letter."""

@@ -42,12 +42,12 @@ from typing import NamedTuple, Sequence
 import re2
 
 from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, in_question, labels_only,
-                                                   listed_together)
+                                                   ends_in_analysis, listed_together)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
-from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
+from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, cut_off_thinking, normalised  # noqa: F401 (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end
 from .letter_pairs import may_pair, settle_pair
@@ -567,6 +567,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     named, spans = named_option(s, options) if options else (None, [])
     rejected: set[str] = set()
     found, end = _explicit(s)  # 1. explicit answer statements
+    step = 1 if found is not None else 2
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
@@ -586,6 +587,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
+    if step > 1 and (cut_off_thinking(text) or (found is not None and not rejected and ends_in_analysis(s, spans, letters))):
+        found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
     if found is not None and retracted_at_end(s):
         found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn
     if options and found is not None and found != _CONFLICT and found in letters:
