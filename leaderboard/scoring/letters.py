@@ -36,7 +36,6 @@ meant ("c", "answer: d"; never "a 45-year-old", "e.g."). Every pattern is bounde
 """
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple, Sequence
 
 import re2
@@ -50,8 +49,9 @@ from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, cut_off_thinking, normalised  # noqa: F401 (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end
-from .letter_pairs import may_pair, settle_pair
-from .option_text import fold, named_option
+from .letter_batch import needs_options  # noqa: F401 (batch callers import it from here)
+from .letter_pairs import settle_pair
+from .option_text import named_option
 
 LETTERS = "ABCDE"
 RULE_VERSION = "letters-v6"
@@ -528,28 +528,6 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
 
 
 # ------------------------------------------------------------------ the rule
-@functools.lru_cache(maxsize=4096)
-def _has_letter_word(options: tuple) -> bool:
-    """Does an option's text hold a one-letter word ("Hepatitis B", "Type A fracture") or (letters-v7) a one-digit
-    word ("BI-RADS 3": a bare "3" then names no option)?"""
-    return any(len(word) == 1 and (word.isalpha() or word in "123456789")
-               for option in options for word in fold(option or "").text.split())
-
-
-def needs_options(found_without: str | None, options: Sequence[str] | None, text: str | None = None) -> bool:
-    """Can the option texts change what `parse_letter` found without them? Only when it found no letter (step 4
-    may name one), when an option's text holds a one-letter word (a letter inside a mention of it is that
-    option's text, not an answer letter), or (letters-v7) when the found letter is followed by text that may be
-    another option's ("B: Pneumothorax", letter_pairs.py; assumed when `text` is not given). Batch callers parse
-    each distinct text once without options (digits zeroed, see DIGITS) and again with its item's options only
-    where this is true."""
-    if not options:
-        return False
-    if found_without is None or _has_letter_word(tuple(options)):
-        return True
-    return text is None or may_pair(normalised(bounded(answer_part(text))), found_without)
-
-
 def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str] | None = None) -> str | None:
     """The chosen letter (upper case), or None when the response names no single option among `letters`.
     `options` are the item's option texts in letter order (step 4 and the letters-inside-an-option-text
