@@ -82,6 +82,11 @@ def _initialisms(words: list[str], option: str) -> set[str]:
     if len(lowered) >= 2 and len(lowered) == len(compounds):
         out.add("".join(w[0] for w in lowered))
         out.add("".join(w[0] for w in lowered if w not in _SKIPPED_IN_INITIALISMS))
+    tokens = "".join(c if c.isalnum() else " " for c in option).split()
+    if len(tokens) == len(words) and any(t.isupper() and 2 <= len(t) <= 4 for t in tokens):
+        # letters-v7: a word written in capitals gives all its letters ("AVNRT" for "AV nodal reentrant tachycardia")
+        out.add("".join(t.lower() if t.isupper() and 2 <= len(t) <= 4 else t[0].lower()
+                        for t, w in zip(tokens, words) if w not in _SKIPPED_IN_INITIALISMS))
     content = [w for w in words if w not in _SKIPPED_IN_INITIALISMS]
     for i in range(len(content)):  # letters-v5: a run of three or more words ("ACL" for "Anterior cruciate ligament tear")
         for j in range(i + 3, min(len(content), i + _MAX_PART_WORDS) + 1):

@@ -36,6 +36,11 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("pseudomembranous colitis", "c difficile colitis", "c diff colitis", "clostridioides difficile colitis",
      "clostridium difficile colitis", "c difficile infection", "clostridioides difficile infection"),
     ("myocardial infarction", "heart attack"),
+    # letters-v7: an option written as its initialism, named by its expansion
+    ("stemi", "st elevation myocardial infarction", "st segment elevation myocardial infarction", "st elevation mi"),
+    ("nstemi", "non st elevation myocardial infarction", "non st segment elevation myocardial infarction",
+     "non st elevation mi"),
+    ("nutritional rickets", "vitamin d deficiency rickets", "vitamin d deficient rickets"),
     ("pertussis", "whooping cough"), ("rubeola", "measles"), ("rubella", "german measles"),
     ("infectious mononucleosis", "glandular fever"),
     ("erythema infectiosum", "fifth disease", "slapped cheek syndrome"),

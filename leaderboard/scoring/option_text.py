@@ -27,7 +27,7 @@ from typing import NamedTuple, Sequence
 from .option_aliases import aliases, head_nouns, lead_words
 
 _APOSTROPHES = "'’`´"
-_CLAUSE_ENDS = ".,;:!?\n"
+_CLAUSE_ENDS = ".,;:!?\n—→"  # letters-v7: a dash or an arrow ends a clause too ("CSC vs. DME — ... favors CSC")
 _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("exclude",), ("excludes",),
                     ("without",), ("against",), ("rather", "than"), ("other", "than"), ("instead", "of"),
                     ("rule", "out"), ("rules", "out"), ("ruled", "out"), ("ruling", "out"), ("more", "likely", "than"),
@@ -65,6 +65,11 @@ class Folded(NamedTuple):
     source: str  # the text folded
 
 
+def _abbreviation_before(source: str, i: int) -> bool:
+    """Is the "." at source[i] the end of "vs." or "cf." (no clause ends there)?"""
+    return source[max(0, i - 2):i].lower() in ("vs", "cf") and not source[i - 3:i - 2].isalpha()
+
+
 def fold(source: str) -> Folded:
     """Case-folded words of `source` separated by single spaces, with each character's source index."""
     chars, origin, clause = [" "], [-1], [0]
@@ -87,8 +92,8 @@ def fold(source: str) -> Folded:
                 origin.append(i)
                 clause.append(n_clause)
             continue
-        if ch in _CLAUSE_ENDS and not (ch == "." and source[i + 1:i + 2].isalnum()):
-            n_clause += 1  # "2.5 cm" and "e.g." keep their clause
+        if ch in _CLAUSE_ENDS and not (ch == "." and (source[i + 1:i + 2].isalnum() or _abbreviation_before(source, i))):
+            n_clause += 1  # "2.5 cm", "e.g." and (letters-v7) "CSC vs. DME" keep their clause
         if chars[-1] != " ":
             chars.append(" ")
             origin.append(i)
