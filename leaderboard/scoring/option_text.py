@@ -337,7 +337,7 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     live = [m for k, m in enumerate(found)
             if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
     live = [m for k, m in enumerate(live) if (m.tier < 2 or _coordinated(folded, live, k)) and not _unasserted(folded, m.start)]
-    factual = [m for m in live if not _counterfactual(folded.text, m.end)]
+    factual = [m for m in live if not _counterfactual(folded.text, m.end, m.start)]
     if factual:  # letters-v5: "meningioma. Glioblastoma would be intra-axial": the other option as a contrast
         live = factual
     full = {m.index for m in live if m.tier == 0}
@@ -384,9 +384,16 @@ _NEEDED = {"needed", "required", "necessary", "useful", "helpful", "indicated", 
 _DESCRIBING = {"show", "have", "appear", "demonstrate", "typically", "usually", "look", "display", "present", "not"}
 
 
-def _counterfactual(text: str, end: int) -> bool:
+_CHOOSERS = {"answer", "diagnosis", "choice", "option", "pick", "it", "this", "that", "i", "we", "mine", "one"}
+
+
+def _counterfactual(text: str, end: int, start: int = -1) -> bool:
     """Is the mention ending at `end` followed by "would ..." describing it ("Glioblastoma would be intra-axial",
-    "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it?"""
+    "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it? Or (letters-v7)
+    the complement of a finding that "would be" it ("Biconvex would be epidural"), not "the answer would be X"?"""
+    before = _words_before(text, start, 3) if start >= 0 else ()
+    if len(before) == 3 and before[1:] == ("would", "be") and before[0] not in _CHOOSERS:
+        return True
     after = _words_after(text, end, 3)
     if len(after) < 3 or after[0] != "would":
         return False
