@@ -100,6 +100,10 @@ def _contains(haystack: str, needle: str) -> bool:
     return needle in haystack
 
 
+_PLACES = {"cerebral", "brain", "intracranial", "pulmonary", "lung", "renal", "kidney", "hepatic", "liver", "splenic",
+           "spleen", "pancreatic", "cardiac", "myocardial", "colonic", "gastric", "esophageal", "orbital", "spinal",
+           "cutaneous", "skin", "breast", "thyroid", "adrenal", "ovarian", "testicular", "prostatic", "bladder", "bone",
+           "muscle", "retinal", "corneal", "intestinal", "bowel"}
 _ROMAN = {"ii", "iii", "iv", "vi", "vii"}  # letters-v7: "Mobitz II" tells "Mobitz II ..." from "Mobitz I ..."
 
 
@@ -124,8 +128,11 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
                 # the one word telling the option apart: "appendicitis" when others are "Acute ..." too
                 core = len(word) >= 5 and word not in _GENERIC_WORDS and all(
                     w in other_words for k, w in enumerate(words) if k != i)
+                # letters-v7: the head noun of an option whose other words only say where ("abscess" of "Cerebral
+                # abscess"): the image shows the place
+                placed = i == n - 1 and n >= 2 and len(word) >= 5 and all(w in _PLACES for w in words[:-1])
                 # not the head noun alone: "Dermatitis" names a category, not "Atopic dermatitis"
-                if not (has_digit or generic_rest or core):
+                if not (has_digit or generic_rest or core or placed):
                     continue
             elif not any(len(w) >= 4 or len(w) == 1 or any(c.isdigit() for c in w) or w in _ROMAN for w in distinctive):
                 continue

@@ -40,6 +40,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("stemi", "st elevation myocardial infarction", "st segment elevation myocardial infarction", "st elevation mi"),
     ("nstemi", "non st elevation myocardial infarction", "non st segment elevation myocardial infarction",
      "non st elevation mi"),
+    ("sacubitril valsartan", "arni", "angiotensin receptor neprilysin inhibitor"),
     ("nutritional rickets", "vitamin d deficiency rickets", "vitamin d deficient rickets"),
     ("pertussis", "whooping cough"), ("rubeola", "measles"), ("rubella", "german measles"),
     ("infectious mononucleosis", "glandular fever"),
@@ -136,7 +137,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

@@ -50,6 +50,7 @@ _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossib
                 "insufficient", "couldnt", "wont"}
 _UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
                       ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain")}
+_POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("possibly", "a"), ("perhaps", "a")}
 # words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
 _GAP = 3
 _GAP_STOPS = {"because", "since", "as", "given", "which", "that", "and", "but", "while", "whereas", "so", "the",
@@ -359,7 +360,13 @@ def _unasserted(folded: Folded, start: int) -> bool:
     while lo > 0 and start - lo < 160 and folded.clause[lo - 1] == clause:
         lo -= 1
     words = folded.text[lo:start].split()[-20:]
-    return any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:]))
+    if any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:])):
+        return True
+    # letters-v7: "could be X or could be Y": a possibility offered beside another, in one clause
+    hi = start
+    while hi < len(folded.text) and hi - start < 160 and folded.clause[hi] == clause:
+        hi += 1
+    return any(pair in _POSSIBLE for pair in zip(words, words[1:])) and "or" in folded.text[lo:hi].split()
 
 
 _LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
