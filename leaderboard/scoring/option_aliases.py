@@ -234,3 +234,28 @@ def lead_words(folded_options: tuple) -> list[str | None]:
             continue
         out.append(lead)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def shared_initialisms(folded_options: tuple, options: tuple) -> dict[str, tuple[tuple[int, frozenset], ...]]:
+    """letters-v7: initialisms that two or more options share ("PE": pulmonary embolism, pericardial effusion), each
+    with its holders and the words telling each holder apart (five letters or more, in no other holder's text). A
+    response writing the initialism in capitals names the one holder whose telling words it also uses ("PE ...
+    filling defect in the pulmonary arteries")."""
+    words = [f.split() for f in folded_options]
+    holders: dict[str, list[int]] = {}
+    for index, ws in enumerate(words):
+        if ws:
+            for initialism in _initialisms(ws, options[index] or ""):
+                holders.setdefault(" " + initialism + " ", []).append(index)
+    out = {}
+    for needle, indices in holders.items():
+        if len(indices) < 2:
+            continue
+        telling = []
+        for k in indices:
+            others = {w for j in indices if j != k for w in words[j]}
+            telling.append((k, frozenset(w for w in words[k] if len(w) >= 5 and w not in others
+                                         and w not in _GENERIC_WORDS and w not in _VAGUE_HEADS)))
+        out[needle] = tuple(telling)
+    return out

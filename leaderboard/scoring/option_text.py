@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple, Sequence
 
-from .option_aliases import aliases, head_nouns, lead_words
+from .option_aliases import aliases, head_nouns, lead_words, shared_initialisms
 
 _APOSTROPHES = "'’`´"
 _CLAUSE_ENDS = ".,;:!?\n—→"  # letters-v7: a dash or an arrow ends a clause too ("CSC vs. DME — ... favors CSC")
@@ -236,6 +236,7 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 found.append(Mention(s, e, index, 1))
+    found.extend(_context_initialisms(folded, options))
     found.extend(_term_list_mentions(folded, options, found))
     for index, head in enumerate(head_nouns(tuple(folded_option(o) for o in options))):
         if head is not None:
@@ -276,6 +277,30 @@ def _eponym_variants(option: str, words: list[str]) -> list[str]:
         if not words[0].endswith("s"):
             variants.append(" " + " ".join([words[0] + "s"] + words[1:]) + " ")
     return variants
+
+
+def _context_initialisms(folded: Folded, options: Sequence[str]) -> list[Mention]:
+    """letters-v7: an initialism two options share, written in capitals, names the one whose telling words the
+    response also uses (option_aliases.shared_initialisms)."""
+    shared = shared_initialisms(tuple(folded_option(o) for o in options), tuple(o or "" for o in options))
+    if not shared:
+        return []
+    used = set(folded.text.split())
+    extra = []
+    for needle, holders in shared.items():
+        spots = [(s, e) for s, e in _occurrences(folded.text, needle) if _capitals(folded, s, e) and not _asked(folded, e)]
+        named = [k for k, telling in holders if telling & used]
+        if spots and len(named) == 1:
+            extra.extend(Mention(s, e, named[0], 1) for s, e in spots)
+    return extra
+
+
+def _asked(folded: Folded, end: int) -> bool:
+    """Does the sentence holding the mention ending at `end` end with "?" ("PE with tamponade physiology?")?"""
+    source = folded.source
+    i = folded.origin[end - 1] + 1
+    stops = [k for k in (source.find(ch, i, i + 400) for ch in ".!?\n") if k >= 0]
+    return bool(stops) and source[min(stops)] == "?"
 
 
 _LIST_JOINERS = ("or", "and", "nor")
