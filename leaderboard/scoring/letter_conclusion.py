@@ -11,6 +11,8 @@ Patterns are RE2, each on one sentence (bounded by MAX_SENTENCE characters).
 """
 from __future__ import annotations
 
+import bisect
+
 import re2
 
 MAX_SENTENCE = 400
@@ -116,9 +118,11 @@ def listed_together(s: str, positions: list[tuple[int, str]], spans, index: int)
     own = [start for start, _, k in spans if k == index]
     if not own:
         return False
+    at = [i for i, _ in positions]  # in text order: each sentence's letters found by bisection
     for start in own:
         lo, hi = _sentence(s, start)
-        if len({x for i, x in positions if lo <= i < hi}) < 2 or _LISTS.search(s[lo:hi]) is None:
+        inside = positions[bisect.bisect_left(at, lo):bisect.bisect_left(at, hi)]
+        if len({x for _, x in inside}) < 2 or _LISTS.search(s[lo:hi]) is None:
             return False
     return True
 

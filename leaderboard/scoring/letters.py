@@ -1,7 +1,8 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v5, in order of precedence:
+or None (unparseable: scored wrong, counted). Rule letters-v7 (docs/parsing.md is the full text), in order of
+precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
    is C", "The most likely diagnosis is (C) ...", "C is the correct answer", "I choose C", "\\boxed{C}",
@@ -26,6 +27,11 @@ or None (unparseable: scored wrong, counted). Rule letters-v5, in order of prece
    text is named, the one option named by an alias no other option shares (letters-v4,
    leaderboard/scoring/option_aliases.py: "ARDS", "E. coli", "T2", "type A", "Grade C", "CNS lymphoma").
 Option numbers are letters in every step ("Option 3", "the first option", "选项3": option_numbers.py).
+letters-v7 adds: a letter paired with another option's text ("The answer is B: <A's text>") commits to neither
+(letter_pairs.py); a later committed letter after a correction replaces the first, a final bare retraction
+withdraws it (letter_corrections.py); a checklist marking one option yes; hedges ("A? Or B?"); option numbers
+that need the option count ("Answer: 1", "the last option"); reasoning cut off inside <think> or mid-analysis
+answers nothing.
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -54,17 +60,18 @@ from .letter_pairs import settle_pair
 from .option_text import named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v6"
-RULE_SUMMARY = ("letters-v6: explicit answer statement (final ones decide) > lone leading letter > single "
-                "standalone capital letter, rejected letters dropped (not C, C is unlikely, 'A. ... - No'), several "
-                "settled only by a concluding last sentence > the one option named by its text (no letter stated; "
-                "longest match, rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, "
-                "E. coli, T2, type A) or another name of the same condition (Shingles = Herpes zoster, low potassium = "
-                "Hypokalemia); option numbers are letters (Option 3 = C); letters inside terms (H&E, B cell, "
-                "type A) never count, letters only asked or in a condition (Maybe A?, if B) never decide; think "
-                "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
-                "beyond the options, or none = unparseable")
-
+RULE_VERSION = "letters-v7"
+RULE_SUMMARY = ("letters-v7: explicit answer statement (final ones decide) > lone leading letter > single standalone "
+                "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
+                "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
+                "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
+                "AVNRT, PE with its telling words) or another name of the same condition; a later letter committed after a "
+                "correction (actually, I mean) replaces the first; a checklist marking one option yes answers; option "
+                "numbers are letters (Option 3, Answer: 1, the last option, 第4个, Answer: ii); a letter paired with "
+                "another option's text (B: <A's text>), hedges (A? Or B?), a retraction (Wait, no.), reasoning cut off "
+                "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; think blocks "
+                "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
+                "options, or none = unparseable")
 
 
 def rule_of(protocol: dict) -> str | None:
