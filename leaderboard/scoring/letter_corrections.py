@@ -21,6 +21,9 @@ _MARKER = re2.compile(r"(?i)(?:^|[^a-z])(?:actually|no,? scratch that|scratch th
                       r"(?:[^a-z]|$)")
 _RESTATES = re2.compile(r"(?i)(?:i mean|i meant|make that|change (?:that|my answer) to|correction) ?:? ?(?:option |choice )?"
                         r"\(?$")
+# "Wait, no: C.", "Actually, it's C." -- the new letter ending its sentence right after the marker
+_RESTATES_ALONE = re2.compile(r"(?i)(?:^|[^a-z])(?:no|actually|rather) ?[:,]? ?(?:it['’]?s |it is )?(?:option |choice )?\(?$")
+_SENTENCE_END = re2.compile(r"^[)\]]?(?:[.!]|$|\n)")
 # the response's last words take back what it said, offering nothing instead
 _RETRACTION_AT_END = re2.compile(r"(?i)(?:^|[.!?;\n] ?)(?:wait|actually|hmm|hold on|oh)?[,.!]? ?"
                                  r"(?:no|nope|scratch that|never mind|nevermind|that'?s wrong|that is wrong)[.!]*$")
@@ -42,6 +45,7 @@ def corrected(s: str, end: int, letter: str, letters_after) -> str | None:
     if len({x for _, x in later}) != 1:
         return None
     i, other = later[-1]
-    if _RESTATES.search(s[max(start, i - 40):i]) or commits(s, i):
+    if _RESTATES.search(s[max(start, i - 40):i]) or commits(s, i) \
+            or (_RESTATES_ALONE.search(s[max(start, i - 40):i]) and _SENTENCE_END.match(s[i + 1:i + 3])):
         return other
     return None

@@ -557,8 +557,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
-        found = corrected(s, end, found, lambda start: _standalone(s[start:], candidates, _shifted(spans, start))[2]) \
-            or found
+        found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(
+            s[start:], candidates, _shifted(spans, start))[2]]) or found
     if found is None:
         found = checklist_letter(s)  # letters-v7: "- Option A: no ...\n- Option B: yes ✔"
     if found is None:
