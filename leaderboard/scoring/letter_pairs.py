@@ -19,7 +19,7 @@ from .option_text import fold, mentions, named_option
 
 _GAP_CHARS = frozenset(" )]:.-–—(=")  # between the letter and the text: "B: ", "B) ", "(C) – ", "A (", "C. "
 _MAX_GAP = 5
-_ENDS_PAIR = frozenset(".;,!)]\n")  # the text stands alone: the line, sentence or parenthesis ends after it
+_ENDS_PAIR = frozenset(".;!)]\n")  # the text stands alone: the line, sentence or parenthesis ends after it
 
 
 def _letter_before(s: str, start: int, letters: str) -> int | None:
