@@ -104,16 +104,23 @@ _YES = re2.compile(r"^(?i:yes|correct|true)(?:[^A-Za-z]|$)|^[✔✓✅☑]|[✔�
                    r"|[-–—:|,(] ?(?i:yes|correct)[.!)\]]?$")
 _NO = re2.compile(r"^(?i:no|incorrect|wrong|false|unlikely)(?:[^A-Za-z]|$)|^[❌✗✘✖×]")
 MAX_CHECKLIST_LINE = 200
+_BARE_VERDICTS = {"yes", "no", "true", "false", "correct", "incorrect"}
+_NAMES_OPTION = re2.compile(r"^(?:[-*•+] )?(?i:option|choice) ")
 
 
-def checklist_letter(s: str) -> str | None:
-    """The one option a checklist marks yes when it marks at least one other no, else None."""
+def checklist_letter(s: str, options=(), letters: str = "ABCDE") -> str | None:
+    """The one option a checklist marks yes when it marks at least one other no, else None. A line whose verdict
+    word is its own option's text ("Option A: Yes" on a yes/no item) echoes the option: no verdict."""
+    own = {letters[k]: (o or "").strip().lower() for k, o in enumerate(options) if k < len(letters)}
     yes, no, lines = set(), set(), 0
     for line in s.split("\n"):
         m = _CHECK_LINE.match(line[:40]) if len(line) <= MAX_CHECKLIST_LINE else None
         if m is None:
             continue
         rest = line[m.end():].strip()
+        word = rest.lower().rstrip(".!")
+        if word in _BARE_VERDICTS and (not _NAMES_OPTION.match(line) or own.get(m.group(1)) == word):
+            continue  # "A. Yes\nB. No": the options of a yes/no item, echoed
         if _YES.search(rest):
             yes.add(m.group(1))
         elif _NO.search(rest) or line_verdict_rejects(line, m.start(1)):

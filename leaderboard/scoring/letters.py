@@ -560,7 +560,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(
             s[start:], candidates, _shifted(spans, start))[2]]) or found
     if found is None:
-        found = checklist_letter(s)  # letters-v7: "- Option A: no ...\n- Option B: yes ✔"
+        found = checklist_letter(s, options, letters)  # letters-v7: "- Option A: no ...\n- Option B: yes ✔"
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):

@@ -416,7 +416,8 @@ _NEEDED = {"needed", "required", "necessary", "useful", "helpful", "indicated", 
 _DESCRIBING = {"show", "have", "appear", "demonstrate", "typically", "usually", "look", "display", "present", "not"}
 
 
-_CHOOSERS = {"answer", "diagnosis", "choice", "option", "pick", "it", "this", "that", "i", "we", "mine", "one"}
+_CHOOSERS = {"answer", "diagnosis", "choice", "option", "pick", "it", "this", "that", "which", "i", "we", "mine", "one",
+             "so", "therefore", "thus", "hence", "likely", "probably", "most", "best"}
 
 
 def _counterfactual(text: str, end: int, start: int = -1) -> bool:

@@ -177,6 +177,14 @@ def test_cyrillic_and_checklists(text, expected):
     assert _parse(text, CXR) == expected
 
 
+def test_an_echoed_yes_no_option_list_is_no_checklist():
+    assert _parse("A. Yes\nB. No", ["Yes", "No"]) is None
+    assert _parse("- Option A: yes\n- Option B: no", ["Yes", "No"]) is None  # the options' own texts
+    assert _parse("- Option A: yes\n- Option B: no", ["Fracture", "No fracture"]) == "A"  # verdicts
+    assert _parse("- Option A: yes\n- Option B: no", ["Yes", "No"]) != parse_letter("- Option A: yes\n- Option B: no", "AB")
+    assert needs_options("A", ["Yes", "No"], "- Option A: yes\n- Option B: no")  # so batch paths re-parse it
+
+
 # 9. abbreviations, comparisons and contrasts through the option texts
 @pytest.mark.parametrize("text, options, expected", [
     ("The ECG shows AVNRT.", SVT, "B"),
@@ -191,6 +199,7 @@ def test_cyrillic_and_checklists(text, expected):
     ("An abscess.", ["Glioblastoma", "Brain abscess", "Lung abscess", "Lymphoma"], None),  # two places
     ("Crescent-shaped → subdural hematoma. Biconvex would be epidural.", BLEED, "A"),
     ("The answer would be epidural hematoma.", BLEED, "B"),
+    ("The lens-shaped collection, which would be epidural hematoma.", BLEED, "B"),
     ("Could be a pneumothorax or could be a bulla.", CXR, None),
     ("This could be a pneumothorax.", CXR, "A"),
     ("Start an ARNI.", ["Loop diuretic alone", "Sacubitril/valsartan", "Heart transplantation evaluation",
