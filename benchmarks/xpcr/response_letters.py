@@ -39,9 +39,9 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
 
 
 # a letter or option number, then a gap and a word: a superset (in the raw text) of letters.needs_options' pairs
-_LETTER_THEN_TEXT = r"(?:(?:^|[^\p{L}\p{N}])[A-Za-z1-5\x{FF11}-\x{FF15}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{0410}-\x{0414}]" \
-    r"|(?i:option|choice))" \
-    r"[ )\]:.\-–—(=*_\x{FF08}\x{FF09}\x{FF0E}\x{FF1A}\x{3000}]{1,12}[\p{L}\p{N}]"
+_LETTER_THEN_TEXT = (r"(?:(?:^|[^\p{L}\p{N}])[A-Za-z1-5\x{FF11}-\x{FF15}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{0410}-\x{0414}"
+                     r"\x{0391}-\x{0395}]|(?:^|[^\p{L}\p{N}])(?i:ii|iii|iv)|(?i:option|choice))[ )\]:.,\-–—(=*_\x{FF08}\x{FF09}\x{FF0C}\x{FF0E}\x{FF1A}\x{3000}]{1,12}"
+                     r"[\p{L}\p{N}]")
 _LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z1-9](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture", "BI-RADS 3"
 
 

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from .letter_pairs import may_pair
 from .letter_text import answer_part, bounded, normalised
+from .option_numbers import counted_numbers
 from .option_text import fold
 
 
@@ -32,4 +33,5 @@ def needs_options(found_without: str | None, options: Sequence[str] | None, text
         return False
     if found_without is None or _has_letter_word(tuple(options)):
         return True
-    return text is None or may_pair(normalised(bounded(answer_part(text))), found_without)
+    # the numbers parse_letter reads with the option count ("Answer: ii. <text>"), read with every letter: a superset
+    return text is None or may_pair(counted_numbers(normalised(bounded(answer_part(text))), "ABCDE"), found_without)

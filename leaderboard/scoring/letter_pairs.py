@@ -2,7 +2,9 @@
 
 "The answer is B: Pneumothorax" where B is "Pneumonia", "Answer: A (Mobitz II)" where Mobitz II is option C,
 "**C** – Basal cell carcinoma" where that is option D, "Option 4: BI-RADS 3" on a BI-RADS 2-5 item: the letter
-names one option and the text right after it names another. A careful reader cannot tell which one the writer
+names one option and the text right after it names another. The other order, a text and then a bracketed letter
+("Meningioma (C)."), stays the letter's: a stated letter wins over a text that precedes it (letters-v3's decision,
+pinned in test_letter_option_text.py). A careful reader cannot tell which one the writer
 meant, so such a statement commits to neither. The rest of the response may still decide, as a reader would
 use it: when the response outside the pair names (by text) one of the two options and no other ("... all point
 to Crohn's disease.\n\nAnswer: C. Crohn's disease", C being ischemic colitis), that option is the answer;
@@ -17,7 +19,7 @@ from typing import Sequence
 
 from .option_text import fold, mentions, named_option
 
-_GAP_CHARS = frozenset(" )]:.-–—(=")  # between the letter and the text: "B: ", "B) ", "(C) – ", "A (", "C. "
+_GAP_CHARS = frozenset(" )]:.,-–—(=")  # between the letter and the text: "B: ", "B) ", "(C) – ", "A (", "C. ", "B, "
 _MAX_GAP = 5
 _ENDS_PAIR = frozenset(".;!)]\n")  # the text stands alone: the line, sentence or parenthesis ends after it
 

@@ -99,7 +99,7 @@ def rejected(s: str, i: int) -> bool:
 
 
 # letters-v7: a checklist, one option per line, that marks exactly one option yes ("- Option B: yes ✔", "C. ... ✓")
-_CHECK_LINE = re2.compile(r"^(?:[-*•+] |\d{1,2}[.)] )?(?:(?i:option|choice) )?[(\[]?([A-E])[)\]]?[.:)]? ?(?:[-–—:|] ?)?")
+_CHECK_LINE = re2.compile(r"^(?:[-*•+] |\| ?|\d{1,2}[.)] )?(?:(?i:option|choice) )?[(\[]?([A-E])[)\]]?[.:)]? ?(?:[-–—:|] ?)?")
 _YES = re2.compile(r"^(?i:yes|correct|true)(?:[^A-Za-z]|$)|^[✔✓✅☑]|[✔✓✅☑]\)?[.!]?$"
                    r"|[-–—:|,(] ?(?i:yes|correct)[.!)\]]?$")
 _NO = re2.compile(r"^(?i:no|incorrect|wrong|false|unlikely)(?:[^A-Za-z]|$)|^[❌✗✘✖×]")
@@ -117,7 +117,7 @@ def checklist_letter(s: str, options=(), letters: str = "ABCDE") -> str | None:
         m = _CHECK_LINE.match(line[:40]) if len(line) <= MAX_CHECKLIST_LINE else None
         if m is None:
             continue
-        rest = line[m.end():].strip()
+        rest = line[m.end():].strip(" |")  # a table row: "| B | ✓ |"
         word = rest.lower().rstrip(".!")
         if word in _BARE_VERDICTS and (not _NAMES_OPTION.match(line) or own.get(m.group(1)) == word):
             continue  # "A. Yes\nB. No": the options of a yes/no item, echoed

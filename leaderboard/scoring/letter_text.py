@@ -73,14 +73,17 @@ def normalised(text: str) -> str:
     return numbers_as_letters(cyrillic_answers(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()))
 
 
-# letters-v7: a Cyrillic option letter after a Russian answer cue ("Ответ: Б." is option B): А Б В Г Д = A-E
-_CYRILLIC_ANSWER = re2.compile(r"(?:^|[^\p{L}])((?i:(?:правильный )?ответ|вариант))(?: ?: ?| [-–—] | )\(?([АБВГД])([^\p{L}\p{N}]|$)")
-_CYRILLIC_LETTERS = dict(zip("АБВГД", "ABCDE"))
+# letters-v7: a Cyrillic or Greek option letter after a Russian, Ukrainian or Greek answer cue ("Ответ: Б." is option
+# B): А Б В Г Д and Α Β Γ Δ Ε = A-E (capitals only: "в" is a preposition)
+_FOREIGN_ANSWER = re2.compile(r"(?:^|[^\p{L}])((?i:(?:правильный )?ответ|вариант|(?:правильна )?відповідь|απάντηση|απαντηση))"
+                              r"(?: ?: ?| [-–—] | )\(?([АБВГДΑΒΓΔΕ])([^\p{L}\p{N}]|$)")
+_FOREIGN_LETTERS = dict(zip("АБВГДΑΒΓΔΕ", "ABCDEABCDE"))
 
 
 def cyrillic_answers(text: str) -> str:
-    """`text` with each answer cue and Cyrillic letter written as "Answer: <Latin letter>"."""
-    if "тве" not in text.lower() and "ариант" not in text.lower():
+    """`text` with each answer cue and Cyrillic or Greek letter written as "Answer: <Latin letter>"."""
+    lowered = text.lower()
+    if not any(cue in lowered for cue in ("тве", "ариант", "ідповід", "πάντηση", "παντηση")):
         return text
-    return _CYRILLIC_ANSWER.sub(lambda m: m.group(0)[:m.start(1) - m.start()] + "Answer: "
-                                + _CYRILLIC_LETTERS[m.group(2)] + m.group(3), text)
+    return _FOREIGN_ANSWER.sub(lambda m: m.group(0)[:m.start(1) - m.start()] + "Answer: "
+                               + _FOREIGN_LETTERS[m.group(2)] + m.group(3), text)

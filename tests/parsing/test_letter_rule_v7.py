@@ -47,6 +47,9 @@ def _parse(text, options):
     ("**D** – Basal cell carcinoma", SKIN, "D"),
     ("Option 2: BI-RADS 3", BIRADS, "B"),
     ("The answer is B: see the fluid level", CXR, "B"),
+    ("The answer is B, pneumothorax.", CXR, None),
+    ("Pneumothorax (B).", CXR, "B"),  # the other order: a stated letter wins over the text before it (letters-v3)
+    ("The answer is B. Pneumothorax, pulmonary edema and pneumonia are less likely.", CXR, "B"),  # a list goes on
     ("Answer: B. Pneumothorax is less likely given the lung markings.", CXR, "B"),
 ])
 def test_a_letter_paired_with_another_options_text(text, options, expected):
@@ -169,6 +172,9 @@ def test_letters_inside_terms(text, options, expected):
     ("Ответ: Б. Жидкость.", "B"),
     ("Правильный ответ — Г", "D"),
     ("Ответ в том, что это В.", None),  # the preposition "в", not an answer letter
+    ("Απάντηση: Β", "B"),
+    ("Відповідь: Г", "D"),
+    ("| Option | Verdict |\n|---|---|\n| A | ✗ |\n| B | ✓ |\n| C | ✗ |", "B"),
     ("- Option A: no\n- Option B: yes ✔\n- Option C: no", "B"),
     ("A. Pneumothorax ✗\nB. Pleural effusion ✓\nC. Lobar pneumonia ✗", "B"),
     ("- Option A: yes\n- Option B: yes ✔\n- Option C: no", None),  # two marked yes
@@ -212,7 +218,9 @@ def test_option_text_additions(text, options, expected):
 # batch scorers parse without options first: the new option-dependent rules must reach them
 BATCH = [("The answer is B: Pneumothorax", CXR), ("Option 4: BI-RADS 3", BIRADS), ("3", BIRADS),
          ("Let's analyze each option:\n\nA. Pneumothorax – the lung edge is visible; the image does show", CXR),
-         ("**C** – Basal cell carcinoma", SKIN), ("The answer is B: Pleural effusion", CXR), ("Answer: 1", CXR)]
+         ("**C** – Basal cell carcinoma", SKIN), ("The answer is B, pneumothorax.", CXR),
+         ("Answer: ii. Pneumothorax", CXR), ("Ответ: Б. Pneumothorax", CXR),
+         ("The answer is B: Pleural effusion", CXR), ("Answer: 1", CXR)]
 
 
 def test_needs_options_covers_the_new_rules():
@@ -224,7 +232,7 @@ def test_needs_options_covers_the_new_rules():
 
 def test_batch_scorers_equal_parse_letter_on_the_new_rules():
     expected = [_parse(t, o) for t, o in BATCH]
-    assert expected == [None, None, None, None, None, "B", "A"]
+    assert expected == [None] * 8 + ["B", "A"]
     got = _parse_responses(pa.array([t for t, _ in BATCH]), np.array([len(o) for _, o in BATCH]),
                            np.ones(len(BATCH), dtype=bool), pa.chunked_array([[o for _, o in BATCH]]))
     assert got.tolist() == [-1 if x is None else "ABCDE".index(x) for x in expected]
