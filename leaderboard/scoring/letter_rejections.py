@@ -110,7 +110,8 @@ _NAMES_OPTION = re2.compile(r"^(?:[-*•+] )?(?i:option|choice) ")
 
 def checklist_letter(s: str, options=(), letters: str = "ABCDE") -> str | None:
     """The one option a checklist marks yes when it marks at least one other no, else None. A line whose verdict
-    word is its own option's text ("Option A: Yes" on a yes/no item) echoes the option: no verdict."""
+    word is its own option's text ("Option A: Yes" on a yes/no item) echoes the option: no verdict; without the
+    option texts a bare "A. Yes" line might be such an echo and counts only after "Option"."""
     own = {letters[k]: (o or "").strip().lower() for k, o in enumerate(options) if k < len(letters)}
     yes, no, lines = set(), set(), 0
     for line in s.split("\n"):
@@ -119,7 +120,7 @@ def checklist_letter(s: str, options=(), letters: str = "ABCDE") -> str | None:
             continue
         rest = line[m.end():].strip(" |")  # a table row: "| B | ✓ |"
         word = rest.lower().rstrip(".!")
-        if word in _BARE_VERDICTS and (not _NAMES_OPTION.match(line) or own.get(m.group(1)) == word):
+        if word in _BARE_VERDICTS and (own.get(m.group(1)) == word or (not own and not _NAMES_OPTION.match(line))):
             continue  # "A. Yes\nB. No": the options of a yes/no item, echoed
         if _YES.search(rest):
             yes.add(m.group(1))

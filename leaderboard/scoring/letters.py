@@ -310,6 +310,9 @@ _EXPLICIT_SPECS = (
     # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
     (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
     (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
+    # letters-v7: "... makes it B.", "Most likely B." (a sentence ending with the letter)
+    (rf"(?:makes (?:it|this)|most likely|most probably|probably)[,:]? (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
+     _sentence_ends),
     (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),
@@ -553,14 +556,15 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     rejected: set[str] = set()
     found, end = _explicit(s)  # 1. explicit answer statements
     step = 1 if found is not None else 2
+    if found is None:  # letters-v7: a checklist ("A) no\nB) yes ✔") before its first line reads as a leading letter
+        found = checklist_letter(s, options, letters)
+        end = len(s)
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
         found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(
             s[start:], candidates, _shifted(spans, start))[2]]) or found
-    if found is None:
-        found = checklist_letter(s, options, letters)  # letters-v7: "- Option A: no ...\n- Option B: yes ✔"
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):

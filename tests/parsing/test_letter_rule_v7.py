@@ -135,6 +135,11 @@ def test_negation_reaches_the_letter(text, expected):
     ("While pulmonary edema (D) can cause effusions, this points to pleural effusion (B).", "B"),
     ("Both A and C are reasonable, but the most likely is C given the age.", "C"),
     ("If I must pick one option, it would be B.", "B"),
+    ("B or C, most likely B.", "B"),
+    ("Most likely B. Differential: C, D.", "B"),
+    ("I first considered A, but the meniscus makes it B.", "B"),
+    ("Probably not B.", None),
+    ("Most likely B, but C cannot be excluded.", None),  # the statement does not end its sentence
 ])
 def test_hedges_between_letters(text, expected):
     assert _parse(text, CXR) == expected
@@ -181,6 +186,12 @@ def test_letters_inside_terms(text, options, expected):
 ])
 def test_cyrillic_and_checklists(text, expected):
     assert _parse(text, CXR) == expected
+
+
+def test_a_bare_verdict_checklist_needs_the_option_texts():
+    text = "A) no\nB) yes\nC) no\nD) no"
+    assert _parse(text, CXR) == "B"  # the options are no yes/no texts: verdicts
+    assert parse_letter(text, "ABCD") is None  # without them it may echo a yes/no item's options
 
 
 def test_an_echoed_yes_no_option_list_is_no_checklist():
