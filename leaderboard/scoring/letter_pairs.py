@@ -30,8 +30,10 @@ def _letter_before(s: str, start: int, letters: str) -> int | None:
     k = start - 1
     while k >= 0 and start - k <= _MAX_GAP and s[k] in _GAP_CHARS:
         k -= 1
-    if k < 0 or k == start - 1 or start - k > _MAX_GAP + 1 or s[k] not in letters:
+    if k < 0 or k == start - 1 or start - k > _MAX_GAP + 1 or s[k].upper() not in letters or not s[k].isalpha():
         return None
+    if s[k].islower() and s[k + 1] not in ":).":
+        return None  # "a pneumothorax", "e pleural ...": words; "b: pneumothorax" is a letter
     before = s[k - 1:k] if k else ""
     if before.isalnum() or (k + 1 < len(s) and s[k + 1].isalnum()):
         return None
@@ -56,7 +58,7 @@ def contradicting_pair(s: str, letter: str, letters: str, options: Sequence[str]
             continue  # a head noun ("effusion") names no one option
         start, end = folded.origin[m.start], folded.origin[m.end - 1] + 1
         k = _letter_before(s, start, letters)
-        if k is None or s[k] != letter:
+        if k is None or s[k].upper() != letter:
             continue
         if letters[m.index] == letter:
             return None  # "B: Pneumonia" somewhere: the letter's own text is written beside it
@@ -80,15 +82,15 @@ def settle_pair(s: str, letter: str, letters: str, options: Sequence[str]) -> st
 
 
 def may_pair(s: str, letter: str) -> bool:
-    """Could `letter` be part of a pair in the normalised text `s`, whatever the options: does it stand alone
-    followed by gap characters and a word ("B: P...", "(C) – B...")? A superset of contradicting_pair, without
-    the options (batch callers decide with it whether to parse again with them)."""
-    at = s.find(letter)
-    while at >= 0:
+    """Could `letter` be part of a pair in the normalised text `s`, whatever the options: does it (or its lower
+    case) stand alone followed by gap characters and a word ("B: P...", "(C) – B...", "b: p...")? A superset of
+    contradicting_pair, without the options (batch callers decide with it whether to parse again with them)."""
+    for at, ch in enumerate(s):
+        if ch != letter and ch != letter.lower():
+            continue
         k = at + 1
         while k < len(s) and k - at <= _MAX_GAP and s[k] in _GAP_CHARS:
             k += 1
         if k > at + 1 and k < len(s) and s[k].isalnum() and not (at and s[at - 1].isalnum()):
             return True
-        at = s.find(letter, at + 1)
     return False

@@ -48,6 +48,9 @@ def _parse(text, options):
     ("Option 2: BI-RADS 3", BIRADS, "B"),
     ("The answer is B: see the fluid level", CXR, "B"),
     ("The answer is B, pneumothorax.", CXR, None),
+    ("b: pneumothorax", CXR, None),  # a lower-case letter before a colon is a letter
+    ("b: pleural effusion", CXR, "B"),
+    ("Answer: B\n\nB. Pneumothorax", CXR, None),
     ("Pneumothorax (B).", CXR, "B"),  # the other order: a stated letter wins over the text before it (letters-v3)
     ("The answer is B. Pneumothorax, pulmonary edema and pneumonia are less likely.", CXR, "B"),  # a list goes on
     ("Answer: B. Pneumothorax is less likely given the lung markings.", CXR, "B"),
