@@ -27,7 +27,7 @@ from typing import NamedTuple, Sequence
 from .option_aliases import aliases, head_nouns, lead_words, shared_initialisms
 
 _APOSTROPHES = "'’`´"
-_CLAUSE_ENDS = ".,;:!?\n—→"  # letters-v7: a dash or an arrow ends a clause too ("CSC vs. DME — ... favors CSC")
+_CLAUSE_ENDS = ".,;:!?\n—→。；"  # letters-v7: a dash or an arrow ends a clause too ("CSC vs. DME — ... favors CSC")
 _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("exclude",), ("excludes",),
                     ("without",), ("against",), ("rather", "than"), ("other", "than"), ("instead", "of"),
                     ("rule", "out"), ("rules", "out"), ("ruled", "out"), ("ruling", "out"), ("more", "likely", "than"),
@@ -50,6 +50,7 @@ _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossib
                 "insufficient", "couldnt", "wont"}
 _UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
                       ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain")}
+_CJK_UNASSERTING = ("不能排除", "不除外", "排除", "除外", "待排", "鉴别", "鑑別", "是否", "不考虑", "不支持")
 _POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("possibly", "a"), ("perhaps", "a")}
 # words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
 _GAP = 3
@@ -385,6 +386,9 @@ def _unasserted(folded: Folded, start: int) -> bool:
     while lo > 0 and start - lo < 160 and folded.clause[lo - 1] == clause:
         lo -= 1
     words = folded.text[lo:start].split()[-20:]
+    i = folded.origin[start]
+    if any(phrase in folded.source[max(0, i - 8):i] for phrase in _CJK_UNASSERTING):
+        return True  # letters-v7: "不能排除肺癌" (lung cancer cannot be excluded), "排除X", "是否X"
     if any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:])):
         return True
     # letters-v7: "could be X or could be Y": a possibility offered beside another, in one clause

@@ -66,11 +66,11 @@ BLIND_2 = [json.loads(line) for line in (HERE / "blind_letters2.jsonl").read_tex
 def test_the_second_blind_letters_set_agrees_as_measured():
     """200 responses from a second independent writer (README): measured once, unseen, under letters-v4 (155)
     and letters-v5 (163). Then seen: letters-v6 (other names of a condition, option_synonyms.py) was written after
-    reading its misses and reaches 175; letters-v7 (written after reading the v6 misses, by class) 195. The floor
+    reading its misses and reaches 175; letters-v7 (written after reading the v6 misses, by class) 196. The floor
     keeps the last figure; its gains here are not unseen figures."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_2]
-    assert len(BLIND_2) == 200 and sum(agree) >= 195, sum(agree)
+    assert len(BLIND_2) == 200 and sum(agree) >= 196, sum(agree)
     unparseable = [a for a, c in zip(agree, BLIND_2) if c["expected"] is None]
     assert len(unparseable) == 50 and sum(unparseable) >= 47
 

@@ -229,6 +229,21 @@ def test_option_text_additions(text, options, expected):
     assert _parse(text, options) == expected
 
 
+TB = ["肺结核", "肺癌", "肺炎", "肺脓肿"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("首先考虑肺结核。但也不能排除肺癌的可能。", "A"),  # as "... lung cancer cannot be excluded"
+    ("考虑肺癌，排除肺结核。", "B"),  # rule out
+    ("肺结核或者肺癌。", None),  # either: both named
+    ("是否为肺癌？需要活检。", None),  # asked
+    ("诊断为肺炎。", "C"),
+])
+def test_chinese_option_texts_are_rejected_and_hedged_as_english_ones(text, expected):
+    assert _parse(text, TB) == expected
+
+
+
 # batch scorers parse without options first: the new option-dependent rules must reach them
 BATCH = [("The answer is B: Pneumothorax", CXR), ("Option 4: BI-RADS 3", BIRADS), ("3", BIRADS),
          ("Let's analyze each option:\n\nA. Pneumothorax – the lung edge is visible; the image does show", CXR),
