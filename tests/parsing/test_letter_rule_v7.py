@@ -222,6 +222,10 @@ def test_an_echoed_yes_no_option_list_is_no_checklist():
     ("The lens-shaped collection, which would be epidural hematoma.", BLEED, "B"),
     ("Could be a pneumothorax or could be a bulla.", CXR, None),
     ("This could be a pneumothorax.", CXR, "A"),
+    ("Acute cerebral infarction in the left MCA territory.", ["Hemorrhagic stroke", "Ischemic stroke", "Glioma"], "B"),
+    ("Bulls-eye rash after a tick bite.", ["Erythema migrans", "Cellulitis", "Tinea corporis"], "A"),
+    ("Free intraperitoneal air under the diaphragm.", ["Pneumoperitoneum", "Pneumothorax", "Bowel perforation"], "A"),
+    ("No cerebral infarction; a hemorrhagic stroke.", ["Hemorrhagic stroke", "Ischemic stroke", "Glioma"], "A"),
     ("Start an ARNI.", ["Loop diuretic alone", "Sacubitril/valsartan", "Heart transplantation evaluation",
                         "Observation only"], "B"),
 ])
