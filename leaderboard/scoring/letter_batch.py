@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Sequence
 
+from .letter_corrections import may_correct
 from .letter_pairs import may_pair
 from .letter_text import answer_part, bounded, normalised
 from .option_numbers import counted_numbers
@@ -26,12 +27,16 @@ def needs_options(found_without: str | None, options: Sequence[str] | None, text
     """Can the option texts change what `parse_letter` found without them? Only when it found no letter (step 4
     may name one), when an option's text holds a one-letter word (a letter inside a mention of it is that
     option's text, not an answer letter), or (letters-v7) when the found letter is followed by text that may be
-    another option's ("B: Pneumothorax", letter_pairs.py; assumed when `text` is not given). Batch callers parse
+    another option's ("B: Pneumothorax", letter_pairs.py) or a correction may name one ("Actually, it's X";
+    both assumed when `text` is not given). Batch callers parse
     each distinct text once without options (digits zeroed, see DIGITS) and again with its item's options only
     where this is true."""
     if not options:
         return False
     if found_without is None or _has_letter_word(tuple(options)):
         return True
+    if text is None:
+        return True
     # the numbers parse_letter reads with the option count ("Answer: ii. <text>"), read with every letter: a superset
-    return text is None or may_pair(counted_numbers(normalised(bounded(answer_part(text))), "ABCDE"), found_without)
+    s = counted_numbers(normalised(bounded(answer_part(text))), "ABCDE")
+    return may_pair(s, found_without) or may_correct(s)  # "... Actually, it's <another option's text>."

@@ -29,18 +29,33 @@ _RETRACTION_AT_END = re2.compile(r"(?i)(?:^|[.!?;\n] ?)(?:wait|actually|hmm|hold
                                  r"(?:no|nope|scratch that|never mind|nevermind|that'?s wrong|that is wrong)[.!]*$")
 
 
+def may_correct(s: str) -> bool:
+    """Does `s` hold a correction marker (a correction to an option's text then needs the option texts)?"""
+    return _MARKER.search(s) is not None
+
+
 def retracted_at_end(s: str) -> bool:
     """Does the response end with a retraction and nothing else ("... Wait, no.", "... No, scratch that.")?"""
     return _RETRACTION_AT_END.search(s[-40:]) is not None and len(s.rstrip()) > 20
 
 
-def corrected(s: str, end: int, letter: str, letters_after) -> str | None:
+# a restated option text: "..., I mean pleural effusion.", "Actually, it's pleural effusion." (to the sentence's end)
+_RESTATED_TEXT = re2.compile(r"(?i)(?:i mean|i meant|make that|correction:|it['’]s|it is|the answer is) ([^.!?;\n]{3,80})(?:[.!]|$|\n)")
+
+
+def corrected(s: str, end: int, letter: str, letters_after, text_letter=None) -> str | None:
     """The letter a correction after s[:end] (where `letter` was committed) moves to, or None when there is none.
-    `letters_after(start)` gives the (position, letter) of the standalone letters in s[start:], rejected ones out."""
+    `letters_after(start)` gives the (position, letter) of the standalone letters in s[start:], rejected ones out;
+    `text_letter(phrase)` the letter of the one option a short phrase names by text (None: not given)."""
     marker = _MARKER.search(s[end:end + 2000])
     if marker is None:
         return None
     start = end + marker.start()
+    if text_letter is not None:
+        restated = _RESTATED_TEXT.search(s[start:start + 200])
+        other = text_letter(restated.group(1)) if restated and restated.start() < 40 else None
+        if other is not None and other != letter:
+            return other  # "The answer is A. Actually, it's pleural effusion."
     later = [(i, x) for i, x in letters_after(start) if x != letter]
     if len({x for _, x in later}) != 1:
         return None

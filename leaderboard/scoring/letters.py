@@ -457,6 +457,11 @@ _LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–
                              r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
 
 
+def _text_letter(phrase: str, options, letters: str) -> str | None:
+    named = named_option(phrase, options)[0]
+    return letters[named] if named is not None and named < len(letters) else None
+
+
 def _shifted(spans, start: int) -> list[tuple[int, int, int]]:
     return [(a - start, b - start, k) for a, b, k in spans if b > start]
 
@@ -564,7 +569,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
         found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(
-            s[start:], candidates, _shifted(spans, start))[2]]) or found
+            s[start:], candidates, _shifted(spans, start))[2]],
+            (lambda phrase: _text_letter(phrase, options, letters)) if options else None) or found
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):

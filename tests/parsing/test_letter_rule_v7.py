@@ -108,6 +108,11 @@ def test_counted_numbers_rewrites_only_what_it_reads():
     ("The answer is B. Actually, the meniscus confirms it.", "B"),
     ("The answer is B. Actually, A is a common mimic, but the meniscus confirms it.", "B"),
     ("No pneumothorax. The answer is B.", "B"),
+    # a correction may restate an option's text
+    ("The answer is A. Actually, it's pleural effusion.", "B"),
+    ("The answer is A. Wait, I mean pleural effusion.", "B"),
+    ("The answer is A. Actually, it's not pleural effusion.", "A"),
+    ("The answer is A. Actually, it is hard to tell pleural effusion from pneumonia here.", "A"),
 ])
 def test_corrections(text, expected):
     assert _parse(text, CXR) == expected
@@ -253,6 +258,7 @@ BATCH = [("The answer is B: Pneumothorax", CXR), ("Option 4: BI-RADS 3", BIRADS)
          ("Let's analyze each option:\n\nA. Pneumothorax – the lung edge is visible; the image does show", CXR),
          ("**C** – Basal cell carcinoma", SKIN), ("The answer is B, pneumothorax.", CXR),
          ("Answer: ii. Pneumothorax", CXR), ("Ответ: Б. Pneumothorax", CXR),
+         ("The answer is A.\n\nActually, it's pleural effusion.", CXR),
          ("The answer is B: Pleural effusion", CXR), ("Answer: 1", CXR)]
 
 
@@ -265,7 +271,7 @@ def test_needs_options_covers_the_new_rules():
 
 def test_batch_scorers_equal_parse_letter_on_the_new_rules():
     expected = [_parse(t, o) for t, o in BATCH]
-    assert expected == [None] * 8 + ["B", "A"]
+    assert expected == [None] * 8 + ["B", "B", "A"]
     got = _parse_responses(pa.array([t for t, _ in BATCH]), np.array([len(o) for _, o in BATCH]),
                            np.ones(len(BATCH), dtype=bool), pa.chunked_array([[o for _, o in BATCH]]))
     assert got.tolist() == [-1 if x is None else "ABCDE".index(x) for x in expected]
