@@ -11,7 +11,7 @@ from typing import Sequence
 from .letter_corrections import may_correct
 from .letter_pairs import may_pair
 from .letter_text import answer_part, bounded, normalised
-from .option_numbers import counted_numbers
+from .option_numbers import counted_numbers, names_last_option
 from .option_text import fold
 
 
@@ -37,6 +37,8 @@ def needs_options(found_without: str | None, options: Sequence[str] | None, text
         return True
     if text is None:
         return True
+    base = normalised(bounded(answer_part(text)))
+    if names_last_option(base) or may_correct(base):  # "the last option" (its letter depends on the caller's
+        return True  # letters); "... Actually, it's <another option's text>."
     # the numbers parse_letter reads with the option count ("Answer: ii. <text>"), read with every letter: a superset
-    s = counted_numbers(normalised(bounded(answer_part(text))), "ABCDE")
-    return may_pair(s, found_without) or may_correct(s)  # "... Actually, it's <another option's text>."
+    return may_pair(counted_numbers(base, "ABCDE"), found_without)

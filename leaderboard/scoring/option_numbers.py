@@ -116,3 +116,8 @@ def counted_numbers(s: str, letters: str, options=None) -> str:
         s = _LAST.sub(lambda m: m.group(0) if _LAST_NAMED.match(m.string[m.end():m.end() + 16])
                       else "option " + letters[-1], s)
     return s
+
+
+def names_last_option(s: str) -> bool:
+    """Does `s` name "the last/final option" (a letter that depends on the option count)?"""
+    return _LAST.search(s) is not None

@@ -259,6 +259,7 @@ BATCH = [("The answer is B: Pneumothorax", CXR), ("Option 4: BI-RADS 3", BIRADS)
          ("**C** – Basal cell carcinoma", SKIN), ("The answer is B, pneumothorax.", CXR),
          ("Answer: ii. Pneumothorax", CXR), ("Ответ: Б. Pneumothorax", CXR),
          ("The answer is A.\n\nActually, it's pleural effusion.", CXR),
+         ("The last one, pleural effusion.", CXR),  # "the last option" is D only with the option count
          ("The answer is B: Pleural effusion", CXR), ("Answer: 1", CXR)]
 
 
@@ -271,7 +272,7 @@ def test_needs_options_covers_the_new_rules():
 
 def test_batch_scorers_equal_parse_letter_on_the_new_rules():
     expected = [_parse(t, o) for t, o in BATCH]
-    assert expected == [None] * 8 + ["B", "B", "A"]
+    assert expected == [None] * 8 + ["B", None, "B", "A"]
     got = _parse_responses(pa.array([t for t, _ in BATCH]), np.array([len(o) for _, o in BATCH]),
                            np.ones(len(BATCH), dtype=bool), pa.chunked_array([[o for _, o in BATCH]]))
     assert got.tolist() == [-1 if x is None else "ABCDE".index(x) for x in expected]
