@@ -40,12 +40,13 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
 
 # a letter or option number, then a gap and a word, or a correction marker: a superset (in the raw text) of
 # letters.needs_options' pairs and corrections
-_LETTER_THEN_TEXT = (r"(?:(?:^|[^\p{L}\p{N}])[A-Za-z1-5\x{FF11}-\x{FF15}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{0410}-\x{0414}"
-                     r"\x{0391}-\x{0395}]|(?:^|[^\p{L}\p{N}])(?i:ii|iii|iv)|(?i:option|choice))[ )\]:.,\-–—(=*_\x{FF08}\x{FF09}\x{FF0C}\x{FF0E}\x{FF1A}\x{3000}]{1,12}"
-                     r"[\p{L}\p{N}]"
-                     r"|(?i:actually|scratch\s+that|i\s+mean|on\s+second\s+thought|on\s+reflection|wait|correction|"
-                     r"make\s+that|change\s+(?:that|my\s+answer)\s+to|let\s+me\s+correct"  # a correction may name a text
-                     r"|(?:last|final)\s+(?:option|one))")  # "the last option": a letter only with the option count
+_LETTER_THEN_TEXT = (
+    r"(?:(?:^|[^\p{L}\p{N}])[A-Za-z1-5\x{FF11}-\x{FF15}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{0410}-\x{0414}"
+    r"\x{0391}-\x{0395}]|(?:^|[^\p{L}\p{N}])(?i:ii|iii|iv)|(?i:option|choice))"  # a letter, roman or "option"
+    r"[ )\]:.,\-–—(=*_\x{FF08}\x{FF09}\x{FF0C}\x{FF0E}\x{FF1A}\x{3000}]{1,12}[\p{L}\p{N}]"  # a gap, a word
+    r"|(?i:actually|scratch\s+that|i\s+mean|on\s+second\s+thought|on\s+reflection|wait|correction|"
+    r"make\s+that|change\s+(?:that|my\s+answer)\s+to|let\s+me\s+correct"  # a correction may name a text
+    r"|(?:last|final)\s+(?:option|one))")  # "the last option": a letter only with the option count
 _LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z1-9](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture", "BI-RADS 3"
 
 
