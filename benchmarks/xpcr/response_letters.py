@@ -46,7 +46,8 @@ _LETTER_THEN_TEXT = (
     r"[ )\]:.,\-–—(=*_\x{FF08}\x{FF09}\x{FF0C}\x{FF0E}\x{FF1A}\x{3000}]{1,12}[\p{L}\p{N}]"  # a gap, a word
     r"|(?i:actually|scratch\s+that|i\s+mean|on\s+second\s+thought|on\s+reflection|wait|correction|"
     r"make\s+that|change\s+(?:that|my\s+answer)\s+to|let\s+me\s+correct"  # a correction may name a text
-    r"|(?:last|final)\s+(?:option|one))")  # "the last option": a letter only with the option count
+    r"|(?:last|final)\s+(?:option|one)"  # "the last option": a letter only with the option count
+    r"|[✔✓✅☑❌✗✘✖×]|[:\-–—|,(]\s*(?:yes|no|correct|incorrect)\b)")  # a checklist of option texts
 _LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z1-9](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture", "BI-RADS 3"
 
 

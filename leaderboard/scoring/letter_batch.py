@@ -10,6 +10,7 @@ from typing import Sequence
 
 from .letter_corrections import may_correct
 from .letter_pairs import may_pair
+from .letter_rejections import checklist_letter
 from .letter_text import answer_part, bounded, normalised
 from .option_numbers import counted_numbers, names_last_option
 from .option_text import fold
@@ -40,5 +41,7 @@ def needs_options(found_without: str | None, options: Sequence[str] | None, text
     base = normalised(bounded(answer_part(text)))
     if names_last_option(base) or may_correct(base):  # "the last option" (its letter depends on the caller's
         return True  # letters); "... Actually, it's <another option's text>."
+    if checklist_letter(base, options, "ABCDE"[:len(options)]) not in (None, found_without):
+        return True  # "Pneumothorax ❌\nPleural effusion ✅": a checklist of option texts outranks a leading letter
     # the numbers parse_letter reads with the option count ("Answer: ii. <text>"), read with every letter: a superset
     return may_pair(counted_numbers(base, "ABCDE"), found_without)

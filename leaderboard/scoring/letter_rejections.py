@@ -108,6 +108,25 @@ _BARE_VERDICTS = {"yes", "no", "true", "false", "correct", "incorrect"}
 _NAMES_OPTION = re2.compile(r"^(?:[-*•+] )?(?i:option|choice) ")
 
 
+_BULLET = re2.compile(r"^(?:[-*•+] |\| ?|\d{1,2}[.)] )?")
+
+
+def _text_label(line: str, own: dict) -> tuple[str, str] | None:
+    """(letter, rest of the line) when the line opens with an option's whole text (the longest), then a mark or a
+    separator: "Pleural effusion ✅", "- Pneumothorax: no"."""
+    body = line[_BULLET.match(line).end():]
+    lowered = body.lower()
+    best = None
+    for letter, text in own.items():
+        if len(text) >= 3 and lowered.startswith(text) and not body[len(text):len(text) + 1].isalnum() \
+                and (best is None or len(text) > len(own[best])):
+            best = letter
+    if best is None:
+        return None
+    rest = body[len(own[best]):].strip(" |")
+    return (best, rest) if rest else None
+
+
 def checklist_letter(s: str, options=(), letters: str = "ABCDE") -> str | None:
     """The one option a checklist marks yes when it marks at least one other no, else None. A line whose verdict
     word is its own option's text ("Option A: Yes" on a yes/no item) echoes the option: no verdict; without the
@@ -117,6 +136,15 @@ def checklist_letter(s: str, options=(), letters: str = "ABCDE") -> str | None:
     for line in s.split("\n"):
         m = _CHECK_LINE.match(line[:40]) if len(line) <= MAX_CHECKLIST_LINE else None
         if m is None:
+            labelled = _text_label(line, own) if own and len(line) <= MAX_CHECKLIST_LINE else None
+            if labelled is not None:  # "Pleural effusion ✅": the option's own text opens the line
+                letter, rest = labelled
+                if _YES.search(rest):
+                    yes.add(letter)
+                    lines += 1
+                elif _NO.search(rest) or _LINE_VERDICT.search(rest[-24:]):
+                    no.add(letter)
+                    lines += 1
             continue
         rest = line[m.end():].strip(" |")  # a table row: "| B | ✓ |"
         word = rest.lower().rstrip(".!")

@@ -573,6 +573,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             (lambda phrase: _text_letter(phrase, options, letters)) if options else None) or found
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+        step = 3
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
             found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
             if named is not None and listed_together(s, positions, spans, named):
@@ -582,7 +583,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
-    if step > 1 and (cut_off_thinking(text) or (found is not None and not rejected and ends_in_analysis(s, spans, letters))):
+    if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and not rejected
+                                                 and ends_in_analysis(s, spans, letters))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
     if found is not None and retracted_at_end(s):
         found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn

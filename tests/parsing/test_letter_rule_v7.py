@@ -191,6 +191,10 @@ def test_letters_inside_terms(text, options, expected):
     ("- Option A: no\n- Option B: yes ✔\n- Option C: no", "B"),
     ("A. Pneumothorax ✗\nB. Pleural effusion ✓\nC. Lobar pneumonia ✗", "B"),
     ("- Option A: yes\n- Option B: yes ✔\n- Option C: no", None),  # two marked yes
+    ("Pneumothorax ❌\nPleural effusion ✅\nLobar pneumonia ❌", "B"),  # the options' texts label the lines
+    ("- Pneumothorax: no\n- Pleural effusion: yes", "B"),
+    ("Pneumothorax ❌\nPleural effusion ❌", None),  # nothing marked yes
+    ("Let's analyze each option:\nA. Pneumothorax – no.\nB. Pleural effusion – yes.\nC. Lobar pneumonia – no.", "B"),
 ])
 def test_cyrillic_and_checklists(text, expected):
     assert _parse(text, CXR) == expected
@@ -260,6 +264,7 @@ BATCH = [("The answer is B: Pneumothorax", CXR), ("Option 4: BI-RADS 3", BIRADS)
          ("Answer: ii. Pneumothorax", CXR), ("Ответ: Б. Pneumothorax", CXR),
          ("The answer is A.\n\nActually, it's pleural effusion.", CXR),
          ("The last one, pleural effusion.", CXR),  # "the last option" is D only with the option count
+         ("C\nPneumothorax ❌\nPleural effusion ✅", CXR),  # a text checklist outranks the leading C
          ("The answer is B: Pleural effusion", CXR), ("Answer: 1", CXR)]
 
 
@@ -272,7 +277,7 @@ def test_needs_options_covers_the_new_rules():
 
 def test_batch_scorers_equal_parse_letter_on_the_new_rules():
     expected = [_parse(t, o) for t, o in BATCH]
-    assert expected == [None] * 8 + ["B", None, "B", "A"]
+    assert expected == [None] * 8 + ["B", None, "B", "B", "A"]
     got = _parse_responses(pa.array([t for t, _ in BATCH]), np.array([len(o) for _, o in BATCH]),
                            np.ones(len(BATCH), dtype=bool), pa.chunked_array([[o for _, o in BATCH]]))
     assert got.tolist() == [-1 if x is None else "ABCDE".index(x) for x in expected]
