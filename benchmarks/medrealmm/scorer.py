@@ -289,7 +289,11 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
         judged = judge.run(calls, parse_verdict, schema=VERDICT_SCHEMA, progress=context.progress,
                            desc="judging MedRealMM criteria")
         for (case_id, j), verdict in zip(owners, judged):
-            values[case_id][j] = verdict.value["met"] if verdict.value is not None else _Failure(verdict.kind)
+            if verdict.value is not None:
+                values[case_id][j] = verdict.value["met"]
+            else:
+                values[case_id][j] = _Failure(verdict.kind)
+                failed_cases.add(case_id)
             if verdict.flagged_injection:
                 flagged_cases.add(case_id)
     seen = set(order)
@@ -297,21 +301,22 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
     if missing:
         raise LookupError(f"{len(missing)} answered cases have no dialogue in the dataset folder "
                           f"({data_folder(key, context)}); pass the public dataset folder as --data")
+    met = out.met.tolist()  # filled as a list, converted once: a rescore places 50,586 flags case by case
     for case_id in order:
         found = values[case_id]  # complete: every case in `order` went through the judge's lookup or run
         start = rubrics.start[index[case_id]]
         out.total_criteria += len(found)
-        if _Failure not in map(type, found):  # each criterion met (True) or not (False)
-            out.met[start:start + len(found)] = found
+        if case_id not in failed_cases:  # each criterion met (True) or not (False)
+            met[start:start + len(found)] = found
             continue
         for j, value in enumerate(found):  # a failure among them: counted, and left out of the scores
             if isinstance(value, _Failure):
                 out.scored[start + j] = False
                 out.failed_criteria += 1
-                failed_cases.add(case_id)
                 error_kinds[value.kind] += 1  # a category only: never the judge's text
             else:
-                out.met[start + j] = value
+                met[start + j] = value
+    out.met = np.array(met, dtype=bool)
     out.failed_cases = len(failed_cases)
     after = judge.stats.as_dict()
     out.protocol = _judge_protocol(judge, before, after, flagged_cases, out, error_kinds)
