@@ -7,7 +7,7 @@ The Space is configured by environment variables, not flags; the main ones:
   LEADERBOARD_DATA     built datasets folder (default: hub/)
   LEADERBOARD_STORE    the results store: results/ public, private/ private (default: store/)
   GRADIO_SERVER_PORT   port (default 7860); GRADIO_SERVER_NAME: address (default 127.0.0.1)
-  JUDGE_BASE_URL, JUDGE_MODEL   the LLM judge (MedRealMM, ClinMM-Bench, Med-CMR open-ended)
+  JUDGE_BASE_URL, JUDGE_MODEL   the LLM judge (for the benchmarks that use one)
 Every variable, with its default: leaderboard/settings.py and docs/deploying.md."""
 
 if sys.argv[1:2] == ["deploy"]:
