@@ -239,3 +239,64 @@ def test_item_digest_hashes_the_given_quoted_form_and_flags_only_through_the_can
     with pytest.raises(ValueError) as refused:
         item_digest({"dialogue": "x"}, images=[b"png"], image_sha256=shas)
     assert str(refused.value) == "pass the images or their SHA-256, not both"
+
+
+def test_items_keys_is_item_keys_of_each_item_and_its_memo_entry_names_every_input(tmp_path, prompt):
+    """The rescore keys a batch of cases at once: without a memo, item_keys of each item concatenated; with one,
+    computed once and read back, and any changed input (an item, one character of one value, a value moved
+    to the other item, the prompt) is another entry, computed afresh."""
+    import sqlite3 as sql
+
+    from leaderboard.scoring import memo
+    from leaderboard.scoring.judge import item_digest
+
+    judge = Judge(config(tmp_path))
+    items = [item_digest({"dialogue": "[1] 患者：皮疹", "candidate": "Use a cream."}),
+             item_digest({"dialogue": "[1] patient: cough", "candidate": "Rest."})]
+    values = [["asks about allergies", "问过敏史吗"], ["", "advises rest", "a" * 300]]
+    want = [k for item, vals in zip(items, values) for k in judge.item_keys(prompt, SCHEMA, item, "criterion", vals)]
+    assert len(set(want)) == 5
+    assert judge.items_keys(prompt, SCHEMA, items, "criterion", values) == want  # no memo active
+    folder = tmp_path / "memo"
+    with memo.active(folder):
+        assert judge.items_keys(prompt, SCHEMA, items, "criterion", values) == want  # computed, memoised
+        db = sql.connect(folder / memo.FILE_NAME)
+        (entry,) = db.execute("SELECT key, value FROM memo").fetchall()
+        assert entry[1] == '"' + "".join(want) + '"'
+        # the entry is what is read back: planted under the same key, it is returned as stored
+        planted = "".join(reversed(want))
+        db.execute("UPDATE memo SET value = ?", ('"' + planted + '"',))
+        db.commit()
+        assert judge.items_keys(prompt, SCHEMA, items, "criterion", values) == list(reversed(want))
+        db.execute("UPDATE memo SET value = ?", ('"' + "".join(want) + '"',))  # restored
+        db.commit()
+        changed = [["asks about allergies", "问过敏史吗"], ["", "advises rest", "a" * 299 + "b"]]
+        moved = [["asks about allergies", "问过敏史吗", ""], ["advises rest", "a" * 300]]  # same texts, joined alike
+        swapped = list(reversed(items))
+        other_prompt = load_prompt("grade2", folder=_second_prompt(tmp_path))
+        for args, expected in [
+                ((prompt, items, changed), [*want[:4], judge.item_keys(prompt, SCHEMA, items[1], "criterion",
+                                                                       changed[1])[2]]),
+                ((prompt, items, moved), [k for item, vals in zip(items, moved)
+                                          for k in judge.item_keys(prompt, SCHEMA, item, "criterion", vals)]),
+                ((prompt, swapped, values), [k for item, vals in zip(swapped, values)
+                                             for k in judge.item_keys(prompt, SCHEMA, item, "criterion", vals)]),
+                ((other_prompt, items, values), [k for item, vals in zip(items, values)
+                                                 for k in judge.item_keys(other_prompt, SCHEMA, item, "criterion",
+                                                                          vals)])]:
+            got = judge.items_keys(args[0], SCHEMA, args[1], "criterion", args[2])
+            assert got == expected and got != want
+        assert db.execute("SELECT COUNT(*) FROM memo").fetchone()[0] == 5  # one entry per distinct input
+        # an entry of the wrong length (a broken or foreign value) is not used: computed again
+        db.execute("UPDATE memo SET value = ?", ('"abc"',))
+        db.commit()
+        assert judge.items_keys(prompt, SCHEMA, items, "criterion", values) == want
+        db.close()
+
+
+def _second_prompt(tmp_path):
+    folder = tmp_path / "prompts2"
+    folder.mkdir()
+    (folder / "grade2.v1.txt").write_text("Grade strictly.\n=== USER ===\nDialogue: {dialogue}\nCriterion: "
+                                          "{criterion}\nCandidate:\n{candidate}\n")
+    return folder

@@ -277,8 +277,14 @@ def criterion_keys(judge, case: CaseContext, response: str, criteria: list[str],
     """(the cache key of each of `criterion_calls`, whether the reply was flagged as addressing the grader),
     without building the calls (for `judge.lookup`): a rescore keys 50,586 criteria. `quoted`: the reply's
     `judge.quoted_many` entry (memoised: no injection detector run)."""
-    _, item = _shared(case, response, quoted)
+    item = criterion_item(case, response, quoted)
     return judge.item_keys(prompt, VERDICT_SCHEMA, item, "criterion", criteria), item[2]
+
+
+def criterion_item(case: CaseContext, response: str, quoted: tuple[str, bool] | None = None) -> tuple:
+    """The case's part of its criteria's cache keys (item_digest's triple), for `judge.items_keys` to key
+    a batch of cases at once; its last element says whether the reply was flagged as addressing the grader."""
+    return _shared(case, response, quoted)[1]
 
 
 def _shared(case: CaseContext, response: str, quoted: tuple[str, bool] | None = None) -> tuple[dict, tuple]:

@@ -22,7 +22,7 @@ from leaderboard.intake.prediction_files import FieldSpec, Issue, PredictionSche
 from leaderboard.scoring.result import Result
 from benchmarks.medrealmm import specialty as specialty_profile
 from leaderboard.scoring.benchmark import Benchmark, MetricSpec, ScoringContext
-from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, criterion_keys, data_folder,
+from .judging import (BATCH_CASES, VERDICT_SCHEMA, clean_response, criterion_calls, criterion_item, data_folder,
                       default_prompt, iter_contexts, iter_key_contexts, parse_verdict)
 from benchmarks.medrealmm.taxonomy import BIBTEX, image_count_bin, turn_count_bin
 
@@ -253,22 +253,22 @@ def _judge_all(ids, rubrics: _Rubrics, responses, key: AnswerKey, context: Scori
     values: dict[str, list] = {}
     order: list[str] = []  # cases in dataset order, as the criteria are then counted
     folder = data_folder(key, context)
-    keyed = (iter_key_contexts(folder, wanted) if hasattr(judge, "lookup") and hasattr(judge, "item_keys")
+    keyed = (iter_key_contexts(folder, wanted) if hasattr(judge, "lookup") and hasattr(judge, "items_keys")
              else None)
     for batch in keyed or ():
-        keys, flags, owners = [], [], []
+        flags, owners = [], []
         # each reply's part of the keys, memoised by the judge's cache: a rescore runs no injection detector
         quoted = (iter(judge.quoted_many([replies[c.case_id] for c in batch if c.image_sha256 is not None]))
                   if hasattr(judge, "quoted_many") else None)
+        items, criteria = [], []
         for case in batch:
             order.append(case.case_id)
             if case.image_sha256 is not None:  # else its images are read and hashed below
-                criteria = rubrics.of(index[case.case_id])
-                case_keys, flagged = criterion_keys(judge, case, replies[case.case_id], criteria, prompt,
-                                                    next(quoted) if quoted is not None else None)
-                keys += case_keys
-                flags += [flagged] * len(case_keys)
-                owners.append((case.case_id, len(case_keys), flagged))
+                items.append(criterion_item(case, replies[case.case_id], next(quoted) if quoted is not None else None))
+                criteria.append(rubrics.of(index[case.case_id]))
+                flags += [items[-1][2]] * len(criteria[-1])
+                owners.append((case.case_id, len(criteria[-1]), items[-1][2]))
+        keys = judge.items_keys(prompt, VERDICT_SCHEMA, items, "criterion", criteria)  # the whole batch at once
         found, at = judge.lookup(keys, [prompt], flags, field="met"), 0
         for case_id, count, flagged in owners:
             values[case_id] = found[at:at + count]

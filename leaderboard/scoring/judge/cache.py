@@ -110,6 +110,16 @@ def quoted_digest(text: str) -> tuple[str, bool]:
     return text_sha(quoted), flagged
 
 
+KEY_CHARS = 64  # every judge_key is a SHA-256 in hex
+
+
+@lru_cache(maxsize=1)
+def keying_id() -> str:
+    """SHA-256 of this module's source, where the keys are made: keys memoised (memo.py) under an older
+    keying are never read back."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 def key_prefix(header: str, item: str):
     """The hash state of a key's shared part (copy it per key: an item's criteria share it)."""
     h = hashlib.sha256(header.encode())

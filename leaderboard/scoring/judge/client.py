@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+from array import array
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -22,7 +23,9 @@ from urllib.parse import urlsplit
 import re2
 
 from . import limits
-from .cache import JudgeCache, item_digest, judge_key, judge_keys, key_header, key_prefix, request_key, text_sha
+from .cache import (KEY_CHARS, JudgeCache, item_digest, judge_key, judge_keys, key_header, key_prefix, keying_id,
+                    request_key, text_sha)
+from ..memo import current as memo_current
 from .limits import Budget, Stall
 from .prompts import Prompt
 from ...remote.chat_http import backoff_delay
@@ -250,6 +253,26 @@ class Judge:
         """The cache keys `_key` gives the calls of one item (`item` from item_digest) whose only other
         variable `name` takes each of `values`, without building the calls."""
         return judge_keys(key_prefix(self._header(prompt, schema), item[1]), name, values)
+
+    def items_keys(self, prompt: Prompt, schema: dict | None, items: list[tuple[tuple[str, ...], str, bool]],
+                   name: str, values: list[list[str]]) -> list[str]:
+        """`item_keys` of each item with its list in `values`, flat in order. With a scoring memo active
+        (memo.py), the list is read back from it under a digest of every input (keying code, header, each
+        item's digest, every value): a rescore keys 50,586 criteria by hashing them once per batch."""
+        header = self._header(prompt, schema)
+        memo = memo_current()
+        if memo is None:
+            return [k for item, vals in zip(items, values) for k in judge_keys(key_prefix(header, item[1]), name, vals)]
+        flat = [v for vals in values for v in vals]
+        # lengths (in characters) make the joined texts unambiguous, whatever they hold
+        memo_key = memo.key("judge-keys", keying_id(), header, name, "\n".join(item[1] for item in items),
+                            array("q", map(len, values)).tobytes(), array("q", map(len, flat)).tobytes(), "".join(flat))
+        found = memo.get(memo_key)
+        if isinstance(found, str) and len(found) == KEY_CHARS * len(flat):
+            return [found[at:at + KEY_CHARS] for at in range(0, len(found), KEY_CHARS)]
+        keys = [k for item, vals in zip(items, values) for k in judge_keys(key_prefix(header, item[1]), name, vals)]
+        memo.put(memo_key, "".join(keys))  # one string: 50,586 keys read back in one JSON value
+        return keys
 
     def quoted_many(self, candidates: list[str]) -> list[tuple[str, bool]]:
         """Each candidate's part of its cache key and whether it was flagged (`item_digest`'s `quoted`),
