@@ -1,11 +1,13 @@
 """A memo of pure functions in the scoring cache folder, so a rescore reads back what it would only compute
-again: percentile-bootstrap CIs (5,000 x items resamples) and what a benchmark's judge keys hash from its
-dataset, such as the digests of rendered dialogues (issue 31: a rescore from cached verdicts at the speed of
-reading them).
+again: percentile-bootstrap CIs (5,000 x items resamples), what a benchmark's judge keys hash from its
+dataset, such as the digests of rendered dialogues, and the judge cache keys of a batch of calls
+(`Judge.items_keys`: 50,586 SHA-256s for one MedRealMM submission) (issue 31: a rescore from cached verdicts at
+the speed of reading them).
 
 Every entry is keyed by a SHA-256 of the function's name and version and of ALL its input bytes (the values
 as float64 bytes, a column as its Arrow IPC bytes): a changed input, even in its last bit, is another key,
-so a memo only ever returns what the function gives. No entry holds a per-item value. Active only inside
+so a memo only ever returns what the function gives. No entry holds a per-item score (cache keys are
+hashes of the judge's inputs, as the verdict cache already stores them). Active only inside
 `active()` (score_file, when the context has a cache folder); elsewhere every caller computes as before.
 """
 from __future__ import annotations
