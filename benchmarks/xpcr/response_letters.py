@@ -38,7 +38,17 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
     return out
 
 
-_LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture"
+# a letter or option number, then a gap and a word, or a correction marker: a superset (in the raw text) of
+# letters.needs_options' pairs and corrections
+_LETTER_THEN_TEXT = (
+    r"(?:(?:^|[^\p{L}\p{N}])[A-Za-z1-5\x{FF11}-\x{FF15}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{0410}-\x{0414}"
+    r"\x{0391}-\x{0395}]|(?:^|[^\p{L}\p{N}])(?i:ii|iii|iv)|(?i:option|choice))"  # a letter, roman or "option"
+    r"[ )\]:.,\-–—(=*_\x{FF08}\x{FF09}\x{FF0C}\x{FF0E}\x{FF1A}\x{3000}]{1,12}[\p{L}\p{N}]"  # a gap, a word
+    r"|(?i:actually|scratch\s+that|i\s+mean|on\s+second\s+thought|on\s+reflection|wait|correction|"
+    r"make\s+that|change\s+(?:that|my\s+answer)\s+to|let\s+me\s+correct"  # a correction may name a text
+    r"|(?:last|final)\s+(?:option|one)"  # "the last option": a letter only with the option count
+    r"|[✔✓✅☑❌✗✘✖×]|[:\-–—|,(]\s*(?:yes|no|correct|incorrect)\b)")  # a checklist of option texts
+_LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z1-9](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture", "BI-RADS 3"
 
 
 def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.ndarray, out: np.ndarray) -> None:
@@ -52,7 +62,9 @@ def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.nd
     flags = np.asarray(pc.fill_null(letter_word, False).to_numpy(zero_copy_only=False), dtype=bool)
     has_letter_word = np.bincount(parents[flags], minlength=len(rows)) > 0
     has_options = _np_bool(pc.greater(pc.fill_null(pc.list_value_length(taken), 0), 0))
-    first_cut = np.flatnonzero(has_options & ((out[rows] < 0) | has_letter_word))
+    # letters-v7: a letter followed by text that may be another option's ("B: Pneumothorax", letters.needs_options)
+    may_pair = _np_bool(pc.match_substring_regex(responses.take(pa.array(rows)), _LETTER_THEN_TEXT))
+    first_cut = np.flatnonzero(has_options & ((out[rows] < 0) | has_letter_word | may_pair))
     if not len(first_cut):
         return
     item_options = taken.take(pa.array(first_cut)).to_pylist()
@@ -60,7 +72,7 @@ def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.nd
     parsed: dict[tuple, int] = {}
     for k, text, opts in zip(first_cut, texts, item_options):
         row = rows[k]
-        if not needs_options(None if out[row] < 0 else LETTERS[out[row]], opts):
+        if not needs_options(None if out[row] < 0 else LETTERS[out[row]], opts, text):
             continue
         pair = (text, tuple(opts), int(n_options[row]))
         if pair not in parsed:
