@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .option_text import fold, mentions, named_option
+from .option_text import named_option, read_mentions
 
 _GAP_CHARS = frozenset(" )]:.,-–—(=")  # between the letter and the text: "B: ", "B) ", "(C) – ", "A (", "C. ", "B, "
 _MAX_GAP = 5
@@ -51,9 +51,9 @@ def _stands_alone(s: str, end: int) -> bool:
 def contradicting_pair(s: str, letter: str, letters: str, options: Sequence[str]) -> tuple[int, int, str] | None:
     """The span (start, end) and the text's letter of a pair "`letter` + another option's text" in `s`, when no
     pair of `letter` with its own option's text stands in `s` too; else None."""
-    folded = fold(s)
+    folded, read = read_mentions(s, options)
     found = None
-    for m in mentions(folded, options):
+    for m in read:
         if m.tier == 2 or m.index >= len(letters):
             continue  # a head noun ("effusion") names no one option
         start, end = folded.origin[m.start], folded.origin[m.end - 1] + 1

@@ -3,6 +3,7 @@ the first HEAD and last TAIL characters, and markup-free text whose whitespace r
 (with option numbers written as letters, option_numbers.py). Every pattern is RE2: linear time."""
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import re2
@@ -59,6 +60,20 @@ def bounded(text: str) -> str:
     starts = [i for i in (tail.find(" "), tail.find("\n")) if i >= 0]
     tail = tail[min(starts):] if starts else tail
     return head + "\n...\n" + tail
+
+
+SHORT = 2000  # texts up to this length are kept once read (a long one is read afresh: no cache distorts its time)
+
+
+def read(text: str) -> str:
+    """What the letter rule reads of a response: `normalised(bounded(answer_part(text)))`; a short text read lately
+    is not read again (batch callers parse a text again with its item's options)."""
+    return _read_short(text) if len(text) <= SHORT else normalised(bounded(answer_part(text)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_short(text: str) -> str:
+    return normalised(bounded(answer_part(text)))
 
 
 def normalised(text: str) -> str:

@@ -42,6 +42,7 @@ meant ("c", "answer: d"; never "a 45-year-old", "e.g."). Every pattern is bounde
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple, Sequence
 
 import re2
@@ -52,10 +53,10 @@ from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AF
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
-from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, cut_off_thinking, normalised  # noqa: F401 (HEAD, TAIL: callers)
+from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, cut_off_thinking, normalised, read, SHORT  # noqa: F401 (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end
-from .letter_batch import needs_options  # noqa: F401 (batch callers import it from here)
+from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import settle_pair
 from .option_text import named_option
 
@@ -157,8 +158,6 @@ class _Shifted:
 
     def group(self, group=0):
         return self.m.group(group)
-
-
 
 
 # ------------------------------------------------------------------ is this letter an option letter?
@@ -408,7 +407,7 @@ class _Statement(NamedTuple):
     pair: str = ""  # the two letters of "the answer is A or C" this statement is part of
 
 
-def _explicit(s: str) -> tuple[str | None, int]:
+def _explicit_read(s: str) -> tuple[str | None, int]:
     """Letter named by the response's answer statements (_CONFLICT when they disagree beyond repair) and the end of
     the last statement of it."""
     found: dict[int, _Statement] = {}
@@ -445,6 +444,11 @@ def _explicit(s: str) -> tuple[str | None, int]:
     if not last.pair and all(last.letter in st.pair for st in overruled):
         return last.letter, last.end  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge
     return _CONFLICT, 0
+
+
+# a pure function of the text read: a short text read again (with the item's options) is not worked out again
+_explicit_short = functools.lru_cache(maxsize=1024)(_explicit_read)
+_explicit = lambda s: _explicit_short(s) if len(s) <= SHORT else _explicit_read(s)  # noqa: E731
 
 
 # ------------------------------------------------------------------ step 2: a lone leading letter
@@ -550,7 +554,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     (text, letters, options): callers cache it per distinct pair."""
     if not isinstance(text, str):
         return None
-    s = normalised(bounded(answer_part(text)))
+    s = read(text)
     if not s:
         return None
     letters = letters.upper()

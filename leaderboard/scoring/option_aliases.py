@@ -70,7 +70,13 @@ class Alias(NamedTuple):
     listed: bool = False  # from _TABLE: beats the same letters as another option's bare initials ("AF")
 
 
-def _initialisms(words: list[str], option: str) -> set[str]:
+def _initialisms(words: list[str], option: str) -> frozenset[str]:
+    """`_initialisms_of` (aliases and shared_initialisms both read them: each option's are worked out once)."""
+    return _initialisms_of(tuple(words), option)
+
+
+@functools.lru_cache(maxsize=65536)
+def _initialisms_of(words: tuple, option: str) -> frozenset[str]:
     """First letters of the option's words: every word, then without linking words; hyphenated compounds
     ("Age-related") also as one word."""
     out = set()
@@ -92,7 +98,7 @@ def _initialisms(words: list[str], option: str) -> set[str]:
         for j in range(i + 3, min(len(content), i + _MAX_PART_WORDS) + 1):
             if all(w[:1].isalpha() for w in content[i:j]):
                 out.add("".join(w[0] for w in content[i:j]))
-    return {i for i in out if len(i) >= 2 and i not in _NOT_INITIALISMS}
+    return frozenset(i for i in out if len(i) >= 2 and i not in _NOT_INITIALISMS)
 
 
 def _contains(haystack: str, needle: str) -> bool:

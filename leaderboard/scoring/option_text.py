@@ -253,6 +253,22 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
     return kept
 
 
+_LAST_READ: tuple = (None, None)  # ((text, options), (folded text, mentions)) of the last text read
+
+
+def read_mentions(source: str, options: Sequence[str]) -> tuple[Folded, list[Mention]]:
+    """`fold(source)` and its `mentions` of `options` (neither is to be modified). The last text read is kept:
+    parse_letter reads one text with one set of options for several rules (named_option, letter_pairs)."""
+    global _LAST_READ
+    key, value = _LAST_READ
+    if key is not None and key[0] == source and key[1] == tuple(options):
+        return value
+    folded = fold(source)
+    value = (folded, mentions(folded, options))
+    _LAST_READ = ((source, tuple(options)), value)
+    return value
+
+
 _ANSWER_LABEL = (("answer", "is"), ("answer",), ("answer", "would", "be"), ("diagnosis", "is"))
 
 
@@ -357,8 +373,7 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     spans (start, end, option index) of every mention (letters inside them are part of a term, never an answer letter). Options whose
     letter the response rejected (`rejected` indices, "C is unlikely") count as rejected mentions. Aliases
     (abbreviations, part-names) are read only when no option's full text is named and not rejected."""
-    folded = fold(source)
-    found = mentions(folded, options)
+    folded, found = read_mentions(source, options)
     spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1, m.index) for m in found]
     starts = [m.start for m in found] + [len(folded.text)]
     live = [m for k, m in enumerate(found)
