@@ -9,7 +9,8 @@ import pyarrow.compute as pc
 
 from benchmarks.xpcr.arrow_codes import _codes
 from benchmarks.xpcr.taxonomy import LETTERS
-from leaderboard.scoring.letters import DIGITS, needs_options_batch, parse_letter
+from leaderboard.scoring.digit_zeroing import zero_digits
+from leaderboard.scoring.letters import needs_options_batch, parse_letter
 
 
 def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarray, options=None) -> np.ndarray:
@@ -20,14 +21,16 @@ def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarra
     rows = np.flatnonzero(need)
     if len(rows) == 0:
         return out
-    texts = pc.utf8_trim_whitespace(_at(responses, rows))
-    bare = _codes(texts, tuple(LETTERS))  # exactly "B" etc.: parse_letter's answer when in range, None beyond
+    responses = responses.combine_chunks() if isinstance(responses, pa.ChunkedArray) else responses
+    # the whole column is read (no copy of the rows' texts is taken); only `rows` are used
+    bare = _codes(pc.utf8_trim_whitespace(responses), tuple(LETTERS))[rows]  # exactly "B" etc.: in range, the answer
     out[rows] = np.where(bare < n_options[rows], bare, -1)
     rest = rows[bare < 0]
     if len(rest):
         # one parse per distinct (text up to its digits, option count): digits never decide (letters.DIGITS)
-        encoded = pc.replace_substring_regex(_at(responses, rest), DIGITS, "0").dictionary_encode()
-        text_index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        zeroed = zero_digits(responses).dictionary_encode()  # every match of DIGITS written as "0"
+        text_index = pc.fill_null(zeroed.indices, -1).to_numpy(zero_copy_only=False)[rest].astype(np.int64)
+        encoded = pa.DictionaryArray.from_arrays(pa.array(text_index, pa.int32()), zeroed.dictionary)
         pairs, inverse = np.unique(text_index * 64 + n_options[rest], return_inverse=True)
         dictionary = encoded.dictionary.to_pylist()
         parsed = np.array([_letter_code(parse_letter(dictionary[p // 64], LETTERS[: p % 64])) for p in pairs],
@@ -53,12 +56,6 @@ def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.nd
         if pair not in parsed:
             parsed[pair] = _letter_code(parse_letter(text, LETTERS[:pair[2]], pair[1]))
         out[row] = parsed[pair]
-
-
-def _at(column, rows: np.ndarray):
-    """column[rows] as one Arrow array; the column itself when `rows` (sorted, distinct) are all of its rows."""
-    taken = column if len(rows) == len(column) else column.take(pa.array(rows))
-    return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
 
 
 def _letter_code(letter: str | None) -> int:

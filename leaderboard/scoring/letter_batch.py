@@ -134,9 +134,9 @@ def needs_options_batch(texts, options, found: np.ndarray, zeroed=None, rows=Non
     if n == 0:
         return np.zeros(0, dtype=bool)
     if zeroed is None or not isinstance(zeroed, pa.DictionaryArray):
-        from .option_numbers import DIGITS
+        from .digit_zeroing import zero_digits
 
-        zeroed = pc.dictionary_encode(pc.replace_substring_regex(texts, DIGITS, "0"))
+        zeroed = pc.dictionary_encode(zero_digits(texts))
     text_ids = zeroed.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     distinct = pc.utf8_normalize(zeroed.dictionary, form="NFKC")
     if isinstance(options, pa.ChunkedArray):
