@@ -75,7 +75,7 @@ def _initialisms(words: list[str], option: str) -> frozenset[str]:
     return _initialisms_of(tuple(words), option)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=4096)
 def _initialisms_of(words: tuple, option: str) -> frozenset[str]:
     """First letters of the option's words: every word, then without linking words; hyphenated compounds
     ("Age-related") also as one word."""
