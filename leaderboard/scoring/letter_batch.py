@@ -4,7 +4,7 @@ Batch scorers parse each distinct response once without options (digits zeroed, 
 item's option texts only where those can change the letter. `needs_options` (one row) and `needs_options_batch`
 (an Arrow column, vectorised) say where. Both read the raw text (NFKC-normalised) and never normalise it the way
 parse_letter does: every test is a superset, on the raw text, of what parse_letter reads with the options, so a
-row they pass over parses alike with and without them (tests/test_letters_batch.py pins this on every labelled
+row they pass over parses alike with and without them (tests/test_letters_options_gate.py pins this on every labelled
 corpus). The options can change the letter only
 
 1. when no letter was found (step 4 may name an option by its text);
