@@ -78,3 +78,18 @@ def test_xpcr_batch_keeps_option_numbers():
                            np.ones(len(rows), dtype=bool))
     assert got.tolist() == [2, 1, 1, 1, -1, -1, -1, 3]
     assert re2.sub(DIGITS, "0", "Finding 17, option 3, T2, a_3_, 选项3") == "Finding 00, option 3, T0, a_0_, 选项3"
+
+
+def test_zero_digits_on_bytes_is_the_regex_replacement():
+    """digit_zeroing.zero_digits (numpy on the UTF-8 bytes) gives what Arrow's RE2 replacement of DIGITS gives."""
+    import pyarrow.compute as pc
+
+    from leaderboard.scoring.digit_zeroing import zero_digits
+
+    rng = random.Random(2)
+    noise = ["".join(rng.choice("ab9_1 2x3\u00e9\u4e2d5-7\n0Z.") for _ in range(rng.randrange(12))) for _ in range(3000)]
+    texts = pa.array([c["text"] for c in CORPUS] + DIGIT_TEXTS + noise + ["1", "a1", "1a", "_1", "\u00e91", "", None])
+    for column in (texts, texts.slice(7, 500), pa.chunked_array([texts.slice(0, 9), texts.slice(9)])):
+        assert zero_digits(column).to_pylist() == pc.replace_substring_regex(column, DIGITS, "0").to_pylist()
+    assert zero_digits(pa.array(["Finding 17 (B)", "T2", "a_3_", "x 3 y"])).to_pylist() == \
+        ["Finding 00 (B)", "T0", "a_0_", "x 3 y"]

@@ -284,7 +284,7 @@ def choose_letters(given: np.ndarray, response: np.ndarray, answered: np.ndarray
                 parsed[text] = parse_letter(text)
             letters[k] = parsed[text]
             item_options = tuple(options[k] or ()) if options is not None else ()
-            if needs_options(letters[k], item_options):  # option texts change it only here
+            if needs_options(letters[k], item_options, text):  # option texts change it only here
                 pair = (text, item_options)
                 if pair not in with_options:
                     with_options[pair] = parse_letter(text, options=item_options)

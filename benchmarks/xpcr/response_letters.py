@@ -7,61 +7,51 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from benchmarks.xpcr.arrow_codes import _codes, _np_bool
+from benchmarks.xpcr.arrow_codes import _codes
 from benchmarks.xpcr.taxonomy import LETTERS
-from leaderboard.scoring.letters import DIGITS, needs_options, parse_letter
+from leaderboard.scoring.digit_zeroing import zero_digits
+from leaderboard.scoring.letters import needs_options_batch, parse_letter
 
 
 def _parse_responses(responses: pa.Array, n_options: np.ndarray, need: np.ndarray, options=None) -> np.ndarray:
     """Letter codes of free-text responses (rows in `need`): a bare capital letter directly, anything else
     through parse_letter once per distinct (text with its digits zeroed, option count); then, when the key
-    carries the items' option texts, again with them where they can change the letter (letters.needs_options)."""
+    carries the items' option texts, again with them where they can change the letter (letters.needs_options_batch)."""
     out = np.full(len(need), -1, dtype=np.int64)
     rows = np.flatnonzero(need)
     if len(rows) == 0:
         return out
-    texts = pc.utf8_trim_whitespace(responses.take(pa.array(rows)))
-    bare = _codes(texts, tuple(LETTERS))  # exactly "B" etc.: parse_letter's answer when in range, None beyond
+    responses = responses.combine_chunks() if isinstance(responses, pa.ChunkedArray) else responses
+    # the whole column is read (no copy of the rows' texts is taken); only `rows` are used
+    bare = _codes(pc.utf8_trim_whitespace(responses), tuple(LETTERS))[rows]  # exactly "B" etc.: in range, the answer
     out[rows] = np.where(bare < n_options[rows], bare, -1)
     rest = rows[bare < 0]
     if len(rest):
         # one parse per distinct (text up to its digits, option count): digits never decide (letters.DIGITS)
-        encoded = pc.replace_substring_regex(responses.take(pa.array(rest)), DIGITS, "0").dictionary_encode()
-        text_index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        zeroed = zero_digits(responses).dictionary_encode()  # every match of DIGITS written as "0"
+        text_index = pc.fill_null(zeroed.indices, -1).to_numpy(zero_copy_only=False)[rest].astype(np.int64)
+        encoded = pa.DictionaryArray.from_arrays(pa.array(text_index, pa.int32()), zeroed.dictionary)
         pairs, inverse = np.unique(text_index * 64 + n_options[rest], return_inverse=True)
         dictionary = encoded.dictionary.to_pylist()
         parsed = np.array([_letter_code(parse_letter(dictionary[p // 64], LETTERS[: p % 64])) for p in pairs],
                           dtype=np.int64)
         out[rest] = parsed[inverse.ravel()]
         if options is not None:  # the option texts (digits kept: "T2-weighted") only where they can change it
-            _reparse_with_options(responses, n_options, options, rest, out)
+            _reparse_with_options(responses, n_options, options, rest, out, encoded)
     return out
 
 
-_LONE_LETTER = r"(?:^|[^\p{L}\p{N}])[A-Za-z](?:[^\p{L}\p{N}]|$)"  # "Hepatitis B", "Type A fracture"
-
-
-def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.ndarray, out: np.ndarray) -> None:
-    """Parse again, with the item's option texts, the rows where they can change the letter (no letter found,
-    or an option holding a one-letter word): once per distinct (text, options, option count)."""
-    taken = options.take(pa.array(rows)).combine_chunks() if isinstance(options, pa.ChunkedArray) \
-        else options.take(pa.array(rows))
-    # vectorised first cut (rows with no letter, or an option with a lone letter: a superset of needs_options)
-    letter_word = pc.match_substring_regex(pc.list_flatten(taken), _LONE_LETTER)
-    parents = np.asarray(pc.list_parent_indices(taken), dtype=np.int64)
-    flags = np.asarray(pc.fill_null(letter_word, False).to_numpy(zero_copy_only=False), dtype=bool)
-    has_letter_word = np.bincount(parents[flags], minlength=len(rows)) > 0
-    has_options = _np_bool(pc.greater(pc.fill_null(pc.list_value_length(taken), 0), 0))
-    first_cut = np.flatnonzero(has_options & ((out[rows] < 0) | has_letter_word))
-    if not len(first_cut):
+def _reparse_with_options(responses, n_options: np.ndarray, options, rows: np.ndarray, out: np.ndarray,
+                          zeroed=None) -> None:
+    """Parse again, with the item's option texts, the rows where they can change the letter
+    (letters.needs_options_batch: vectorised over the column), once per distinct (text, options, option count)."""
+    need = rows[needs_options_batch(None, options, out[rows] >= 0, zeroed, rows)]
+    if not len(need):
         return
-    item_options = taken.take(pa.array(first_cut)).to_pylist()
-    texts = responses.take(pa.array(rows[first_cut])).to_pylist()
+    texts = responses.take(pa.array(need)).to_pylist()
+    item_options = options.take(pa.array(need)).to_pylist()
     parsed: dict[tuple, int] = {}
-    for k, text, opts in zip(first_cut, texts, item_options):
-        row = rows[k]
-        if not needs_options(None if out[row] < 0 else LETTERS[out[row]], opts):
-            continue
+    for row, text, opts in zip(need, texts, item_options):
         pair = (text, tuple(opts), int(n_options[row]))
         if pair not in parsed:
             parsed[pair] = _letter_code(parse_letter(text, LETTERS[:pair[2]], pair[1]))

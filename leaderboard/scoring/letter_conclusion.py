@@ -11,6 +11,8 @@ Patterns are RE2, each on one sentence (bounded by MAX_SENTENCE characters).
 """
 from __future__ import annotations
 
+import bisect
+
 import re2
 
 MAX_SENTENCE = 400
@@ -38,7 +40,9 @@ _ALTERNATIVE = re2.compile(r"(?i)(?:could|may|might|can) (?:also |equally |just 
                           r"([A-E])(?:[^A-Za-z0-9]|$)"
                           r"|[(\[]([A-E])[)\]] (?:is|are|remains?) (?:also |equally |still )?(?:possible|plausible|likely|"
                           r"a possibility|in the differential)|(?:^|[^A-Za-z])([A-E]) (?:is|remains?) (?:also |equally |still )"
-                          r"(?:possible|plausible|likely|a possibility)")
+                          r"(?:possible|plausible|likely|a possibility)"
+                          # letters-v7: "leaning towards A but B is about as likely"
+                          r"|(?:^|[^A-Za-z])([A-E]) (?:is|seems|looks) (?:about |almost |nearly |just |equally )?as likely")
 
 
 def alternative_after(s: str, end: int, letter: str) -> bool:
@@ -47,7 +51,7 @@ def alternative_after(s: str, end: int, letter: str) -> bool:
     statement does not commit."""
     stop = _sentence(s, end - 1)[1] if end else 0
     m = _ALTERNATIVE.search(s[end:min(stop, end + MAX_SENTENCE)])
-    return m is not None and (m.group(1) or m.group(2) or m.group(3)) != letter
+    return m is not None and (m.group(1) or m.group(2) or m.group(3) or m.group(4)) != letter
 
 
 def in_question(s: str, i: int) -> bool:
@@ -96,3 +100,54 @@ def labels_only(s: str, positions: list[tuple[int, str]], spans, letters: str) -
                        for gap in _BEFORE_TEXT)):
             return False
     return True
+
+
+def commits(s: str, i: int) -> bool:
+    """Does the sentence holding the letter s[i] conclude without hedging ("so this is complete heart block: D")?
+    (letters-v7, a correction's new letter)"""
+    start, end = _sentence(s, i)
+    sentence = s[start:end]
+    blanked = sentence[:i - start] + "_" + sentence[i - start + 1:]
+    return _CONCLUDES.search(blanked) is not None and _HEDGES.search(blanked) is None
+
+
+def listed_together(s: str, positions: list[tuple[int, str]], spans, index: int) -> bool:
+    """Is option `index` named only inside sentences that list two or more options by letter ("The differential
+    includes A (meningioma) and B (hemangiopericytoma)", "either ... or", "versus")? Then its text is one entry of a list, not a choice
+    (letters-v7). `spans` are (start, end, option index) of the mentions in `s`."""
+    own = [start for start, _, k in spans if k == index]
+    if not own:
+        return False
+    at = [i for i, _ in positions]  # in text order: each sentence's letters found by bisection
+    for start in own:
+        lo, hi = _sentence(s, start)
+        inside = positions[bisect.bisect_left(at, lo):bisect.bisect_left(at, hi)]
+        if len({x for _, x in inside}) < 2 or _LISTS.search(s[lo:hi]) is None:
+            return False
+    return True
+
+
+_LISTS = re2.compile(r"(?i)(?:^|[^a-z])(?:differential|differentials|includes?|including|considerations?|possibilities|"
+                     r"either|both|versus|vs)(?:[^a-z]|$)")
+
+
+# letters-v7: an option-by-option analysis that stops before concluding ("Let's analyze each option:\n\nA. Psoriasis –
+# well-demarcated plaques ...; the image does show") is no answer: its lines label the options they discuss
+_ANALYSIS_PREFACE = re2.compile(r"(?i)(?:^|[^a-z])(?:each (?:option|choice|answer)|options? (?:one by one|in turn)|"
+                                r"(?:analy[sz]e|evaluate|consider|go through|review|look at) (?:the|all|each) (?:options|choices)|"
+                                r"let['’]?s (?:analy[sz]e|evaluate|go through|consider))(?:[^a-z]|$)")
+_LINE_LABEL = re2.compile(r"^(?:[-*•+] )?(?:(?i:option|choice) )?[(\[]?([A-E])(?:[.):\]]| [-–—]) ?")
+
+
+def ends_in_analysis(s: str, spans, letters: str) -> bool:
+    """Does the response's last non-empty line open with a letter and that option's own text followed by comment
+    ("A. Psoriasis – plaques ..."), after a preface announcing an option-by-option analysis?"""
+    body = s.rstrip()
+    start = body.rfind("\n") + 1
+    line = body[start:]
+    m = _LINE_LABEL.match(line[:20])
+    if m is None or m.group(1) not in letters or _ANALYSIS_PREFACE.search(s[max(0, start - 2000):start]) is None:
+        return False
+    text_at = start + m.end()
+    own = [end for a, end, k in spans if a == text_at and k == letters.index(m.group(1))]
+    return bool(own) and len(body[own[0]:].split()) >= 2

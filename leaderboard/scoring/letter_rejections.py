@@ -18,7 +18,7 @@ def _ascii_letter(ch: str) -> bool:
 # commas first, then at most one "and"/"or": in "ruling out C and D, A remains" the list ends at D
 _LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
 _NEGATED_BEFORE = re2.compile(
-    r"(?i:not|neither|nor|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
+    r"(?i:not|isn['’]t|aren['’]t|wasn['’]t|neither|nor|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
     r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|better than|over) "
     r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
 _SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
@@ -32,7 +32,16 @@ REJECTED_AFTER = re2.compile(
     r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
     r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
     r"| \(" + _REJECTION + r"\)| ?[-–—:|] " + _REJECTION + r"| (?i:unlikely|less likely|excluded|ruled out)"
+    r"| (?i:does not|doesn['’]t|do not|don['’]t|did not|didn['’]t) (?i:fit|match|explain|apply)"  # letters-v7
+    r"| (?i:isn['’]t|aren['’]t|wasn['’]t) (?i:correct|right|likely|it|the answer)"
     r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
+
+
+# letters-v7: a negation reaching a letter in brackets across the option's words ("This is not erysipelas (B)")
+_NEGATED_LABEL = re2.compile(r"(?i:not|isn['’]t|aren['’]t|never|rather than|instead of|rules? out|ruled out|ruling out|"
+                             r"excludes?|excluding|against) ((?:[a-z][a-z-]* ){1,4})\($")
+_CLAUSE_WORDS = {"and", "but", "so", "which", "while", "whereas", "this", "it", "is", "that", "only", "just", "because",
+                 "since", "as", "though", "although", "be", "are", "was", "the", "answer", "diagnosis"}
 
 
 def negated_before(s: str, i: int) -> bool:
@@ -40,6 +49,10 @@ def negated_before(s: str, i: int) -> bool:
     lo = max(0, i - 60)
     m = _NEGATED_BEFORE.search(s[lo:i])
     if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]):
+        return True
+    m = _NEGATED_LABEL.search(s[lo:i]) if s[i - 1:i] == "(" else None
+    if m is not None and not _ascii_letter(s[lo + m.start() - 1:lo + m.start()]) \
+            and not _CLAUSE_WORDS & set(m.group(1).lower().split()):
         return True
     return _NEGATED_BEFORE_CJK.search(s[max(0, i - 24):i]) is not None or _SO_IS.search(s[max(0, i - 40):i]) is not None
 
@@ -83,3 +96,65 @@ def rejected(s: str, i: int) -> bool:
         return True
     return line_verdict_rejects(s, i)
 
+
+
+# letters-v7: a checklist, one option per line, that marks exactly one option yes ("- Option B: yes ✔", "C. ... ✓")
+_CHECK_LINE = re2.compile(r"^(?:[-*•+] |\| ?|\d{1,2}[.)] )?(?:(?i:option|choice) )?[(\[]?([A-E])[)\]]?[.:)]? ?(?:[-–—:|] ?)?")
+_YES = re2.compile(r"^(?i:yes|correct|true)(?:[^A-Za-z]|$)|^[✔✓✅☑]|[✔✓✅☑]\)?[.!]?$"
+                   r"|[-–—:|,(] ?(?i:yes|correct)[.!)\]]?$")
+_NO = re2.compile(r"^(?i:no|incorrect|wrong|false|unlikely)(?:[^A-Za-z]|$)|^[❌✗✘✖×]")
+MAX_CHECKLIST_LINE = 200
+_BARE_VERDICTS = {"yes", "no", "true", "false", "correct", "incorrect"}
+_NAMES_OPTION = re2.compile(r"^(?:[-*•+] )?(?i:option|choice) ")
+
+
+_BULLET = re2.compile(r"^(?:[-*•+] |\| ?|\d{1,2}[.)] )?")
+
+
+def _text_label(line: str, own: dict) -> tuple[str, str] | None:
+    """(letter, rest of the line) when the line opens with an option's whole text (the longest), then a mark or a
+    separator: "Pleural effusion ✅", "- Pneumothorax: no"."""
+    body = line[_BULLET.match(line).end():]
+    lowered = body.lower()
+    best = None
+    for letter, text in own.items():
+        if len(text) >= 3 and lowered.startswith(text) and not body[len(text):len(text) + 1].isalnum() \
+                and (best is None or len(text) > len(own[best])):
+            best = letter
+    if best is None:
+        return None
+    rest = body[len(own[best]):].strip(" |")
+    return (best, rest) if rest else None
+
+
+def checklist_letter(s: str, options=(), letters: str = "ABCDE") -> str | None:
+    """The one option a checklist marks yes when it marks at least one other no, else None. A line whose verdict
+    word is its own option's text ("Option A: Yes" on a yes/no item) echoes the option: no verdict; without the
+    option texts a bare "A. Yes" line might be such an echo and counts only after "Option"."""
+    own = {letters[k]: (o or "").strip().lower() for k, o in enumerate(options) if k < len(letters)}
+    yes, no, lines = set(), set(), 0
+    for line in s.split("\n"):
+        m = _CHECK_LINE.match(line[:40]) if len(line) <= MAX_CHECKLIST_LINE else None
+        if m is None:
+            labelled = _text_label(line, own) if own and len(line) <= MAX_CHECKLIST_LINE else None
+            if labelled is not None:  # "Pleural effusion ✅": the option's own text opens the line
+                letter, rest = labelled
+                if _YES.search(rest):
+                    yes.add(letter)
+                    lines += 1
+                elif _NO.search(rest) or _LINE_VERDICT.search(rest[-24:]):
+                    no.add(letter)
+                    lines += 1
+            continue
+        rest = line[m.end():].strip(" |")  # a table row: "| B | ✓ |"
+        word = rest.lower().rstrip(".!")
+        if word in _BARE_VERDICTS and (own.get(m.group(1)) == word or (not own and not _NAMES_OPTION.match(line))):
+            continue  # "A. Yes\nB. No": the options of a yes/no item, echoed
+        if _YES.search(rest):
+            yes.add(m.group(1))
+        elif _NO.search(rest) or line_verdict_rejects(line, m.start(1)):
+            no.add(m.group(1))
+        else:
+            continue
+        lines += 1
+    return yes.pop() if len(yes) == 1 and no and not (yes & no) and lines >= 2 else None

@@ -3,6 +3,7 @@ the first HEAD and last TAIL characters, and markup-free text whose whitespace r
 (with option numbers written as letters, option_numbers.py). Every pattern is RE2: linear time."""
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import re2
@@ -40,6 +41,14 @@ def answer_part(text: str) -> str:
     return text
 
 
+def cut_off_thinking(text: str) -> bool:
+    """Is the response a think block that was opened and never closed, with nothing before it (the output was cut
+    off while reasoning)? Then only an answer statement inside it counts (letters-v7)."""
+    opening = _THINK_TAG.search(text)
+    return opening is not None and not opening.group(1) and not text[:opening.start()].strip() \
+        and "</think" not in text.lower()
+
+
 def bounded(text: str) -> str:
     """First HEAD and last TAIL characters, each cut at whitespace so no word fragment ("ADC" -> "C")
     turns into a letter."""
@@ -53,6 +62,20 @@ def bounded(text: str) -> str:
     return head + "\n...\n" + tail
 
 
+SHORT = 2000  # texts up to this length are kept once read (a long one is read afresh: no cache distorts its time)
+
+
+def read(text: str) -> str:
+    """What the letter rule reads of a response: `normalised(bounded(answer_part(text)))`; a short text read lately
+    is not read again (batch callers parse a text again with its item's options)."""
+    return _read_short(text) if len(text) <= SHORT else normalised(bounded(answer_part(text)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_short(text: str) -> str:
+    return normalised(bounded(answer_part(text)))
+
+
 def normalised(text: str) -> str:
     """Markup-free text whose whitespace runs are single " " or "\\n", so patterns need no `\\s*`."""
     text = unicodedata.normalize("NFKC", _THINK_TAG.sub(" ", text))  # full-width "Ｃ", "：" -> "C", ":"
@@ -62,4 +85,20 @@ def normalised(text: str) -> str:
         text = bold.sub(r"(\1)\2", text)
     text = _MARKUP.sub(" ", zero_beside_underscores(text))
     text = text.replace("\\(", "(").replace("\\)", ")")
-    return numbers_as_letters(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip())
+    return numbers_as_letters(cyrillic_answers(_NEWLINES.sub("\n", _SPACES.sub(" ", text)).strip()))
+
+
+# letters-v7: a Cyrillic or Greek option letter after a Russian, Ukrainian or Greek answer cue ("Ответ: Б." is option
+# B): А Б В Г Д and Α Β Γ Δ Ε = A-E (capitals only: "в" is a preposition)
+_FOREIGN_ANSWER = re2.compile(r"(?:^|[^\p{L}])((?i:(?:правильный )?ответ|вариант|(?:правильна )?відповідь|απάντηση|απαντηση))"
+                              r"(?: ?: ?| [-–—] | )\(?([АБВГДΑΒΓΔΕ])([^\p{L}\p{N}]|$)")
+_FOREIGN_LETTERS = dict(zip("АБВГДΑΒΓΔΕ", "ABCDEABCDE"))
+
+
+def cyrillic_answers(text: str) -> str:
+    """`text` with each answer cue and Cyrillic or Greek letter written as "Answer: <Latin letter>"."""
+    lowered = text.lower()
+    if not any(cue in lowered for cue in ("тве", "ариант", "ідповід", "πάντηση", "παντηση")):
+        return text
+    return _FOREIGN_ANSWER.sub(lambda m: m.group(0)[:m.start(1) - m.start()] + "Answer: "
+                               + _FOREIGN_LETTERS[m.group(2)] + m.group(3), text)

@@ -1,7 +1,8 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v5, in order of precedence:
+or None (unparseable: scored wrong, counted). Rule letters-v7 (docs/parsing.md is the full text), in order of
+precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
    is C", "The most likely diagnosis is (C) ...", "C is the correct answer", "I choose C", "\\boxed{C}",
@@ -26,6 +27,11 @@ or None (unparseable: scored wrong, counted). Rule letters-v5, in order of prece
    text is named, the one option named by an alias no other option shares (letters-v4,
    leaderboard/scoring/option_aliases.py: "ARDS", "E. coli", "T2", "type A", "Grade C", "CNS lymphoma").
 Option numbers are letters in every step ("Option 3", "the first option", "选项3": option_numbers.py).
+letters-v7 adds: a letter paired with another option's text ("The answer is B: <A's text>") commits to neither
+(letter_pairs.py); a later committed letter after a correction replaces the first, a final bare retraction
+withdraws it (letter_corrections.py); a checklist marking one option yes; hedges ("A? Or B?"); option numbers
+that need the option count ("Answer: 1", "the last option"); reasoning cut off inside <think> or mid-analysis
+answers nothing.
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -41,27 +47,32 @@ from typing import NamedTuple, Sequence
 
 import re2
 
-from leaderboard.scoring.letter_conclusion import alternative_after, concluding_letter, in_question, labels_only
+from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, in_question, labels_only,
+                                                   ends_in_analysis, listed_together)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
-from leaderboard.scoring.letter_rejections import line_verdict_rejects
+from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
-from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, normalised  # noqa: F401 (HEAD, TAIL: callers)
-from leaderboard.scoring.option_numbers import DIGITS  # noqa: F401 (batch callers zero digits with it)
-from .option_text import fold, named_option
+from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, cut_off_thinking, normalised, read, SHORT  # noqa: F401 (HEAD, TAIL: callers)
+from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
+from .letter_corrections import corrected, retracted_at_end
+from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
+from .letter_pairs import settle_pair
+from .option_text import named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v6"
-RULE_SUMMARY = ("letters-v6: explicit answer statement (final ones decide) > lone leading letter > single "
-                "standalone capital letter, rejected letters dropped (not C, C is unlikely, 'A. ... - No'), several "
-                "settled only by a concluding last sentence > the one option named by its text (no letter stated; "
-                "longest match, rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, "
-                "E. coli, T2, type A) or another name of the same condition (Shingles = Herpes zoster, low potassium = "
-                "Hypokalemia); option numbers are letters (Option 3 = C); letters inside terms (H&E, B cell, "
-                "type A) never count, letters only asked or in a condition (Maybe A?, if B) never decide; think "
-                "blocks dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter "
-                "beyond the options, or none = unparseable")
-
+RULE_VERSION = "letters-v7"
+RULE_SUMMARY = ("letters-v7: explicit answer statement (final ones decide) > lone leading letter > single standalone "
+                "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
+                "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
+                "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
+                "AVNRT, PE with its telling words) or another name of the same condition; a later letter committed after a "
+                "correction (actually, I mean) replaces the first; a checklist marking one option yes answers; option "
+                "numbers are letters (Option 3, Answer: 1, the last option, 第4个, Answer: ii); a letter paired with "
+                "another option's text (B: <A's text>), hedges (A? Or B?), a retraction (Wait, no.), reasoning cut off "
+                "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; think blocks "
+                "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
+                "options, or none = unparseable")
 
 
 def rule_of(protocol: dict) -> str | None:
@@ -149,18 +160,19 @@ class _Shifted:
         return self.m.group(group)
 
 
-
-
 # ------------------------------------------------------------------ is this letter an option letter?
 _WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK characters are not word chars)
 # each is matched on a short slice before or after the letter (a whole-text call costs RE2 the whole text)
 _TERM_WORDS = (r"(?:vitamin|hepatitis|type|group|zone|class|grade|stage|phase|factor|protein|complex|cluster|level|"
-               r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin)")
+               r"panel|figure|fig\.|image|part|step|lead|schedule|plan|region|area|hemoglobin|haemoglobin|"
+               # letters-v7: classifications named after a person or written "subtype C" (Antoni A, Kerley B, Weber C)
+               r"subtype|serotype|genotype|category|strain|segment|antoni|kerley|weber|pugh|forrest)")
 _NOT_OPTION_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + " $")
 # letters-v5: the next letter of a term list, "hepatitis B or C", "vitamin C and D", "type A/B"
 _TERM_LIST_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + r" [A-Z][0-9]{0,2}(?:(?:, | ?/ ?)[A-Z][0-9]{0,2})*"
                                 r"(?:,? (?:or|and|&|nor) | ?/ ?|, )$")
-_TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain))"
+_TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain|"
+                          r"lines|bands?|fib(?:er|re)s?|toxins?|virus|viruses|receptors?|chains?|subunits?))"
                           r"(?:[^A-Za-z]|$)")
 _GLOSSED_ARTICLE = re2.compile(r"\([^()\n]{1,40}\) [a-z]")
 _A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|"
@@ -234,7 +246,7 @@ def _lower_case_letter_ok(s: str, i: int, context: str) -> bool:
     return context == "explicit" and s[i] not in "ai" and nxt == " "
 
 
-_HEDGE = re2.compile(r"(?i)[)\]]?(?: ?/ ?| or | and | & | vs\.? | versus |, (?:or |and )?)\(?(?:option |choice )?"
+_HEDGE = re2.compile(r"(?i)[)\]]?\??(?: ?/ ?| or | and | & | vs\.? | versus |, (?:or |and )?)\(?(?:option |choice )?"
                      r"([A-Za-z])")
 _VERB_AFTER = re2.compile(r"(?i) (?:is|are|was|were|seems?|has|have|would|could|might|may|can|does|did)(?:[^a-z]|$)")
 
@@ -274,6 +286,7 @@ def _sentence_ends(tail: str) -> bool:
     return tail in ("", ".") or tail.startswith(("\n", ".\n", ". "))
 
 
+_REASON_FOLLOWS = re2.compile(r"(?i) (?:given|because|since|due|as) ")  # "C fits better given ..." (letters-v7)
 _RETRACTED = re2.compile(r"(?i) (?:incorrect|wrong|not|false|unlikely|excluded|ruled)")
 # (pattern, the lookbehind at its start, the lookahead after its end as a check on the rest of the text)
 _EXPLICIT_SPECS = (
@@ -286,6 +299,9 @@ _EXPLICIT_SPECS = (
     (rf"(?P<final>final)(?: choice| pick| verdict)? ?: ?{_L_END}", _LINE_START, None),  # "Final: B" (letters-v5)
     # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
     (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
+    # "the most likely is C", "the likeliest one is B" (letters-v7)
+    (rf"(?:most likely|most probable|likeliest|best)(?: one| pick| bet)? (?:is|would be|remains) {_ADVERB}{_OPTION}{_L_END}",
+     _WORD_BEFORE, None),
     # "C is the correct answer", "Option D is most likely", "B is correct", "D - most likely" (a verdict table)
     (rf"(?:(?:option|choice|answer|letter) )?{_L}[)\]]?"
      rf"(?: (?:is|would be|seems to be|appears to be|must be)(?: the)? (?:(?P<final>final answer)|answer|{_VERDICT})"
@@ -293,9 +309,12 @@ _EXPLICIT_SPECS = (
     # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
     (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
     (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
+    # letters-v7: "... makes it B.", "Most likely B." (a sentence ending with the letter)
+    (rf"(?:makes (?:it|this)|most likely|most probably|probably)[,:]? (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
+     _sentence_ends),
     (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
-     lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n")),
+     lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),
     (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
     (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      _sentence_ends),
@@ -353,7 +372,7 @@ _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|c
 
 
 _IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether)")
-_COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must) to| forced")  # "If I had to choose, ..."
+_COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must|need) to| (?:i|we) must | forced")  # "If I had to choose, ..."
 
 
 def _word_in(pattern, s: str, lo: int, hi: int, commits=None) -> bool:
@@ -388,8 +407,9 @@ class _Statement(NamedTuple):
     pair: str = ""  # the two letters of "the answer is A or C" this statement is part of
 
 
-def _explicit(s: str) -> str | None:
-    """Letter named by the response's answer statements; _CONFLICT when they disagree beyond repair."""
+def _explicit_read(s: str) -> tuple[str | None, int]:
+    """Letter named by the response's answer statements (_CONFLICT when they disagree beyond repair) and the end of
+    the last statement of it."""
     found: dict[int, _Statement] = {}
     for pattern, m, letter in _explicit_matches(s):
         i = m.start(letter)
@@ -407,23 +427,28 @@ def _explicit(s: str) -> str | None:
             found[i] = found[i]._replace(pair=s[i].upper() + other)
             found[i + 1] = _Statement(i + 1, i + 2, other, found[i].final, found[i].pair)
     if not found:
-        return None
+        return None, 0
     statements = sorted(found.values())
     pool = [st for st in statements if st.final] or statements  # "final" statements outrank the others
     if pool[-1] is not statements[-1] and statements[-1].letter != pool[-1].letter \
             and _word_in(_REVISION, s, pool[-1].end, statements[-1].end):
         pool = pool + [statements[-1]]  # "Final answer: B. ... so actually A": corrected after the final one
     if alternative_after(s, pool[-1].end, pool[-1].letter):
-        return _CONFLICT  # letters-v5: "The answer is D, but it could also be C"
+        return _CONFLICT, 0  # letters-v5: "The answer is D, but it could also be C"
     if len({st.letter for st in pool}) == 1:
-        return pool[0].letter
+        return pool[0].letter, pool[-1].end
     last = pool[-1]
     overruled = [st for st in pool if st.letter != last.letter]
     if _word_in(_REVISION, s, overruled[-1].end, last.end):  # "... the answer is A. Wait, ... the answer is C"
-        return last.letter
+        return last.letter, last.end
     if not last.pair and all(last.letter in st.pair for st in overruled):
-        return last.letter  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge
-    return _CONFLICT
+        return last.letter, last.end  # letters-v5: "The answer is A or C; I lean toward C" settles the hedge
+    return _CONFLICT, 0
+
+
+# a pure function of the text read: a short text read again (with the item's options) is not worked out again
+_explicit_short = functools.lru_cache(maxsize=1024)(_explicit_read)
+_explicit = lambda s: _explicit_short(s) if len(s) <= SHORT else _explicit_read(s)  # noqa: E731
 
 
 # ------------------------------------------------------------------ step 2: a lone leading letter
@@ -434,6 +459,15 @@ _LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\)
 _LEADING_GLOSS = re2.compile(r" \([^()\n]{1,60}\)(?:[.,;:!]|$| [-–—])")  # "C (brain abscess), though ..." (v5)
 _LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
                              r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
+
+
+def _text_letter(phrase: str, options, letters: str) -> str | None:
+    named = named_option(phrase, options)[0]
+    return letters[named] if named is not None and named < len(letters) else None
+
+
+def _shifted(spans, start: int) -> list[tuple[int, int, int]]:
+    return [(a - start, b - start, k) for a, b, k in spans if b > start]
 
 
 def _inside(i: int, spans) -> bool:
@@ -513,20 +547,6 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
 
 
 # ------------------------------------------------------------------ the rule
-@functools.lru_cache(maxsize=4096)
-def _has_letter_word(options: tuple) -> bool:
-    """Does an option's text hold a one-letter word ("Hepatitis B", "Type A fracture")?"""
-    return any(len(word) == 1 and word.isalpha() for option in options for word in fold(option or "").text.split())
-
-
-def needs_options(found_without: str | None, options: Sequence[str] | None) -> bool:
-    """Can the option texts change what `parse_letter` found without them? Only when it found no letter (step 4
-    may name one) or when an option's text holds a one-letter word (a letter inside a mention of it is that
-    option's text, not an answer letter). Batch callers parse each distinct text once without options
-    (digits zeroed, see DIGITS) and again with its item's options only where this is true."""
-    return bool(options) and (found_without is None or _has_letter_word(tuple(options)))
-
-
 def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str] | None = None) -> str | None:
     """The chosen letter (upper case), or None when the response names no single option among `letters`.
     `options` are the item's option texts in letter order (step 4 and the letters-inside-an-option-text
@@ -534,25 +554,45 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     (text, letters, options): callers cache it per distinct pair."""
     if not isinstance(text, str):
         return None
-    s = normalised(bounded(answer_part(text)))
+    s = read(text)
     if not s:
         return None
     letters = letters.upper()
+    s = counted_numbers(s, letters, options)  # letters-v7: "Answer: 1", "3", "Answer: ii", "the last option"
     candidates = set(LETTERS) | set(letters)  # "E" with letters "ABCD" is a (wrong) option, not noise
     options = list(options)[:len(letters)] if options else []
     named, spans = named_option(s, options) if options else (None, [])
     rejected: set[str] = set()
-    found = _explicit(s)  # 1. explicit answer statements
+    found, end = _explicit(s)  # 1. explicit answer statements
+    step = 1 if found is not None else 2
+    if found is None:  # letters-v7: a checklist ("A) no\nB) yes ✔") before its first line reads as a leading letter
+        found = checklist_letter(s, options, letters)
+        end = len(s)
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
+        end = s.find(found) + 1 if found and found != _CONFLICT else 0
+    if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
+        found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(
+            s[start:], candidates, _shifted(spans, start))[2]],
+            (lambda phrase: _text_letter(phrase, options, letters)) if options else None) or found
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
+        step = 3
         if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
             found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
+            if named is not None and listed_together(s, positions, spans, named):
+                named = None  # letters-v7: "The differential includes A (meningioma) and B (...)": a list
     if found is None and options:
         if rejected:  # "C is unlikely": option C's text is rejected too
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
+    if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and not rejected
+                                                 and ends_in_analysis(s, spans, letters))):
+        found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
+    if found is not None and retracted_at_end(s):
+        found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn
+    if options and found is not None and found != _CONFLICT and found in letters:
+        found = settle_pair(s, found, letters, options)  # letters-v7: "The answer is B: <option A's text>"
     # the first step that found anything decides: one letter among the options, or unparseable
     return found if found is not None and found != _CONFLICT and found in letters else None

@@ -70,7 +70,13 @@ class Alias(NamedTuple):
     listed: bool = False  # from _TABLE: beats the same letters as another option's bare initials ("AF")
 
 
-def _initialisms(words: list[str], option: str) -> set[str]:
+def _initialisms(words: list[str], option: str) -> frozenset[str]:
+    """`_initialisms_of` (aliases and shared_initialisms both read them: each option's are worked out once)."""
+    return _initialisms_of(tuple(words), option)
+
+
+@functools.lru_cache(maxsize=4096)
+def _initialisms_of(words: tuple, option: str) -> frozenset[str]:
     """First letters of the option's words: every word, then without linking words; hyphenated compounds
     ("Age-related") also as one word."""
     out = set()
@@ -82,17 +88,29 @@ def _initialisms(words: list[str], option: str) -> set[str]:
     if len(lowered) >= 2 and len(lowered) == len(compounds):
         out.add("".join(w[0] for w in lowered))
         out.add("".join(w[0] for w in lowered if w not in _SKIPPED_IN_INITIALISMS))
+    tokens = "".join(c if c.isalnum() else " " for c in option).split()
+    if len(tokens) == len(words) and any(t.isupper() and 2 <= len(t) <= 4 for t in tokens):
+        # letters-v7: a word written in capitals gives all its letters ("AVNRT" for "AV nodal reentrant tachycardia")
+        out.add("".join(t.lower() if t.isupper() and 2 <= len(t) <= 4 else t[0].lower()
+                        for t, w in zip(tokens, words) if w not in _SKIPPED_IN_INITIALISMS))
     content = [w for w in words if w not in _SKIPPED_IN_INITIALISMS]
     for i in range(len(content)):  # letters-v5: a run of three or more words ("ACL" for "Anterior cruciate ligament tear")
         for j in range(i + 3, min(len(content), i + _MAX_PART_WORDS) + 1):
             if all(w[:1].isalpha() for w in content[i:j]):
                 out.add("".join(w[0] for w in content[i:j]))
-    return {i for i in out if len(i) >= 2 and i not in _NOT_INITIALISMS}
+    return frozenset(i for i in out if len(i) >= 2 and i not in _NOT_INITIALISMS)
 
 
 def _contains(haystack: str, needle: str) -> bool:
     """Is `needle` (" w ... w ") a whole-word run of `haystack` (" w ... w ")?"""
     return needle in haystack
+
+
+_PLACES = {"cerebral", "brain", "intracranial", "pulmonary", "lung", "renal", "kidney", "hepatic", "liver", "splenic",
+           "spleen", "pancreatic", "cardiac", "myocardial", "colonic", "gastric", "esophageal", "orbital", "spinal",
+           "cutaneous", "skin", "breast", "thyroid", "adrenal", "ovarian", "testicular", "prostatic", "bladder", "bone",
+           "muscle", "retinal", "corneal", "intestinal", "bowel"}
+_ROMAN = {"ii", "iii", "iv", "vi", "vii"}  # letters-v7: "Mobitz II" tells "Mobitz II ..." from "Mobitz I ..."
 
 
 def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
@@ -116,10 +134,13 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
                 # the one word telling the option apart: "appendicitis" when others are "Acute ..." too
                 core = len(word) >= 5 and word not in _GENERIC_WORDS and all(
                     w in other_words for k, w in enumerate(words) if k != i)
+                # letters-v7: the head noun of an option whose other words only say where ("abscess" of "Cerebral
+                # abscess"): the image shows the place
+                placed = i == n - 1 and n >= 2 and len(word) >= 5 and all(w in _PLACES for w in words[:-1])
                 # not the head noun alone: "Dermatitis" names a category, not "Atopic dermatitis"
-                if not (has_digit or generic_rest or core):
+                if not (has_digit or generic_rest or core or placed):
                     continue
-            elif not any(len(w) >= 4 or len(w) == 1 or any(c.isdigit() for c in w) for w in distinctive):
+            elif not any(len(w) >= 4 or len(w) == 1 or any(c.isdigit() for c in w) or w in _ROMAN for w in distinctive):
                 continue
             needle = " " + " ".join(part) + " "
             if any(_contains(t, needle) for t in other_texts):
@@ -218,4 +239,29 @@ def lead_words(folded_options: tuple) -> list[str | None]:
             out.append(None)
             continue
         out.append(lead)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def shared_initialisms(folded_options: tuple, options: tuple) -> dict[str, tuple[tuple[int, frozenset], ...]]:
+    """letters-v7: initialisms that two or more options share ("PE": pulmonary embolism, pericardial effusion), each
+    with its holders and the words telling each holder apart (five letters or more, in no other holder's text). A
+    response writing the initialism in capitals names the one holder whose telling words it also uses ("PE ...
+    filling defect in the pulmonary arteries")."""
+    words = [f.split() for f in folded_options]
+    holders: dict[str, list[int]] = {}
+    for index, ws in enumerate(words):
+        if ws:
+            for initialism in _initialisms(ws, options[index] or ""):
+                holders.setdefault(" " + initialism + " ", []).append(index)
+    out = {}
+    for needle, indices in holders.items():
+        if len(indices) < 2:
+            continue
+        telling = []
+        for k in indices:
+            others = {w for j in indices if j != k for w in words[j]}
+            telling.append((k, frozenset(w for w in words[k] if len(w) >= 5 and w not in others
+                                         and w not in _GENERIC_WORDS and w not in _VAGUE_HEADS)))
+        out[needle] = tuple(telling)
     return out

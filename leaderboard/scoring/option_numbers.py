@@ -74,3 +74,50 @@ def _ordinal_letter(m) -> str:
     if ((m.group(3) and m.group(3).lower() == "one") or m.group(2)) and _PRONOUN_ONE.match(m.string[m.end():m.end() + 8]):
         return m.group(0)  # "option one might ...", "the first one would ...": not an option named
     return "option " + _ORDINALS[(m.group(1) or m.group(2) or m.group(3)).lower()]
+
+
+# letters-v7: numbers that need the item's option count, read after normalising (parse_letter): "Answer: 1", a bare
+# "3", "Answer: ii", "我选第4个", "the last option". The number must be within the option count and be no word of an
+# option's text ("3" on a BI-RADS 2-5 item names nothing), and it must end its statement: "Answer: 3 days",
+# "Answer: 2.5 cm" are measurements.
+_ANSWER_NUMBER = re2.compile(r"(?i)(?:^|[^a-z])(?:(?:final |correct )?answer(?: is)?|my answer is|i choose|i pick|i select)"
+                             r" ?[:=]? ?\(?([1-9]|i{1,3}|iv|v)\)?(?:\.?$|\.?\n|[.,;!)] )")
+_BARE_NUMBER = re2.compile(r"^\(?([1-9])[.)]?$")
+_CJK_PICK = re2.compile(r"(?:选|選|答案是|答案为|答案為) ?第 ?([1-9]) ?(?:个|個)(?:选项|選項|项|項)?"
+                        r"|第 ?([1-9]) ?(?:个|個)([。！.]|$)")
+_LAST = re2.compile(r"(?i)\bthe (?:last|final) (?:option|one)\b")
+_LAST_NAMED = re2.compile(r"(?i)(?: is| would be| ?[:=]) ?\(?[A-E](?:[^A-Za-z0-9]|$)")  # "the final option is C"
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5}
+
+
+def counted_numbers(s: str, letters: str, options=None) -> str:
+    """`s` (normalised) with the option numbers that need the option count written as letters ("Answer: 1" ->
+    "Answer: A", "the last option" -> "option E" on five options)."""
+    words = {w for o in (options or ()) for w in "".join(c if c.isalnum() else " " for c in (o or "").lower()).split()}
+
+    def letter(token: str) -> str | None:
+        if token.upper() in letters:
+            return None  # "Answer: I" on an item whose options run past I: the letter itself
+        n = int(token) if token.isdigit() else _ROMAN[token.lower()]
+        return letters[n - 1] if 1 <= n <= len(letters) and str(n) not in words and token.lower() not in words else None
+
+    def sub(m) -> str:
+        found = letter(m.group(1))
+        return _replace_group(m, 1, found) if found else m.group(0)
+
+    m = _BARE_NUMBER.match(s)
+    if m:
+        return sub(m)
+    s = _ANSWER_NUMBER.sub(sub, s)
+    if "第" in s:
+        s = _CJK_PICK.sub(lambda m: ("选" + letter(m.group(1) or m.group(2)) + (m.group(3) or ""))
+                          if letter(m.group(1) or m.group(2)) else m.group(0), s)
+    if letters and ("last" in s.lower() or "final" in s.lower()):
+        s = _LAST.sub(lambda m: m.group(0) if _LAST_NAMED.match(m.string[m.end():m.end() + 16])
+                      else "option " + letters[-1], s)
+    return s
+
+
+def names_last_option(s: str) -> bool:
+    """Does `s` name "the last/final option" (a letter that depends on the option count)?"""
+    return _LAST.search(s) is not None

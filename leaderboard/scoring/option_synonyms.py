@@ -36,6 +36,23 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("pseudomembranous colitis", "c difficile colitis", "c diff colitis", "clostridioides difficile colitis",
      "clostridium difficile colitis", "c difficile infection", "clostridioides difficile infection"),
     ("myocardial infarction", "heart attack"),
+    # letters-v7: an option written as its initialism, named by its expansion
+    ("stemi", "st elevation myocardial infarction", "st segment elevation myocardial infarction", "st elevation mi"),
+    ("nstemi", "non st elevation myocardial infarction", "non st segment elevation myocardial infarction",
+     "non st elevation mi"),
+    ("sacubitril valsartan", "arni", "angiotensin receptor neprilysin inhibitor"),
+    ("ischemic stroke", "cerebral infarction", "cerebral infarct", "brain infarction", "brain infarct",
+     "ischemic infarct"),
+    ("hemorrhagic stroke", "intracerebral hemorrhage", "brain bleed"),
+    ("pulmonary embolism", "pulmonary embolus", "pulmonary emboli"),
+    ("atrial fibrillation", "afib", "a fib"),
+    ("erythema migrans", "bulls eye rash", "bullseye rash"),
+    ("seborrheic keratosis", "senile wart", "basal cell papilloma"),
+    ("molluscum contagiosum", "water warts"),
+    ("pneumoperitoneum", "free intraperitoneal air", "free peritoneal air"),
+    ("gout", "gouty arthritis"),
+    ("deep vein thrombosis", "deep venous thrombosis"),
+    ("nutritional rickets", "vitamin d deficiency rickets", "vitamin d deficient rickets"),
     ("pertussis", "whooping cough"), ("rubeola", "measles"), ("rubella", "german measles"),
     ("infectious mononucleosis", "glandular fever"),
     ("erythema infectiosum", "fifth disease", "slapped cheek syndrome"),
@@ -131,7 +148,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

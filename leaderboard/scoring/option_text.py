@@ -24,10 +24,10 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple, Sequence
 
-from .option_aliases import aliases, head_nouns, lead_words
+from .option_aliases import aliases, head_nouns, lead_words, shared_initialisms
 
 _APOSTROPHES = "'’`´"
-_CLAUSE_ENDS = ".,;:!?\n"
+_CLAUSE_ENDS = ".,;:!?\n—→。；"  # letters-v7: a dash or an arrow ends a clause too ("CSC vs. DME — ... favors CSC")
 _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("exclude",), ("excludes",),
                     ("without",), ("against",), ("rather", "than"), ("other", "than"), ("instead", "of"),
                     ("rule", "out"), ("rules", "out"), ("ruled", "out"), ("ruling", "out"), ("more", "likely", "than"),
@@ -37,7 +37,8 @@ _NEGATION_BEFORE = (("not",), ("no",), ("non",), ("unlike",), ("excluding",), ("
 _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent",), ("is", "ruled", "out"), ("ruled", "out"), ("is", "unlikely"),
                    ("unlikely",), ("is", "less", "likely"), ("less", "likely"), ("is", "not"), ("was", "excluded"),
                    ("was", "ruled", "out"), ("can", "be", "excluded"), ("can", "be", "ruled", "out"),
-                   ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"))
+                   ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"),
+                   ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",))  # letters-v7: contractions
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
@@ -49,6 +50,8 @@ _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossib
                 "insufficient", "couldnt", "wont"}
 _UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
                       ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain")}
+_CJK_UNASSERTING = ("不能排除", "不除外", "排除", "除外", "待排", "鉴别", "鑑別", "是否", "不考虑", "不支持")
+_POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("possibly", "a"), ("perhaps", "a")}
 # words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
 _GAP = 3
 _GAP_STOPS = {"because", "since", "as", "given", "which", "that", "and", "but", "while", "whereas", "so", "the",
@@ -62,6 +65,11 @@ class Folded(NamedTuple):
     origin: list[int]  # origin[k] = index in the source text of text[k]
     clause: list[int]  # clause[k] = how many clause ends (. , ; : ! ? newline) precede text[k]
     source: str  # the text folded
+
+
+def _abbreviation_before(source: str, i: int) -> bool:
+    """Is the "." at source[i] the end of "vs." or "cf." (no clause ends there)?"""
+    return source[max(0, i - 2):i].lower() in ("vs", "cf") and not source[i - 3:i - 2].isalpha()
 
 
 def fold(source: str) -> Folded:
@@ -86,8 +94,8 @@ def fold(source: str) -> Folded:
                 origin.append(i)
                 clause.append(n_clause)
             continue
-        if ch in _CLAUSE_ENDS and not (ch == "." and source[i + 1:i + 2].isalnum()):
-            n_clause += 1  # "2.5 cm" and "e.g." keep their clause
+        if ch in _CLAUSE_ENDS and not (ch == "." and (source[i + 1:i + 2].isalnum() or _abbreviation_before(source, i))):
+            n_clause += 1  # "2.5 cm", "e.g." and (letters-v7) "CSC vs. DME" keep their clause
         if chars[-1] != " ":
             chars.append(" ")
             origin.append(i)
@@ -229,6 +237,7 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 found.append(Mention(s, e, index, 1))
+    found.extend(_context_initialisms(folded, options))
     found.extend(_term_list_mentions(folded, options, found))
     for index, head in enumerate(head_nouns(tuple(folded_option(o) for o in options))):
         if head is not None:
@@ -242,6 +251,22 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
         kept.append(m)
         reach = max(reach, m.end)
     return kept
+
+
+_LAST_READ: tuple = (None, None)  # ((text, options), (folded text, mentions)) of the last text read
+
+
+def read_mentions(source: str, options: Sequence[str]) -> tuple[Folded, list[Mention]]:
+    """`fold(source)` and its `mentions` of `options` (neither is to be modified). The last text read is kept:
+    parse_letter reads one text with one set of options for several rules (named_option, letter_pairs)."""
+    global _LAST_READ
+    key, value = _LAST_READ
+    if key is not None and key[0] == source and key[1] == tuple(options):
+        return value
+    folded = fold(source)
+    value = (folded, mentions(folded, options))
+    _LAST_READ = ((source, tuple(options)), value)
+    return value
 
 
 _ANSWER_LABEL = (("answer", "is"), ("answer",), ("answer", "would", "be"), ("diagnosis", "is"))
@@ -269,6 +294,30 @@ def _eponym_variants(option: str, words: list[str]) -> list[str]:
         if not words[0].endswith("s"):
             variants.append(" " + " ".join([words[0] + "s"] + words[1:]) + " ")
     return variants
+
+
+def _context_initialisms(folded: Folded, options: Sequence[str]) -> list[Mention]:
+    """letters-v7: an initialism two options share, written in capitals, names the one whose telling words the
+    response also uses (option_aliases.shared_initialisms)."""
+    shared = shared_initialisms(tuple(folded_option(o) for o in options), tuple(o or "" for o in options))
+    if not shared:
+        return []
+    used = set(folded.text.split())
+    extra = []
+    for needle, holders in shared.items():
+        spots = [(s, e) for s, e in _occurrences(folded.text, needle) if _capitals(folded, s, e) and not _asked(folded, e)]
+        named = [k for k, telling in holders if telling & used]
+        if spots and len(named) == 1:
+            extra.extend(Mention(s, e, named[0], 1) for s, e in spots)
+    return extra
+
+
+def _asked(folded: Folded, end: int) -> bool:
+    """Does the sentence holding the mention ending at `end` end with "?" ("PE with tamponade physiology?")?"""
+    source = folded.source
+    i = folded.origin[end - 1] + 1
+    stops = [k for k in (source.find(ch, i, i + 400) for ch in ".!?\n") if k >= 0]
+    return bool(stops) and source[min(stops)] == "?"
 
 
 _LIST_JOINERS = ("or", "and", "nor")
@@ -324,14 +373,13 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     spans (start, end, option index) of every mention (letters inside them are part of a term, never an answer letter). Options whose
     letter the response rejected (`rejected` indices, "C is unlikely") count as rejected mentions. Aliases
     (abbreviations, part-names) are read only when no option's full text is named and not rejected."""
-    folded = fold(source)
-    found = mentions(folded, options)
+    folded, found = read_mentions(source, options)
     spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1, m.index) for m in found]
     starts = [m.start for m in found] + [len(folded.text)]
     live = [m for k, m in enumerate(found)
             if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
     live = [m for k, m in enumerate(live) if (m.tier < 2 or _coordinated(folded, live, k)) and not _unasserted(folded, m.start)]
-    factual = [m for m in live if not _counterfactual(folded.text, m.end)]
+    factual = [m for m in live if not _counterfactual(folded.text, m.end, m.start)]
     if factual:  # letters-v5: "meningioma. Glioblastoma would be intra-axial": the other option as a contrast
         live = factual
     full = {m.index for m in live if m.tier == 0}
@@ -353,7 +401,16 @@ def _unasserted(folded: Folded, start: int) -> bool:
     while lo > 0 and start - lo < 160 and folded.clause[lo - 1] == clause:
         lo -= 1
     words = folded.text[lo:start].split()[-20:]
-    return any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:]))
+    i = folded.origin[start]
+    if any(phrase in folded.source[max(0, i - 8):i] for phrase in _CJK_UNASSERTING):
+        return True  # letters-v7: "不能排除肺癌" (lung cancer cannot be excluded), "排除X", "是否X"
+    if any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:])):
+        return True
+    # letters-v7: "could be X or could be Y": a possibility offered beside another, in one clause
+    hi = start
+    while hi < len(folded.text) and hi - start < 160 and folded.clause[hi] == clause:
+        hi += 1
+    return any(pair in _POSSIBLE for pair in zip(words, words[1:])) and "or" in folded.text[lo:hi].split()
 
 
 _LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
@@ -378,9 +435,17 @@ _NEEDED = {"needed", "required", "necessary", "useful", "helpful", "indicated", 
 _DESCRIBING = {"show", "have", "appear", "demonstrate", "typically", "usually", "look", "display", "present", "not"}
 
 
-def _counterfactual(text: str, end: int) -> bool:
+_CHOOSERS = {"answer", "diagnosis", "choice", "option", "pick", "it", "this", "that", "which", "i", "we", "mine", "one",
+             "so", "therefore", "thus", "hence", "likely", "probably", "most", "best"}
+
+
+def _counterfactual(text: str, end: int, start: int = -1) -> bool:
     """Is the mention ending at `end` followed by "would ..." describing it ("Glioblastoma would be intra-axial",
-    "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it?"""
+    "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it? Or (letters-v7)
+    the complement of a finding that "would be" it ("Biconvex would be epidural"), not "the answer would be X"?"""
+    before = _words_before(text, start, 3) if start >= 0 else ()
+    if len(before) == 3 and before[1:] == ("would", "be") and before[0] not in _CHOOSERS:
+        return True
     after = _words_after(text, end, 3)
     if len(after) < 3 or after[0] != "would":
         return False

@@ -66,12 +66,13 @@ BLIND_2 = [json.loads(line) for line in (HERE / "blind_letters2.jsonl").read_tex
 def test_the_second_blind_letters_set_agrees_as_measured():
     """200 responses from a second independent writer (README): measured once, unseen, under letters-v4 (155)
     and letters-v5 (163). Then seen: letters-v6 (other names of a condition, option_synonyms.py) was written after
-    reading its misses and reaches 175. The floor keeps the last figure; its gains here are not unseen figures."""
+    reading its misses and reaches 175; letters-v7 (written after reading the v6 misses, by class) 196. The floor
+    keeps the last figure; its gains here are not unseen figures."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_2]
-    assert len(BLIND_2) == 200 and sum(agree) >= 175, sum(agree)
+    assert len(BLIND_2) == 200 and sum(agree) >= 196, sum(agree)
     unparseable = [a for a, c in zip(agree, BLIND_2) if c["expected"] is None]
-    assert len(unparseable) == 50 and sum(unparseable) >= 39
+    assert len(unparseable) == 50 and sum(unparseable) >= 47
 
 
 BLIND_3 = [json.loads(line) for line in (HERE / "blind_letters3.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -79,23 +80,23 @@ BLIND_3 = [json.loads(line) for line in (HERE / "blind_letters3.jsonl").read_tex
 
 def test_the_third_blind_letters_set_agrees_as_measured():
     """200 responses from a third independent writer (README): measured once, unseen, under letters-v5 (177) and
-    letters-v6 (179). The floor keeps the unseen figure; a later rule that gains here gains on seen text."""
+    letters-v6 (179). Then seen: letters-v7 was written after reading its misses and reaches 198. The floor keeps the
+    last figure; its gains here are not unseen figures."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_3]
-    assert len(BLIND_3) == 200 and sum(agree) >= 179, sum(agree)
+    assert len(BLIND_3) == 200 and sum(agree) >= 198, sum(agree)
     unparseable = [a for a, c in zip(agree, BLIND_3) if c["expected"] is None]
-    assert len(unparseable) == 53 and sum(unparseable) >= 45
+    assert len(unparseable) == 53 and sum(unparseable) >= 53
 
 
 BLIND_4 = [json.loads(line) for line in (HERE / "blind_letters4.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
 def test_the_fourth_blind_letters_set_agrees_as_measured():
-    """200 responses from a fourth independent writer (README): measured once, unseen, under letters-v6 (182; a
-    letters-v7 kept off main for its X-PCR cost reached 185). The floor keeps the unseen figure of the current
-    rule; the set now counts as seen."""
+    """200 responses from a fourth independent writer (README): measured once, unseen, under letters-v6 (182) and
+    letters-v7 (185). The floor keeps the unseen figure of the current rule; the set now counts as seen."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_4]
-    assert len(BLIND_4) == 200 and sum(agree) >= 182, sum(agree)
+    assert len(BLIND_4) == 200 and sum(agree) >= 185, sum(agree)
     unparseable = [a for a, c in zip(agree, BLIND_4) if c["expected"] is None]
-    assert len(unparseable) == 53 and sum(unparseable) >= 47
+    assert len(unparseable) == 53 and sum(unparseable) >= 49

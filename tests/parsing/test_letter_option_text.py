@@ -131,7 +131,7 @@ def test_results_keep_the_rule_they_were_scored_under():
     old_summary = ("letters-v2: explicit answer statement (final ones decide) > lone leading letter > single "
                    "standalone capital letter; ...")
     assert rule_of({"letter_rule": old_summary}) == "letters-v2"
-    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v6"
+    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v7"
     assert rule_of({"letter_rule_version": "letters-v3", "letter_rule": old_summary}) == "letters-v3"
     assert rule_of({}) is None and rule_of({"letter_rule": "something else"}) is None
 
@@ -143,12 +143,14 @@ def test_results_keep_the_rule_they_were_scored_under():
     ("Naevus.", ["Melanoma", "Naevus"]),
     ("The answer is B. Melanoma is less likely.", ["Melanoma", "Naevus"]),
     ("Stanford type A. The answer is B", ["Stanford type A dissection", "Stanford type B dissection"]),
+    ("The answer is B: Melanoma", ["Melanoma", "Naevus"]),
+    ("Option 2 - melanoma.", ["Melanoma", "Naevus"]),
 ])
 def test_needs_options_is_false_only_where_the_options_cannot_change_the_letter(text, options):
     from leaderboard.scoring.letters import needs_options
 
     without = parse_letter(text, "ABC"[:len(options)])
-    if not needs_options(without, options):
+    if not needs_options(without, options, text):
         assert parse_letter(text, "ABC"[:len(options)], options) == without
 
 
@@ -156,6 +158,10 @@ def test_needs_options_cases():
     from leaderboard.scoring.letters import needs_options
 
     assert needs_options(None, ["Melanoma", "Naevus"])  # step 4 may name one
-    assert not needs_options("B", ["Melanoma", "Naevus"])  # a letter found, no one-letter word in the options
+    assert not needs_options("B", ["Melanoma", "Naevus"], "Answer: B")  # a letter found, no one-letter word in the options
+    assert not needs_options("B", ["Melanoma", "Naevus"], "The answer is B.\nMelanoma is less likely.")
+    assert needs_options("B", ["Melanoma", "Naevus"], "The answer is B: Melanoma")  # letters-v7: maybe another's text
+    assert needs_options("B", ["Melanoma", "Naevus"], "**B** – Melanoma")
+    assert needs_options("B", ["Melanoma", "Naevus"])  # the text unknown: the options may pair with the letter
     assert needs_options("B", ["Hepatitis A", "Hepatitis B"])  # "Hepatitis B" holds a letter
     assert not needs_options(None, []) and not needs_options(None, None)

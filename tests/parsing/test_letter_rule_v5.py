@@ -45,8 +45,8 @@ CXR = ["Pneumothorax", "Pleural effusion", "Lobar pneumonia", "Pulmonary edema"]
     ("Option3", None),                                      # glued to the word: DIGITS zeroes it, so never read
     ("Option 12", None),                                    # a longer number is no option number
     ("Option 3.5 mm", None),                                # nor a decimal ("3.5": the 3 touches a digit? no, a ".")
-    ("Answer: 3", None),                                    # a bare number after "answer" stays a number
-    ("(3)", None),
+    ("Answer: 3", "C"),                                     # letters-v7 reads it (a number in v5)
+    ("(3)", "C"),                                           # letters-v7: the whole response (a number in v5)
     ("Step 3 shows a meniscus.", None),
     ("The first choice of imaging is CT.", None),           # "first choice" is not "first option"
     ("the option one might choose", None),                  # "one" as a pronoun

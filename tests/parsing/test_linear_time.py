@@ -43,6 +43,12 @@ CRAFTED = {  # each of these took from seconds to hours with the original patter
     "questions": lambda n: "Maybe A? If it's B, " * (n // 20),
     "verdict_lines": lambda n: "A. Pneumothorax – No\n" * (n // 21),
     "option_numbers": lambda n: "option 3 the first option 选项2 " * (n // 31),
+    # letters-v7: letter/text pairs, corrections, checklists, Cyrillic cues, counted numbers, bracketed negations
+    "letter_text_pairs": lambda n: "B: Pneumothorax. (C) – Pleural effusion\n" * (n // 41),
+    "corrections": lambda n: "The answer is A. Actually, I mean B. Wait, no: C. " * (n // 50),
+    "checklist": lambda n: "- Option A: no\n- Option B: yes ✔\n" * (n // 32),
+    "cyrillic_numbers": lambda n: "Ответ: Б. Answer: 2. 我选第3个。 the last option " * (n // 48),
+    "negated_labels": lambda n: "not pleural effusion (B) and PE pulmonary (A) " * (n // 46),
 }
 PARSERS = {
     "letters": lambda t: parse_letter(t, "ABCDE"),

@@ -1,0 +1,96 @@
+"""A letter and an option text that contradict each other (rule letters-v7).
+
+"The answer is B: Pneumothorax" where B is "Pneumonia", "Answer: A (Mobitz II)" where Mobitz II is option C,
+"**C** – Basal cell carcinoma" where that is option D, "Option 4: BI-RADS 3" on a BI-RADS 2-5 item: the letter
+names one option and the text right after it names another. The other order, a text and then a bracketed letter
+("Meningioma (C)."), stays the letter's: a stated letter wins over a text that precedes it (letters-v3's decision,
+pinned in test_letter_option_text.py). A careful reader cannot tell which one the writer
+meant, so such a statement commits to neither. The rest of the response may still decide, as a reader would
+use it: when the response outside the pair names (by text) one of the two options and no other ("... all point
+to Crohn's disease.\n\nAnswer: C. Crohn's disease", C being ischemic colitis), that option is the answer;
+otherwise the response is unparseable. A letter followed by its own option's text, or by text naming no
+option ("B: see the gas under the diaphragm"), is not affected.
+
+The scan is hand-written: one pass over the mentions (option_text.mentions), a constant amount of work each.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .option_text import named_option, read_mentions
+
+_GAP_CHARS = frozenset(" )]:.,-–—(=")  # between the letter and the text: "B: ", "B) ", "(C) – ", "A (", "C. ", "B, "
+_MAX_GAP = 5
+_ENDS_PAIR = frozenset(".;!)]\n")  # the text stands alone: the line, sentence or parenthesis ends after it
+
+
+def _letter_before(s: str, start: int, letters: str) -> int | None:
+    """The index of the option letter that a mention starting at `start` directly follows ("B: |Pneumothorax"),
+    a capital standing alone after at most _MAX_GAP gap characters, else None."""
+    k = start - 1
+    while k >= 0 and start - k <= _MAX_GAP and s[k] in _GAP_CHARS:
+        k -= 1
+    if k < 0 or k == start - 1 or start - k > _MAX_GAP + 1 or s[k].upper() not in letters or not s[k].isalpha():
+        return None
+    if s[k].islower() and s[k + 1] not in ":).":
+        return None  # "a pneumothorax", "e pleural ...": words; "b: pneumothorax" is a letter
+    before = s[k - 1:k] if k else ""
+    if before.isalnum() or (k + 1 < len(s) and s[k + 1].isalnum()):
+        return None
+    if s[k] == "A" and s[k + 1:start] == " ":
+        return None  # "A pneumothorax": the article
+    return k
+
+
+def _stands_alone(s: str, end: int) -> bool:
+    """Does the mention ending at `end` end its line, sentence or parenthesis ("B: Pneumothorax", "A (Mobitz II)")?"""
+    rest = s[end:end + 3].lstrip(" ")
+    return rest == "" or rest[0] in _ENDS_PAIR or rest.startswith(("- ", "– ", "— "))
+
+
+def contradicting_pair(s: str, letter: str, letters: str, options: Sequence[str]) -> tuple[int, int, str] | None:
+    """The span (start, end) and the text's letter of a pair "`letter` + another option's text" in `s`, when no
+    pair of `letter` with its own option's text stands in `s` too; else None."""
+    folded, read = read_mentions(s, options)
+    found = None
+    for m in read:
+        if m.tier == 2 or m.index >= len(letters):
+            continue  # a head noun ("effusion") names no one option
+        start, end = folded.origin[m.start], folded.origin[m.end - 1] + 1
+        k = _letter_before(s, start, letters)
+        if k is None or s[k].upper() != letter:
+            continue
+        if letters[m.index] == letter:
+            return None  # "B: Pneumonia" somewhere: the letter's own text is written beside it
+        if found is None and _stands_alone(s, end):
+            found = (k - 1 if k and s[k - 1] in "([" else k, end, letters[m.index])
+    return found
+
+
+def settle_pair(s: str, letter: str, letters: str, options: Sequence[str]) -> str | None:
+    """`letter` when it is not part of a contradicting pair; else the one of the pair's two options the rest of
+    the response names by text, or None (unparseable)."""
+    pair = contradicting_pair(s, letter, letters, options)
+    if pair is None:
+        return letter
+    start, end, other = pair
+    rest = s[:start] + " " * (end - start) + s[end:]
+    named, _ = named_option(rest, options)
+    if named is not None and letters[named] in (letter, other):
+        return letters[named]
+    return None
+
+
+def may_pair(s: str, letter: str) -> bool:
+    """Could `letter` be part of a pair in the normalised text `s`, whatever the options: does it (or its lower
+    case) stand alone followed by gap characters and a word ("B: P...", "(C) – B...", "b: p...")? A superset of
+    contradicting_pair, without the options (batch callers decide with it whether to parse again with them)."""
+    for at, ch in enumerate(s):
+        if ch != letter and ch != letter.lower():
+            continue
+        k = at + 1
+        while k < len(s) and k - at <= _MAX_GAP and s[k] in _GAP_CHARS:
+            k += 1
+        if k > at + 1 and k < len(s) and s[k].isalnum() and not (at and s[at - 1].isalnum()):
+            return True
+    return False
