@@ -39,7 +39,7 @@ def _sentence(s: str, i: int) -> tuple[int, int]:
 _ALTERNATIVE = re2.compile(r"(?i)(?:could|may|might|can) (?:also |equally |just as well )?be (?:option |choice )?[(\[]?"
                           r"([A-E])(?:[^A-Za-z0-9]|$)"
                           r"|[(\[]([A-E])[)\]] (?:is|are|remains?) (?:also |equally |still )?(?:possible|plausible|likely|"
-                          r"a possibility|in the differential)|(?:^|[^A-Za-z])([A-E]) (?:is|remains?) (?:also |equally |still )"
+                          r"a possibility)|(?:^|[^A-Za-z])([A-E]) (?:is|remains?) (?:also |equally |still )"
                           r"(?:possible|plausible|likely|a possibility)"
                           # letters-v7: "leaning towards A but B is about as likely"
                           r"|(?:^|[^A-Za-z])([A-E]) (?:is|seems|looks) (?:about |almost |nearly |just |equally )?as likely")

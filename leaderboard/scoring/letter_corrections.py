@@ -1,4 +1,4 @@
-"""Self-corrections after a committed letter (rule letters-v7).
+"""Self-corrections after a committed letter (rule letters-v7; letters-v8 adds "no, sorry" and Chinese markers).
 
 "The answer is D) Melanoma — no, scratch that, I mean E." and "The answer is B. Actually, on reflection, ... so this
 is complete heart block: D." commit to the later letter: after the letter a correction marker ("actually", "no,
@@ -17,12 +17,15 @@ import re2
 from .letter_conclusion import commits
 
 _MARKER = re2.compile(r"(?i)(?:^|[^a-z])(?:actually|no,? scratch that|scratch that|i mean|i meant|on second thought|"
-                      r"on reflection|wait|correction|let me correct(?: that)?|make that|change (?:that|my answer) to)"
+                      r"on reflection|wait|correction|let me correct(?: that)?|make that|change (?:that|my answer) to|"
+                      # letters-v8: "B... no, sorry, A", "答案A。更正：应为C"
+                      r"no,? sorry|sorry,? (?:i mean|no)|(?:\.\.\.|…) ?no|更正|纠正|改为|改选|应为|应该为)"
                       r"(?:[^a-z]|$)")
-_RESTATES = re2.compile(r"(?i)(?:i mean|i meant|make that|change (?:that|my answer) to|correction) ?:? ?(?:option |choice )?"
-                        r"\(?$")
+_RESTATES = re2.compile(r"(?i)(?:i mean|i meant|make that|change (?:that|my answer) to|correction|"
+                        r"(?:更正|纠正)?:? ?(?:应为|应该为|应该是|应是|改为|改选|选))"
+                        r" ?:? ?(?:option |choice |选项)?\(?$")
 # "Wait, no: C.", "Actually, it's C." -- the new letter ending its sentence right after the marker
-_RESTATES_ALONE = re2.compile(r"(?i)(?:^|[^a-z])(?:no|actually|rather) ?[:,]? ?(?:it['’]?s |it is )?(?:option |choice )?\(?$")
+_RESTATES_ALONE = re2.compile(r"(?i)(?:^|[^a-z])(?:no|actually|rather|sorry) ?[:,]? ?(?:it['’]?s |it is )?(?:option |choice )?\(?$")
 _SENTENCE_END = re2.compile(r"^[)\]]?(?:[.!]|$|\n)")
 # the response's last words take back what it said, offering nothing instead
 _RETRACTION_AT_END = re2.compile(r"(?i)(?:^|[.!?;\n] ?)(?:wait|actually|hmm|hold on|oh)?[,.!]? ?"

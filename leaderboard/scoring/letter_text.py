@@ -49,6 +49,20 @@ def cut_off_thinking(text: str) -> bool:
         and "</think" not in text.lower()
 
 
+# words a finished sentence never ends with: a response ending with one was cut off (a token limit)
+_DANGLING = frozenset(("and", "or", "but", "with", "of", "the", "a", "an", "between", "whether", "to", "in", "on",
+                       "for", "by", "from", "than", "which", "that", "is", "are", "be", "could", "would", "should",
+                       "whereas", "while", "because", "versus", "vs"))
+
+
+def cut_off_mid_sentence(s: str) -> bool:
+    """Does the response stop in the middle of a sentence, on a word no sentence ends with ("Between AML (A)
+    and")? A passing mention before the cut is then no answer (letters-v8); a stated answer still is."""
+    tail = s[-30:].rstrip()
+    words = tail.split()
+    return bool(words) and words[-1] in _DANGLING and len(s.split()) >= 8  # lower case: "Answer → A" ends well
+
+
 def bounded(text: str) -> str:
     """First HEAD and last TAIL characters, each cut at whitespace so no word fragment ("ADC" -> "C")
     turns into a letter."""

@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v7 (docs/parsing.md is the full text), in order of
+or None (unparseable: scored wrong, counted). Rule letters-v8 (docs/parsing.md is the full text), in order of
 precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
@@ -31,7 +31,8 @@ letters-v7 adds: a letter paired with another option's text ("The answer is B: <
 (letter_pairs.py); a later committed letter after a correction replaces the first, a final bare retraction
 withdraws it (letter_corrections.py); a checklist marking one option yes; hedges ("A? Or B?"); option numbers
 that need the option count ("Answer: 1", "the last option"); reasoning cut off inside <think> or mid-analysis
-answers nothing.
+answers nothing. letters-v8: a ranked differential answers with its first item (letter_ranked.py); a response cut
+off mid-sentence ("Between AML (A) and") answers only by a statement (letter_text.cut_off_mid_sentence).
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -53,16 +54,18 @@ from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AF
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
-from leaderboard.scoring.letter_text import HEAD, TAIL, answer_part, bounded, cut_off_thinking, normalised, read, SHORT  # noqa: F401 (HEAD, TAIL: callers)
+from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bounded, cut_off_mid_sentence,  # noqa: F401
+                                              cut_off_thinking, normalised, read)  # (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import settle_pair
+from .letter_ranked import ranked_first
 from .option_text import named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v7"
-RULE_SUMMARY = ("letters-v7: explicit answer statement (final ones decide) > lone leading letter > single standalone "
+RULE_VERSION = "letters-v8"
+RULE_SUMMARY = ("letters-v8: explicit answer statement (final ones decide) > lone leading letter > single standalone "
                 "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
                 "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
                 "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
@@ -70,7 +73,8 @@ RULE_SUMMARY = ("letters-v7: explicit answer statement (final ones decide) > lon
                 "correction (actually, I mean) replaces the first; a checklist marking one option yes answers; option "
                 "numbers are letters (Option 3, Answer: 1, the last option, 第4个, Answer: ii); a letter paired with "
                 "another option's text (B: <A's text>), hedges (A? Or B?), a retraction (Wait, no.), reasoning cut off "
-                "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; think blocks "
+                "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; v8: a ranked "
+                "differential answers with its first item, a passing mention in a response cut off mid-sentence does not; think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")
 
@@ -286,6 +290,7 @@ def _sentence_ends(tail: str) -> bool:
     return tail in ("", ".") or tail.startswith(("\n", ".\n", ". "))
 
 
+_GLOSS_ENDS = re2.compile(r" \([^()\n]{1,60}\)(?:[.!]|$|\n|,? (?:though|although|while) )")
 _REASON_FOLLOWS = re2.compile(r"(?i) (?:given|because|since|due|as) ")  # "C fits better given ..." (letters-v7)
 _RETRACTED = re2.compile(r"(?i) (?:incorrect|wrong|not|false|unlikely|excluded|ruled)")
 # (pattern, the lookbehind at its start, the lookahead after its end as a check on the rest of the text)
@@ -311,7 +316,7 @@ _EXPLICIT_SPECS = (
     (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
     # letters-v7: "... makes it B.", "Most likely B." (a sentence ending with the letter)
     (rf"(?:makes (?:it|this)|most likely|most probably|probably)[,:]? (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
-     _sentence_ends),
+     lambda tail: _sentence_ends(tail) or _GLOSS_ENDS.match(tail[:80]) is not None),  # v8: "Most likely B (Ewing ...)."
     (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),
@@ -458,7 +463,8 @@ _LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\)
               ":": re2.compile(r" (?:[Oo]ption |[Cc]hoice )?([A-Z]): ")}
 _LEADING_GLOSS = re2.compile(r" \([^()\n]{1,60}\)(?:[.,;:!]|$| [-–—])")  # "C (brain abscess), though ..." (v5)
 _LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
-                             r"| (?:because|since|as|given)(?:[^a-z]|$))")  # "C because ..."
+                             r"| (?:because|since|as|given)(?:[^a-z]|$)"  # "C because ..."
+                             r"|(?:\.\.\.|…),? ?(?:no|wait|actually|sorry)(?:[^a-z]|$))")  # "B... no, sorry, A" (v8)
 
 
 def _text_letter(phrase: str, options, letters: str) -> str | None:
@@ -506,7 +512,8 @@ def _line_letter(line: str) -> str | None:
     if not (_LEADING_AFTER.match(line[i + 1:i + 12]) or (enclosed and line[i + 2:i + 3] in ("", " "))
             or _LEADING_GLOSS.match(line[i + 1:i + 80])):
         return None  # "B Retinal detachment" and other run-on text: left to step 3
-    item = _LIST_ITEM.get("()" if enclosed else line[i + 1:i + 2])  # same shape as the opening "A)", "A.", "(A)"
+    item = None if line[i + 1:i + 3] == ".." or line[i + 1:i + 2] == "…" else _LIST_ITEM.get(  # "B... no": no echo
+        "()" if enclosed else line[i + 1:i + 2])  # same shape as the opening "A)", "A.", "(A)"
     rest = line[i + 2:]
     follows = (lambda m: not rest[m.end():m.end() + 1].isspace() and m.end() < len(rest)) if item is _LIST_ITEM[":"] \
         else (lambda m: rest[m.end():m.end() + 1] in _UPPER_OR_DIGIT)
@@ -582,13 +589,15 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
             if named is not None and listed_together(s, positions, spans, named):
                 named = None  # letters-v7: "The differential includes A (meningioma) and B (...)": a list
+    if found is None and options and (ranked := ranked_first(s, options, named_option))[0]:
+        named = ranked[1]  # letters-v8: a ranked differential answers with its first item
     if found is None and options:
         if rejected:  # "C is unlikely": option C's text is rejected too
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
-    if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and not rejected
-                                                 and ends_in_analysis(s, spans, letters))):
+    if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
+            not rejected and ends_in_analysis(s, spans, letters))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
     if found is not None and retracted_at_end(s):
         found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn

@@ -44,7 +44,11 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("ischemic stroke", "cerebral infarction", "cerebral infarct", "brain infarction", "brain infarct",
      "ischemic infarct"),
     ("hemorrhagic stroke", "intracerebral hemorrhage", "brain bleed"),
-    ("pulmonary embolism", "pulmonary embolus", "pulmonary emboli"),
+    ("pulmonary embolism", "pulmonary embolus", "pulmonary emboli",
+     "blood clot in the lung", "blood clot in the lungs", "blood clots in the lungs", "clot in the lung"),  # v8: lay names
+    # letters-v8: streptococci named by their Lancefield group
+    ("streptococcus agalactiae", "group b strep", "group b streptococcus", "group b streptococci", "gbs"),
+    ("streptococcus pyogenes", "group a strep", "group a streptococcus", "group a streptococci"),
     ("atrial fibrillation", "afib", "a fib"),
     ("erythema migrans", "bulls eye rash", "bullseye rash"),
     ("seborrheic keratosis", "senile wart", "basal cell papilloma"),

@@ -51,7 +51,15 @@ _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossib
 _UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
                       ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain")}
 _CJK_UNASSERTING = ("不能排除", "不除外", "排除", "除外", "待排", "鉴别", "鑑別", "是否", "不考虑", "不支持")
-_POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("possibly", "a"), ("perhaps", "a")}
+# letters-v8: after a one-word alias these make it an adjective describing a finding ("follicular architecture")
+_DESCRIBED = frozenset(("architecture", "pattern", "patterns", "feature", "features", "appearance", "morphology",
+                        "growth", "configuration", "component", "components", "cell", "cells", "change", "changes",
+                        "differentiation", "variant", "structure", "structures", "arrangement", "areas", "foci",
+                        "formation", "proliferation", "hyperplasia", "spaces", "nuclei", "epithelium"))
+_POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("possibly", "a"), ("perhaps", "a"),
+             # letters-v8: "could fit either a central or a branch retinal vein occlusion"
+             ("could", "fit"), ("might", "fit"), ("may", "fit"), ("could", "represent"), ("might", "represent"),
+             ("may", "represent")}
 # words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
 _GAP = 3
 _GAP_STOPS = {"because", "since", "as", "given", "which", "that", "and", "but", "while", "whereas", "so", "the",
@@ -236,6 +244,9 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                     continue  # "ARDS" (or "PsA": capital first and last), not the word "ards"
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
+                following = (folded.text[e:e + 40].split(maxsplit=1) or [""])[0]
+                if len(words) == 1 and following in _DESCRIBED and following not in folded_option(options[index]).split():
+                    continue  # letters-v8: "follicular architecture" describes a finding; it names no option
                 found.append(Mention(s, e, index, 1))
     found.extend(_context_initialisms(folded, options))
     found.extend(_term_list_mentions(folded, options, found))
@@ -376,8 +387,11 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     folded, found = read_mentions(source, options)
     spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1, m.index) for m in found]
     starts = [m.start for m in found] + [len(folded.text)]
-    live = [m for k, m in enumerate(found)
-            if m.index not in rejected and not _negated(folded, m.start, m.end, starts[k + 1])]
+    negated = [_negated(folded, m.start, m.end, starts[k + 1]) for k, m in enumerate(found)]
+    for k in range(1, len(found)):  # letters-v8: "exclude ALL (B) and CLL (D)": the rejection covers the list
+        negated[k] = negated[k] or (negated[k - 1] and folded.clause[found[k - 1].start] == folded.clause[found[k].start]
+                                    and _coordinated_next(folded.text[found[k - 1].end:found[k].start]))
+    live = [m for k, m in enumerate(found) if m.index not in rejected and not negated[k]]
     live = [m for k, m in enumerate(live) if (m.tier < 2 or _coordinated(folded, live, k)) and not _unasserted(folded, m.start)]
     factual = [m for m in live if not _counterfactual(folded.text, m.end, m.start)]
     if factual:  # letters-v5: "meningioma. Glioblastoma would be intra-axial": the other option as a contrast
@@ -391,6 +405,15 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
         chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
     return chosen, spans
+
+
+def _coordinated_next(between: str) -> bool:
+    """Is the folded text between two mentions only a conjunction, maybe after the first one's letter label
+    (" b and ", ", ", " or ")? The second mention is then in the same list as the first."""
+    words = between.split()
+    if words and len(words[0]) == 1:
+        words = words[1:]  # the label "(B)" of the first mention, folded to "b"
+    return words in (["and"], ["or"], [], ["nor"])
 
 
 def _unasserted(folded: Folded, start: int) -> bool:
