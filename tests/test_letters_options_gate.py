@@ -19,6 +19,19 @@ LABELLED = ["letter_corpus.jsonl", "letter_options_corpus.jsonl", "letter_v4_cor
             "heldout/heldout_letters3.jsonl", "heldout/heldout_medreamm.jsonl"]
 BLIND = ["heldout/blind_letters.jsonl", "heldout/blind_letters2.jsonl", "heldout/blind_letters3.jsonl",
          "heldout/blind_letters4.jsonl"]
+_BLEED = ["Epidural hematoma", "Subdural hematoma", "Subarachnoid hemorrhage", "Intraparenchymal hemorrhage"]
+_LEUKEMIA = ["Acute myeloid leukemia", "Acute lymphoblastic leukemia", "Chronic myeloid leukemia",
+             "Chronic lymphocytic leukemia"]
+# letters-v8's classes (tests/parsing/test_letter_rule_v8.py), read by the gate with the corpora
+V8_CASES = [
+    ("Differential (most to least likely):\n1. Subarachnoid hemorrhage\n2. Subdural hematoma", _BLEED),
+    ("Differential:\n1. Subdural hematoma (C) — most likely\n2. Epidural hematoma", _BLEED),
+    ("We can exclude ALL (B) and CLL (D). Between AML (A) and", _LEUKEMIA),
+    ("The smear shows blasts typical of acute myeloid leukemia (A), which", _LEUKEMIA),
+    ("B... no, sorry, A. Auer rods.", _LEUKEMIA), ("Most likely B (ALL), though AML (A) remains in the differential.",
+                                                   _LEUKEMIA),
+    ("The slide shows follicular architecture.", ["Papillary carcinoma", "Follicular carcinoma"]),
+]
 HAND_MADE = [
     ["Hepatitis A", "Hepatitis B", "Hepatitis C"], ["BI-RADS 2", "BI-RADS 3", "BI-RADS 4", "BI-RADS 5"],
     ["Mobitz I", "Mobitz II", "Complete heart block"], ["Christmas disease", "Von Willebrand disease"],
@@ -45,6 +58,9 @@ ONE_REASON = [
     ("The answer is B: Parkinson disease.", ["Parkinson's disease", "Essential tremor"]),
     ("The answer is B: Cushings syndrome.", ["Cushing syndrome", "Addison disease"]),
     ("The answer is B: ARDS.", ["Acute respiratory distress syndrome", "Pulmonary edema"]),
+    # letters-v8's correction markers before an option's text
+    ("The answer is A. No, sorry, it's pleural effusion.", _PLEURA), ("A... no, it's pleural effusion.", _PLEURA),
+    ("答案A。更正：it's pleural effusion.", _PLEURA),
 ]
 
 
@@ -81,7 +97,7 @@ def _cases() -> list[tuple[str, list[str]]]:
     labelled = [row for name in LABELLED for row in _rows(PARSING / name, False)]
     texts = [text for text, _ in labelled] + [text for name in BLIND for text, _ in _rows(PARSING / name, True)]
     option_sets = [o for _, o in labelled if o] + HAND_MADE
-    cases = [(text, options) for text, options in labelled if options] + ONE_REASON
+    cases = [(text, options) for text, options in labelled if options] + ONE_REASON + V8_CASES
     for text in texts:
         for options in rng.sample(option_sets, 2):
             cases.append((text, options))

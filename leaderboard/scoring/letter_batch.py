@@ -1,4 +1,4 @@
-"""Which batch rows need a second parse with the item's option texts (rule letters-v7).
+"""Which batch rows need a second parse with the item's option texts (rules letters-v7 and -v8).
 
 Batch scorers parse each distinct response once without options (digits zeroed, letters.DIGITS) and again with its
 item's option texts only where those can change the letter. `needs_options` (one row) and `needs_options_batch`
@@ -46,7 +46,7 @@ PAIR = (r"(?:^|" + _NOT_WORD + r")(?:[A-Za-z0-9]|(?i:ii|iii|iv)|[АБВГДΑΒ�
 RISKY = r"(?i)</?think|~~|[\x00-\x02]"
 CORRECTION = (r"(?i)actually|scratch|i" + _NOT_WORD + r"+mean|second" + _NOT_WORD + r"+thought|reflection|wait|"
               r"correction|let" + _NOT_WORD + r"+me" + _NOT_WORD + r"+correct|make" + _NOT_WORD + r"+that|change" +
-              _NOT_WORD + r"+(?:that|my)")
+              _NOT_WORD + r"+(?:that|my)|sorry|更正|纠正|改为|改选|应为|应该为|(?:\.\.\.|…)" + _NOT_WORD + r"*no")  # v8
 ORDINAL = (r"(?i)(?:first|second|third|fourth|fifth|last|final)" + _NOT_WORD + r"+(?:option|one)|(?:option|choice)"
            + _NOT_WORD + r"+(?:one|two|three|four|five)")
 NUMBER = r"(?i)answer|choose|pick|select|第|^" + _NOT_WORD + r"*[0-9]" + _NOT_WORD + r"*$"
