@@ -25,7 +25,6 @@ a roman numeral, non-ASCII, or holds two capitals (an initialism: "ARDS", "PsA")
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from typing import Sequence
 
@@ -54,8 +53,23 @@ VERDICT = (r"(?i)(?:yes|no|correct|true|false|wrong|unlikely)(?:[^A-Za-z]|$)|[-�
            r"ruled|not)|[✔✓✅☑❌✗✘✖×🚫]|不正确|不正確|错误|錯誤|不符合|不对|不對|排除|除外")
 _NUMBER_WORDS = frozenset("123456789") | {"i", "ii", "iii", "iv", "v"}
 _ROMANS = frozenset({"ii", "iii", "iv"})
-_LONE_LETTER = re.compile(r"(?<![\w'’`´])[A-Za-z](?![\w'’`´])")  # folds to a one-letter word
-_ALNUM_RUNS = re.compile(r"[^\W_]+")  # runs of str.isalnum() characters
+_JOINING = frozenset("_'’`´")  # with letters and digits: what keeps a letter inside a word
+
+
+def _joins(ch: str) -> bool:
+    return bool(ch) and (ch.isalnum() or ch in _JOINING)
+
+
+@functools.lru_cache(maxsize=65536)
+def _has_lone_letter(option: str) -> bool:
+    """Does the option hold an ASCII letter standing alone (it folds to a one-letter word: "Hepatitis B")?"""
+    return any(ch.isascii() and ch.isalpha() and not _joins(option[i - 1:i] if i else "") and not _joins(option[i + 1:i + 2])
+               for i, ch in enumerate(option))
+
+
+def _alnum_runs(text: str) -> list[str]:
+    """The runs of str.isalnum() characters."""
+    return "".join(ch if ch.isalnum() else " " for ch in text).split()
 _ZERO = str.maketrans("123456789", "000000000")  # digits read as 0 on both sides: batch callers zero them (DIGITS)
 
 
@@ -73,7 +87,7 @@ def option_facts(option: str | None) -> tuple[bool, bool, frozenset]:
     words = fold(option or "").text.split()
     names = [name.split() for name in synonyms(" ".join(words))] if words else []
     letter_word = any(len(w) == 1 and w.isalpha() for ws in [words] + names for w in ws)
-    number_word = any(w in _NUMBER_WORDS for w in _ALNUM_RUNS.findall((option or "").lower()))
+    number_word = any(w in _NUMBER_WORDS for w in _alnum_runs((option or "").lower()))
     openers = set(words).union(*names)
     openers.update(short for long, short in _SHORT_WORDS.items() if long in openers)
     return letter_word, number_word, frozenset(w.translate(_ZERO) for w in openers)
@@ -100,7 +114,7 @@ def needs_options(found_without: str | None, options: Sequence[str] | None, text
     (digits zeroed, see DIGITS) and again with its item's options only where this is true."""
     if not options:
         return False
-    if found_without is None or text is None or any(_LONE_LETTER.search(o or "") for o in options):
+    if found_without is None or text is None or any(_has_lone_letter(o or "") for o in options):
         return True  # the last: a one-letter word (a quick look; option_facts reads every option in full)
     facts = [option_facts(o) for o in options]
     if any(f[0] for f in facts):

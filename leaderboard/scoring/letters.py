@@ -60,6 +60,7 @@ from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: 
 from .letter_corrections import corrected, retracted_at_end
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import settle_pair
+from .letter_windows import matches
 from .letter_ranked import ranked_first
 from .option_text import named_option
 
@@ -103,7 +104,7 @@ _CONFLICT = "?"  # a step found several different letters: the response does not
 # Every pattern runs on RE2 (linear time, no backtracking). RE2 has no lookarounds: where the rule needs one
 # (a letter not inside a word, a statement not followed by "is incorrect") it is checked in Python on the
 # match's neighbours, and a match that fails the check is retried one character later, as a backtracking
-# engine would (`_matches`).
+# engine would (`letter_windows.matches`).
 def _word(ch: str) -> bool:
     """A character of `_WORD`: ASCII letters and digits, Latin-1/Latin Extended letters."""
     return "a" <= ch <= "z" or "A" <= ch <= "Z" or "0" <= ch <= "9" or "\u00c0" <= ch <= "\u024f"
@@ -116,52 +117,6 @@ def _ascii_letter(ch: str) -> bool:
 def _py_word(ch: str) -> bool:
     """Python's `\\w` on str."""
     return bool(ch) and (ch.isalnum() or ch == "_")
-
-
-MAX_MATCH = 200  # no pattern here matches more characters (the longest statement is about 100)
-_WINDOW = 2 * MAX_MATCH
-
-
-def _matches(pattern, s: str, ok=None):
-    """`pattern.finditer(s)` where `ok(match)` stands for the lookarounds RE2 lacks: a rejected match is
-    retried from one character after its start. Each search reads a window of 2 * MAX_MATCH characters
-    (the wrapper encodes what it is given, so searching the whole text from every position would be
-    quadratic); a match starting in the first half of a window lies wholly inside it, so it is the match
-    a search of the whole text would find."""
-    pos = 0
-    while pos < len(s) or (pos == 0 and not s):
-        window = s[pos:pos + _WINDOW]
-        m = pattern.search(window)
-        last = len(window) if pos + _WINDOW >= len(s) else _WINDOW - MAX_MATCH  # starts trusted in this window
-        if m is None or m.start() >= last:
-            if pos + _WINDOW >= len(s):
-                return
-            pos += _WINDOW - MAX_MATCH
-            continue
-        found = _Shifted(m, pos, pattern.groupindex.get("guard"))
-        if ok is None or ok(found):
-            yield found
-            pos = found.end() if found.end() > found.start() else found.end() + 1
-        else:
-            pos += m.start() + 1
-
-
-class _Shifted:
-    """A match in a window, with positions in the whole text."""
-
-    def __init__(self, m, offset: int, guard: int | None = None):
-        self.m, self.offset, self.guard = m, offset, guard
-
-    def start(self, group=0):
-        return self.m.start(group) + self.offset if self.m.start(group) >= 0 else -1
-
-    def end(self, group=0):
-        if group == 0 and self.guard is not None:  # the character checked after a final letter is not the match's
-            return self.m.start(self.guard) + self.offset
-        return self.m.end(group) + self.offset if self.m.end(group) >= 0 else -1
-
-    def group(self, group=0):
-        return self.m.group(group)
 
 
 # ------------------------------------------------------------------ is this letter an option letter?
@@ -355,7 +310,7 @@ _EXPLICIT_SPECS = (
 _EXPLICIT = [(re2.compile("(?i)" + p), before, after) for p, before, after in _EXPLICIT_SPECS]
 
 
-def _explicit_matches(s: str):
+def _explicitmatches(s: str):
     """Every statement match of every pattern, with the lookarounds RE2 lacks checked on its neighbours."""
     for pattern, before, after in _EXPLICIT:
         letter = pattern.groupindex["l"]
@@ -370,7 +325,7 @@ def _explicit_matches(s: str):
                 return False  # the letter alone, not part of a word
             return after is None or after(s[m.end():])
 
-        for m in _matches(pattern, s, ok):
+        for m in matches(pattern, s, ok):
             yield pattern, m, letter
 _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|correction|reconsider(?:ing)?|"
                         r"i was wrong|let me re-?(?:check|evaluate|consider))")
@@ -391,7 +346,7 @@ def _word_in(pattern, s: str, lo: int, hi: int, commits=None) -> bool:
         return (not _ascii_letter(s[lo + m.start() - 1:lo + m.start()] if lo + m.start() else "")
                 and not _ascii_letter(after[:1]) and not (commits and commits.match(after[:24])))
 
-    return next(_matches(pattern, window, ok), None) is not None
+    return next(matches(pattern, window, ok), None) is not None
 
 
 def _hypothetical(s: str, start: int, end: int) -> bool:
@@ -416,7 +371,7 @@ def _explicit_read(s: str) -> tuple[str | None, int]:
     """Letter named by the response's answer statements (_CONFLICT when they disagree beyond repair) and the end of
     the last statement of it."""
     found: dict[int, _Statement] = {}
-    for pattern, m, letter in _explicit_matches(s):
+    for pattern, m, letter in _explicitmatches(s):
         i = m.start(letter)
         groups = pattern.groupindex
         if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None) \
@@ -518,7 +473,7 @@ def _line_letter(line: str) -> str | None:
     follows = (lambda m: not rest[m.end():m.end() + 1].isspace() and m.end() < len(rest)) if item is _LIST_ITEM[":"] \
         else (lambda m: rest[m.end():m.end() + 1] in _UPPER_OR_DIGIT)
     if item and any(m.group(1) != line[i].upper() and _is_option_letter(line, i + 2 + m.start(1), "standalone")
-                    for m in _matches(item, rest, follows)):
+                    for m in matches(item, rest, follows)):
         return _CONFLICT  # "A) Drusen B) Exudates": the options, echoed on one line
     return line[i].upper()
 

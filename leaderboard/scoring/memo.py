@@ -1,7 +1,7 @@
 """A memo of pure functions in the scoring cache folder, so a rescore reads back what it would only compute
 again: percentile-bootstrap CIs (5,000 x items resamples), what a benchmark's judge keys hash from its
 dataset, such as the digests of rendered dialogues, and the judge cache keys of a batch of calls
-(`Judge.items_keys`: 50,586 SHA-256s for one MedRealMM submission) (issue 31: a rescore from cached verdicts at
+(`Judge.items_keys`: 50,586 SHA-256s for one 5,620-case submission) (issue 31: a rescore from cached verdicts at
 the speed of reading them).
 
 Every entry is keyed by a SHA-256 of the function's name and version and of ALL its input bytes (the values

@@ -94,9 +94,10 @@ BLIND_4 = [json.loads(line) for line in (HERE / "blind_letters4.jsonl").read_tex
 
 def test_the_fourth_blind_letters_set_agrees_as_measured():
     """200 responses from a fourth independent writer (README): measured once, unseen, under letters-v6 (182) and
-    letters-v7 (185). The floor keeps the unseen figure of the current rule; the set now counts as seen."""
+    letters-v7 (185). Then seen: letters-v8 was written after reading v7's misses and reaches 195. The floor keeps
+    the last figure; its gains here are not unseen figures."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_4]
-    assert len(BLIND_4) == 200 and sum(agree) >= 185, sum(agree)
+    assert len(BLIND_4) == 200 and sum(agree) >= 195, sum(agree)
     unparseable = [a for a, c in zip(agree, BLIND_4) if c["expected"] is None]
-    assert len(unparseable) == 53 and sum(unparseable) >= 49
+    assert len(unparseable) == 53 and sum(unparseable) >= 52
