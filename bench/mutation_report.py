@@ -67,6 +67,7 @@ CORE: dict[str, tuple[str, ...]] = {
 # conservative. It edits mutants/mutmut-stats.json (the tests-per-function map of the last stats collection).
 NARROW: dict[str, tuple[str, ...]] = {
     "leaderboard.scoring.letters.": ("tests/test_letters.py", "tests/parsing/"),
+    "leaderboard.scoring.letter_windows.": ("tests/test_letters.py", "tests/parsing/"),
     "leaderboard.scoring.option_text.": ("tests/parsing/",),
     "leaderboard.scoring.metrics.rubric.": ("tests/test_metric_boundaries.py", "test_rubric_scores_pure_function_edges"),
     "leaderboard.scoring.metrics.calibration.": ("tests/test_metric_boundaries.py", "tests/test_bootstrap.py",
