@@ -39,6 +39,7 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
                    ("was", "ruled", "out"), ("can", "be", "excluded"), ("can", "be", "ruled", "out"),
                    ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"),
                    ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",))  # letters-v7: contractions
+_LIST_CUES = frozenset(("differential", "differentials", "includes", "include", "including", "possibilities"))
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
@@ -49,7 +50,10 @@ _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus
 _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossible", "unsure", "uncertain",
                 "insufficient", "couldnt", "wont"}
 _UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
-                      ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain")}
+                      ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain"),
+                      # letters-v8: a purpose clause restating the question ("To determine the type of heart block, ...")
+                      ("to", "determine"), ("to", "identify"), ("to", "distinguish"), ("to", "differentiate"),
+                      ("to", "classify")}
 _CJK_UNASSERTING = ("不能排除", "不除外", "排除", "除外", "待排", "鉴别", "鑑別", "是否", "不考虑", "不支持")
 # letters-v8: after a one-word alias these make it an adjective describing a finding ("follicular architecture")
 _DESCRIBED = frozenset(("architecture", "pattern", "patterns", "feature", "features", "appearance", "morphology",
@@ -521,4 +525,7 @@ def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:
     hi = mention_start
     while hi < len(folded.text) and folded.clause[hi] == clause:
         hi += 1
-    return any(word in _CONCLUDING for word in folded.text[lo:hi].split())
+    words = folded.text[lo:hi].split()
+    if any(word in _LIST_CUES for word in words):
+        return False  # letters-v8: "the differential diagnosis ... includes X, Y and Z" lists; it concludes nothing
+    return any(word in _CONCLUDING for word in words)

@@ -102,3 +102,18 @@ def test_other_names_group_b_strep_and_a_clot_in_the_lung():
     assert _parse("Group B strep (GBS): CAMP test positive, bacitracin resistant.", STREP) == "C"
     assert _parse("Group A strep: bacitracin sensitive.", STREP) == "D"
     assert _parse("Findings suggest a blood clot in the lung (Hampton hump).", CHEST) == "B"
+
+
+SRBCT = ["Ewing sarcoma", "Embryonal rhabdomyosarcoma", "Neuroblastoma", "Lymphoblastic lymphoma"]
+BLOCK = ["First-degree AV block", "Mobitz type I (Wenckebach) second-degree AV block",
+         "Mobitz type II second-degree AV block", "Third-degree (complete) heart block"]
+
+
+def test_a_differential_list_concludes_nothing_and_a_purpose_clause_asserts_nothing():
+    listed = ("Sheets of small round blue cells. The differential diagnosis of a small round blue cell tumor includes "
+              "Ewing sarcoma, rhabdomyosarcoma, neuroblastoma and lymphoblastic lymphoma. Immunohistochemistry is needed.")
+    assert _parse(listed, SRBCT) is None
+    assert _parse("The diagnosis is Ewing sarcoma; neuroblastoma is less likely.", SRBCT) == "A"
+    assert _parse("To determine the type of heart block, look at the PR interval: it is constant.", BLOCK) is None
+    assert _parse("The PR interval is constant with dropped beats: this is third-degree heart block.", BLOCK) == "D"
+    assert _parse("Heart block with AV dissociation, so complete heart block.", BLOCK) == "D"
