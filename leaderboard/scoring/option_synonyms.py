@@ -46,6 +46,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("hemorrhagic stroke", "intracerebral hemorrhage", "brain bleed"),
     ("pulmonary embolism", "pulmonary embolus", "pulmonary emboli",
      "blood clot in the lung", "blood clot in the lungs", "blood clots in the lungs", "clot in the lung"),  # v8: lay names
+    ("normal fundus", "normal retina", "normal retinal appearance", "normal fundus appearance"),  # letters-v8
     # letters-v8: streptococci named by their Lancefield group
     ("streptococcus agalactiae", "group b strep", "group b streptococcus", "group b streptococci", "gbs"),
     ("streptococcus pyogenes", "group a strep", "group a streptococcus", "group a streptococci"),

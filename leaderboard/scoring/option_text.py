@@ -39,6 +39,8 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
                    ("was", "ruled", "out"), ("can", "be", "excluded"), ("can", "be", "ruled", "out"),
                    ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"),
                    ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",))  # letters-v7: contractions
+# letters-v8: "综上，最可能的诊断是X" (in sum, the most likely diagnosis is X)
+_CJK_CONCLUDING = ("最可能", "最有可能", "诊断是", "诊断为", "診斷是", "診斷為", "综上", "答案", "因此", "故选", "符合")
 _LIST_CUES = frozenset(("differential", "differentials", "includes", "include", "including", "possibilities"))
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
@@ -528,4 +530,5 @@ def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:
     words = folded.text[lo:hi].split()
     if any(word in _LIST_CUES for word in words):
         return False  # letters-v8: "the differential diagnosis ... includes X, Y and Z" lists; it concludes nothing
-    return any(word in _CONCLUDING for word in words)
+    joined = "".join(words)  # folded CJK text is one character per word
+    return any(word in _CONCLUDING for word in words) or any(cue in joined for cue in _CJK_CONCLUDING)

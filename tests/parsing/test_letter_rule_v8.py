@@ -117,3 +117,28 @@ def test_a_differential_list_concludes_nothing_and_a_purpose_clause_asserts_noth
     assert _parse("To determine the type of heart block, look at the PR interval: it is constant.", BLOCK) is None
     assert _parse("The PR interval is constant with dropped beats: this is third-degree heart block.", BLOCK) == "D"
     assert _parse("Heart block with AV dissociation, so complete heart block.", BLOCK) == "D"
+
+
+SELLAR = ["脑膜瘤", "垂体腺瘤", "颅咽管瘤", "生殖细胞瘤"]
+LUNG = ["Pancoast tumor", "Lung abscess", "Pulmonary hamartoma of the upper lobe", "Aspergilloma"]
+FUNDUS = ["Normal fundus", "Drusen", "Geographic atrophy", "Choroidal neovascularization"]
+HEART = ["Tetralogy of Fallot", "Transposition of the great arteries", "Ventricular septal defect",
+         "Coarctation of the aorta"]
+
+
+def test_a_chinese_conclusion_decides_between_options_discussed_before_it():
+    text = ("分析：\n- 垂体腺瘤多见于成人；\n- 颅咽管瘤好发于儿童；\n- 脑膜瘤可见脑膜尾征；\n- 生殖细胞瘤常伴尿崩症。\n\n"
+            "综上，最可能的诊断是颅咽管瘤。")
+    assert _parse(text, SELLAR) == "C"
+    assert _parse("分析：\n- 垂体腺瘤多见于成人；\n- 颅咽管瘤好发于儿童。", SELLAR) is None  # discussed, never concluded
+
+
+def test_a_place_inside_an_options_prepositional_phrase_names_nothing():
+    assert _parse("The chest X-ray shows a large, well-defined mass in the right upper lobe.", LUNG) is None
+    assert _parse("Hamartoma of the upper lobe (popcorn calcification).", LUNG) == "C"
+    assert _parse("Great arteries transposition.", HEART) == "B"  # not a place: still a part-name
+
+
+def test_a_normal_retina_is_a_normal_fundus():
+    assert _parse("The image is a fundus photograph showing a normal retina.", FUNDUS) == "A"
+    assert _parse("Drusen are scattered in the macula.", FUNDUS) == "B"
