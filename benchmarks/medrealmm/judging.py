@@ -194,39 +194,78 @@ def iter_key_contexts(folder: Path, wanted: set[str], batch_cases: int = KEY_BAT
 
 
 def _key_batches(files: list[Path], wanted: set[str], batch_cases: int) -> Iterator[list[CaseContext]]:
+    memo = memo_current()
     for path in files:
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_cases, columns=KEY_COLUMNS):
+        parquet = pq.ParquetFile(path)
+        memo_key = _digests_key(memo, path, parquet)
+        stored = memo.get(memo_key) if memo_key else None
+        if not (isinstance(stored, list) and len(stored) == parquet.metadata.num_rows):
+            stored = None
+        # with the digests memoised, the dialogue is not even read; else read, rendered, and (memo) digested
+        columns = [c for c in KEY_COLUMNS if not c.startswith("dialogue.")] if stored is not None else KEY_COLUMNS
+        computed, offset = ([] if memo_key and stored is None else None), 0
+        for batch in parquet.iter_batches(batch_size=batch_cases, columns=columns):
+            if stored is not None:
+                dialogues = [("", digest, count) for digest, count in stored[offset:offset + batch.num_rows]]
+            elif computed is not None:  # every row rendered and digested, for the memo of the whole file
+                dialogues = [(text, text_sha(text), count) for text, _, count in _render_column(batch.column("dialogue"))]
+                computed += [[digest, count] for _, digest, count in dialogues]
+            else:
+                dialogues = None  # no memo: only the wanted rows are rendered, below
+            offset += batch.num_rows
             batch, keep, ids = _wanted_rows(batch, wanted)
             if not keep:
                 continue
+            if dialogues is None:
+                dialogues = [(text, None, count) for text, _, count in _render_column(batch.column("dialogue"))]
+            else:
+                dialogues = [dialogues[n] for n in keep]
             departments = batch.column("department").to_pylist()
             metadata = batch.column("patient_metadata").to_pylist()
             shas = batch.column("image_sha256").to_pylist()
             cases = []
-            for k, (n, (dialogue, dialogue_sha, count)) in enumerate(zip(keep, _dialogue_keys(batch.column("dialogue")))):
+            for k, (n, (dialogue, dialogue_sha, count)) in enumerate(zip(keep, dialogues)):
                 digests = shas[k]
                 if digests is None or len(digests) != count:  # not this dialogue's images: read them instead
                     digests = None
                 cases.append(CaseContext(ids[n], departments[k] or "未知", metadata[k] or "（无）", dialogue, [],
                                          image_sha256=digests, dialogue_sha256=dialogue_sha))
             yield cases
+        if computed is not None and len(computed) == parquet.metadata.num_rows:
+            memo.put(memo_key, computed)
 
 
-def _dialogue_keys(column) -> list[tuple[str, str | None, int]]:
-    """(rendered dialogue, its text_sha or None, image count) per row of a key batch's `dialogue` column.
-    With a scoring memo active (a scoring cache folder), each row's (digest, count) is read back from it,
-    keyed by the column's Arrow IPC bytes and the renderer's source, and the text is left "": the digest
-    stands for it in the cache key, so a rescore renders no dialogue. Computed (and memoised) otherwise."""
-    memo = memo_current()
+DIALOGUE_LEAVES = tuple(c for c in KEY_COLUMNS if c.startswith("dialogue."))
+
+
+def _digests_key(memo, path: Path, parquet) -> str | None:
+    """The memo key of a shard's dialogue digests (each row's rendered text_sha and image count): the renderer's
+    source and the dialogue's key columns AS STORED in the file (every row group's column chunks, pages and
+    their headers byte for byte, with the codec, the encodings and the Arrow type), so a rescore of the same
+    file finds them without decoding, rendering or hashing a dialogue. Other bytes, even decoding to the same
+    values, are only another key (computed again). None without a memo or when a chunk's place is unknown."""
     if memo is None:
-        return [(text, None, count) for text, _, count in _render_column(column)]
-    key = memo.key("medrealmm-dialogue-digests", renderer_id(), pa.RecordBatch.from_arrays([column], ["d"]).serialize())
-    found = memo.get(key)
-    if found is not None and len(found) == len(column):
-        return [("", digest, count) for digest, count in found]
-    rendered = [(text, text_sha(text), count) for text, _, count in _render_column(column)]
-    memo.put(key, [[digest, count] for _, digest, count in rendered])
-    return rendered
+        return None
+    meta = parquet.metadata
+    h = hashlib.sha256(str(parquet.schema_arrow.field("dialogue").type).encode())
+    with open(path, "rb") as handle:
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            h.update(b"\ngroup %d rows %d" % (g, group.num_rows))
+            for c in range(group.num_columns):
+                chunk = group.column(c)
+                if chunk.path_in_schema not in DIALOGUE_LEAVES:
+                    continue
+                starts = [o for o in (chunk.dictionary_page_offset if chunk.has_dictionary_page else None,
+                                      chunk.data_page_offset) if o is not None and o >= 0]
+                if not starts or chunk.total_compressed_size <= 0:
+                    return None
+                handle.seek(min(starts))
+                data = handle.read(chunk.total_compressed_size)
+                described = f"{chunk.path_in_schema}|{chunk.compression}|{chunk.physical_type}|{chunk.encodings}"
+                h.update(b"\n%s %d:" % (described.encode(), len(data)))
+                h.update(data)
+    return memo.key("medrealmm-dialogue-digests-v2", renderer_id(), h.hexdigest())
 
 
 @lru_cache(maxsize=1)

@@ -5,7 +5,7 @@ dataset, such as the digests of rendered dialogues, and the judge cache keys of 
 the speed of reading them).
 
 Every entry is keyed by a SHA-256 of the function's name and version and of ALL its input bytes (the values
-as float64 bytes, a column as its Arrow IPC bytes): a changed input, even in its last bit, is another key,
+as float64 bytes, a Parquet column as its stored bytes): a changed input, even in its last bit, is another key,
 so a memo only ever returns what the function gives. No entry holds a per-item score (cache keys are
 hashes of the judge's inputs, as the verdict cache already stores them). Active only inside
 `active()` (score_file, when the context has a cache folder); elsewhere every caller computes as before.

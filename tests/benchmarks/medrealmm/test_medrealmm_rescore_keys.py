@@ -134,8 +134,9 @@ def test_a_dataset_without_image_digests_is_keyed_from_the_images(built, tmp_pat
 
 def test_a_memoised_rendering_gives_the_same_keys_and_no_dialogue_is_rendered(built, tmp_path, monkeypatch):
     """With a scoring memo (a scoring cache folder), a second pass over the key contexts reads each
-    dialogue's digest back: the text is not rendered, the keys are the rendered text's. Another renderer
-    source is another memo key."""
+    dialogue's digest back: the text is not read or rendered, the keys are the rendered text's. The first pass
+    renders every row of the shard (the memo holds the whole file's digests: 5 cases in batches of 2). Another
+    renderer source is another memo key."""
     from benchmarks.medrealmm import judging
     from leaderboard.scoring import memo
     from leaderboard.scoring.judge.cache import text_sha
@@ -150,12 +151,12 @@ def test_a_memoised_rendering_gives_the_same_keys_and_no_dialogue_is_rendered(bu
     monkeypatch.setattr(judging, "_render_column", lambda column: rendered.append(len(column)) or real_render(column))
     with memo.active(tmp_path):
         first = [c for batch in iter_key_contexts(built, ANSWERED, batch_cases=2) for c in batch]
-        assert rendered == [2, 1]  # batches of 2: A, B then C
+        assert rendered == [2, 2, 1]  # batches of 2 over the shard's 5 rows
         second = [c for batch in iter_key_contexts(built, ANSWERED, batch_cases=2) for c in batch]
-        assert rendered == [2, 1]  # read back: nothing rendered
+        assert rendered == [2, 2, 1]  # read back: nothing rendered
         monkeypatch.setattr(judging, "renderer_id", lambda: "another renderer")
         [c for batch in iter_key_contexts(built, ANSWERED, batch_cases=2) for c in batch]
-        assert rendered == [2, 1, 2, 1]
+        assert rendered == [2, 2, 1, 2, 2, 1]
     assert [c.dialogue for c in first] == [c.dialogue for c in full] and all(c.dialogue == "" for c in second)
     assert [c.dialogue_sha256 for c in first] == [c.dialogue_sha256 for c in second] == \
         [text_sha(c.dialogue) for c in full]
@@ -187,3 +188,51 @@ def test_a_rescore_with_a_cache_folder_reads_its_cis_and_renderings_back(built, 
         assert server.calls() == 9
     assert (again.metrics, again.ci, again.strata) == (first.metrics, first.ci, first.strata)
     assert again.protocol["judge_stats"]["http_calls"] == 0 and again.protocol["judge_stats"]["cache_hits"] == 9
+
+
+def test_the_memoised_digests_are_keyed_by_the_dialogue_as_stored_and_read_without_it(built, tmp_path, monkeypatch):
+    """The memo entry of a shard's digests is keyed by its dialogue columns' stored bytes: a shard rewritten with
+    one turn's text changed (or only re-encoded: other bytes, same values) is another key, computed afresh and
+    right; the unchanged shard's second pass reads no dialogue column at all."""
+    from benchmarks.medrealmm import judging
+    from leaderboard.scoring import memo
+    from leaderboard.scoring.judge.cache import text_sha
+
+    (path,) = config_files(built, "default")
+    reads = []
+    real_batches = pq.ParquetFile.iter_batches
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches",
+                        lambda self, *a, **k: reads.append(tuple(k.get("columns") or ())) or real_batches(self, *a, **k))
+    with memo.active(tmp_path):
+        first = [c for b in iter_key_contexts(built, ANSWERED) for c in b]
+        again = [c for b in iter_key_contexts(built, ANSWERED) for c in b]
+    assert any(c.startswith("dialogue.") for c in reads[0]) and not any(c.startswith("dialogue.") for c in reads[1])
+    assert [c.dialogue_sha256 for c in again] == [c.dialogue_sha256 for c in first] == \
+        [text_sha(c.dialogue) for c in first]
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[1]["dialogue"][0]["text"] += " (edited)"
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    for other in built.iterdir():  # the card (configs) and the edited shard at the same relative path
+        if other.is_file():
+            (edited / other.name).write_bytes(other.read_bytes())
+    target = edited / path.relative_to(built)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), target)
+    reencoded = tmp_path / "reencoded"
+    reencoded.mkdir()
+    for other in built.iterdir():
+        if other.is_file():
+            (reencoded / other.name).write_bytes(other.read_bytes())
+    (reencoded / path.relative_to(built)).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, reencoded / path.relative_to(built), compression="zstd")
+    with memo.active(tmp_path):
+        changed = [c for b in iter_key_contexts(edited, ANSWERED) for c in b]
+        same_values = [c for b in iter_key_contexts(reencoded, ANSWERED) for c in b]
+    fresh = [c for b in iter_key_contexts(edited, ANSWERED) for c in b]  # no memo: rendered from the file
+    assert [c.dialogue_sha256 for c in changed] == [text_sha(c.dialogue) for c in fresh]
+    assert [c.dialogue_sha256 for c in changed][1] != [c.dialogue_sha256 for c in first][1]
+    assert [c.dialogue_sha256 for c in changed][0::2] == [c.dialogue_sha256 for c in first][0::2]
+    assert [c.dialogue_sha256 for c in same_values] == [c.dialogue_sha256 for c in first]
+    assert same_values[0].dialogue != ""  # computed (another key), not read back
