@@ -212,21 +212,8 @@ def test_the_memoised_digests_are_keyed_by_the_dialogue_as_stored_and_read_witho
     table = pq.read_table(path)
     rows = table.to_pylist()
     rows[1]["dialogue"][0]["text"] += " (edited)"
-    edited = tmp_path / "edited"
-    edited.mkdir()
-    for other in built.iterdir():  # the card (configs) and the edited shard at the same relative path
-        if other.is_file():
-            (edited / other.name).write_bytes(other.read_bytes())
-    target = edited / path.relative_to(built)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(type(table).from_pylist(rows, schema=table.schema), target)
-    reencoded = tmp_path / "reencoded"
-    reencoded.mkdir()
-    for other in built.iterdir():
-        if other.is_file():
-            (reencoded / other.name).write_bytes(other.read_bytes())
-    (reencoded / path.relative_to(built)).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, reencoded / path.relative_to(built), compression="zstd")
+    edited = _copy_with_shard(built, tmp_path / "edited", path, type(table).from_pylist(rows, schema=table.schema))
+    reencoded = _copy_with_shard(built, tmp_path / "reencoded", path, table, compression="zstd")
     with memo.active(tmp_path):
         changed = [c for b in iter_key_contexts(edited, ANSWERED) for c in b]
         same_values = [c for b in iter_key_contexts(reencoded, ANSWERED) for c in b]
@@ -236,3 +223,15 @@ def test_the_memoised_digests_are_keyed_by_the_dialogue_as_stored_and_read_witho
     assert [c.dialogue_sha256 for c in changed][0::2] == [c.dialogue_sha256 for c in first][0::2]
     assert [c.dialogue_sha256 for c in same_values] == [c.dialogue_sha256 for c in first]
     assert same_values[0].dialogue != ""  # computed (another key), not read back
+
+
+def _copy_with_shard(built, folder, shard, table, **write):
+    """A copy of the built dataset (its card) whose shard at `shard`'s relative place holds `table`."""
+    folder.mkdir()
+    for other in built.iterdir():
+        if other.is_file():
+            (folder / other.name).write_bytes(other.read_bytes())
+    target = folder / shard.relative_to(built)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, target, **write)
+    return folder
