@@ -230,7 +230,8 @@ _ADVERB = r"(?:(?:therefore|thus|hence|then|likely|probably|most likely|clearly|
 _OPTION = r"(?:(?:option|choice|letter|answer|alternative) )?"
 _VERB = (r"(?: ?[:=][ \n]?| [-–—] | (?:is|would be|should be|must be|will be|has to be|seems to be|appears to be)"
          r"(?: ?:)? )")
-_VERDICT = r"(?:correct|right|best|better fit|better choice|favou?red|preferred|most (?:likely|appropriate|accurate|consistent))"
+_VERDICT = (r"(?:correct|right|best|better fit|better choice|favou?red|preferred|most (?:likely|appropriate|accurate|consistent)|"
+            r"more likely)")  # v8: "Both B and C fit, but B is more likely"
 _MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
 
 _WORD_BEFORE, _LINE_START, _PY_WORD_BEFORE, _NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked

@@ -142,3 +142,12 @@ def test_a_place_inside_an_options_prepositional_phrase_names_nothing():
 def test_a_normal_retina_is_a_normal_fundus():
     assert _parse("The image is a fundus photograph showing a normal retina.", FUNDUS) == "A"
     assert _parse("Drusen are scattered in the macula.", FUNDUS) == "B"
+
+
+MPN = ["Essential thrombocythemia", "Polycythemia vera", "Primary myelofibrosis", "Chronic myeloid leukemia"]
+
+
+def test_more_likely_settles_two_letters_weighed():
+    assert _parse("Both B and C can show these megakaryocytes, but **B** is more likely given the JAK2 mutation.", MPN) == "B"
+    assert _parse("B is more likely than C.", MPN) == "B"
+    assert _parse("Both B and C can show these megakaryocytes; B is not more likely than C.", MPN) is None
