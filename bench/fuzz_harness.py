@@ -12,12 +12,15 @@ The fuzzers import nothing of the project before `instrumented()`, so the import
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import random
 import resource
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -35,6 +38,13 @@ for path in (str(ROOT), str(ROOT / "tests")):
 
 class OverBudget(Exception):
     """An input took longer than SECONDS or raised the peak RSS by more than PEAK_MB."""
+
+
+def scratch_folder(prefix: str) -> Path:
+    """A temporary folder for one fuzzer process, removed when the process ends (every test run used to leave one)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def _fuzzing() -> bool:

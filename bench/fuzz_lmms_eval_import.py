@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
-from fuzz_harness import fuzz_main, instrumented
+from fuzz_harness import fuzz_main, instrumented, scratch_folder
 
 with instrumented():
     from leaderboard.harness.lmms_eval_import import ImportProblem, collect, previews, settings
 
-FOLDER = Path(tempfile.mkdtemp(prefix="fuzz-lmms-"))
+FOLDER = scratch_folder("fuzz-lmms-")
 
 
 def one_input(data: bytes) -> None:

@@ -4,15 +4,14 @@ bench/fuzz_harness.py. Seeds: tests/fuzz/parquet_guard/ (small files, a dictiona
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
-from fuzz_harness import fuzz_main, instrumented
+from fuzz_harness import fuzz_main, instrumented, scratch_folder
 
 with instrumented():
     from leaderboard.intake.parquet_guard import ParquetRefused, read_guarded
 
-PATH = Path(tempfile.mkdtemp(prefix="fuzz-parquet-")) / "upload.parquet"
+PATH = scratch_folder("fuzz-parquet-") / "upload.parquet"
 MAX_ROWS, MAX_BYTES = 10_000, 2_000_000
 
 

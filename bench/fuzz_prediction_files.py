@@ -4,10 +4,9 @@ the input is written as an upload with the format's suffix and validated by the 
 exception, with every issue naming a line or the file."""
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
-from fuzz_harness import instrumented
+from fuzz_harness import instrumented, scratch_folder
 
 with instrumented():
     from leaderboard.intake.prediction_files import FieldSpec, PredictionSchema, validate
@@ -18,7 +17,7 @@ SCHEMA = PredictionSchema(
             FieldSpec("confidence", "number", minimum=0, maximum=1)),
     one_of=("diagnoses", "response", "answer"), optional_metadata=("model", "notes"))
 IDS = [f"S{k:04d}" for k in range(1, 11)] + ["mcq-0", "100", "open-3"]
-FOLDER = Path(tempfile.mkdtemp(prefix="fuzz-predictions-"))
+FOLDER = scratch_folder("fuzz-predictions-")
 MAX_BYTES = 1_000_000
 
 
