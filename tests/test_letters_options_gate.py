@@ -62,6 +62,7 @@ ONE_REASON = [
     # letters-v8's correction markers before an option's text
     ("The answer is A. No, sorry, it's pleural effusion.", _PLEURA), ("A... no, it's pleural effusion.", _PLEURA),
     ("答案A。更正：it's pleural effusion.", _PLEURA),
+    ('{"answer": "A", "diagnosis": "Pleural effusion"}', _PLEURA),  # letters-v8: a JSON text field
 ]
 
 

@@ -42,7 +42,7 @@ _GAP = (r"[ )\]:.,\-–—(=*_`#$>\\\t\x0b\x0c\r\x1c-\x1f\x85\xa0\x{1680}\x{2000
 # a letter, option number or roman numeral (or a Cyrillic/Greek letter after an answer cue), a gap, then a word
 PAIR = (r"(?:^|" + _NOT_WORD + r")(?:[A-Za-z0-9]|(?i:ii|iii|iv)|[АБВГДΑΒΓΔΕ])" + _GAP + r"([\p{L}\p{N}'’]+)")
 # what parse_letter reads differently once the raw text is normalised, or reads with the options in any case
-RISKY = r"(?i)</?think|~~|[\x00-\x02]"
+RISKY = r"(?i)</?think|~~|[\x00-\x02]|[\"“”](?:diagnosis|answer_text|option_text|option_name|label)[\"“”]"  # v8: JSON fields
 CORRECTION = (r"(?i)actually|scratch|i" + _NOT_WORD + r"+mean|second" + _NOT_WORD + r"+thought|reflection|wait|"
               r"correction|let" + _NOT_WORD + r"+me" + _NOT_WORD + r"+correct|make" + _NOT_WORD + r"+that|change" +
               _NOT_WORD + r"+(?:that|my)|sorry|更正|纠正|改为|改选|应为|应该为|(?:\.\.\.|…)" + _NOT_WORD + r"*no")  # v8

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import re2
+
 from .option_text import named_option, read_mentions
 
 _GAP_CHARS = frozenset(" )]:.,-–—(=")  # between the letter and the text: "B: ", "B) ", "(C) – ", "A (", "C. ", "B, "
@@ -67,9 +69,25 @@ def contradicting_pair(s: str, letter: str, letters: str, options: Sequence[str]
     return found
 
 
+# letters-v8: a JSON answer whose letter and text fields disagree ({"answer": "C", "diagnosis": "<B's text>"})
+_TEXT_FIELD = re2.compile(r'(?i)"(?:diagnosis|answer_text|option_text|option_name|label)" ?: ?"([^"\n]{1,200})"')
+
+
+def _field_disagrees(s: str, letter: str, letters: str, options: Sequence[str]) -> bool:
+    """Does a JSON text field ("diagnosis": "...") name, by its whole value, one option other than `letter`'s?"""
+    for m in _TEXT_FIELD.finditer(s[:4000]):
+        named, _ = named_option(m.group(1), options)
+        if named is not None and named < len(letters) and letters[named] != letter:
+            return True
+    return False
+
+
 def settle_pair(s: str, letter: str, letters: str, options: Sequence[str]) -> str | None:
     """`letter` when it is not part of a contradicting pair; else the one of the pair's two options the rest of
-    the response names by text, or None (unparseable)."""
+    the response names by text, or None (unparseable). A JSON text field naming another option is such a pair
+    with nothing to settle it (letters-v8)."""
+    if '"' in s and _field_disagrees(s, letter, letters, options):
+        return None
     pair = contradicting_pair(s, letter, letters, options)
     if pair is None:
         return letter

@@ -125,10 +125,11 @@ BLIND_7 = [json.loads(line) for line in (HERE / "blind_letters7.jsonl").read_tex
 
 def test_the_seventh_blind_letters_set_agrees_as_measured():
     """200 responses from a seventh independent writer, a real run's mix across specialties, a fifth of it Chinese
-    (README): measured once, unseen, under letters-v6 (191), -v7 (194) and the final letters-v8 (194). Then seen: one
-    change for its misses ("B is more likely") reads 195. The floor keeps the last figure."""
+    (README): measured once, unseen, under letters-v6 (191), -v7 (194) and the final letters-v8 (194). Then seen: two
+    changes for its misses ("B is more likely", a JSON text field naming another option) read 196. The floor keeps
+    the last figure."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_7]
-    assert len(BLIND_7) == 200 and sum(agree) >= 195, sum(agree)
+    assert len(BLIND_7) == 200 and sum(agree) >= 196, sum(agree)
     unparseable = [a for a, c in zip(agree, BLIND_7) if c["expected"] is None]
-    assert len(unparseable) == 35 and sum(unparseable) >= 33
+    assert len(unparseable) == 35 and sum(unparseable) >= 34

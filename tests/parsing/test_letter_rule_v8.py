@@ -151,3 +151,13 @@ def test_more_likely_settles_two_letters_weighed():
     assert _parse("Both B and C can show these megakaryocytes, but **B** is more likely given the JAK2 mutation.", MPN) == "B"
     assert _parse("B is more likely than C.", MPN) == "B"
     assert _parse("Both B and C can show these megakaryocytes; B is not more likely than C.", MPN) is None
+
+
+FOSSA = ["Pilocytic astrocytoma", "Ependymoma", "Medulloblastoma", "Diffuse midline glioma"]
+
+
+def test_a_json_answer_whose_text_field_names_another_option_commits_to_neither():
+    assert _parse('{"answer": "C", "diagnosis": "Ependymoma"}', FOSSA) is None
+    assert _parse('{"answer": "C", "diagnosis": "Medulloblastoma"}', FOSSA) == "C"  # its own option's text
+    assert _parse('{"answer": "C", "diagnosis": "posterior fossa tumour"}', FOSSA) == "C"  # names no option
+    assert _parse('{"answer": "C", "explanation": "Ependymoma is less likely."}', FOSSA) == "C"  # not a text field
