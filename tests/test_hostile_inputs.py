@@ -457,8 +457,11 @@ def test_a_million_lines_through_the_service(tmp_path, hub):
 def test_a_gigantic_single_field_is_refused_with_its_size(tmp_path, hub):
     path = write_gigantic_field(tmp_path / "giant.jsonl")
     eighth = write_gigantic_field(tmp_path / "eighth.jsonl", 20_000_000 // GROWTH)
-    _, small = cpu_seconds(lambda: validate_file("medreamm", eighth, hub / "medreamm"))
-    (report, _), seconds = cpu_seconds(lambda: validate_file("medreamm", path, hub / "medreamm"))
+    # two pairs (n, then 8n), the pair with the smaller ratio judged: a quadratic read grows ~64x in every pair, while
+    # one run slowed by other processes' memory traffic (CI's four workers on two cores) once took a linear pair to 20x
+    pairs = [(cpu_seconds(lambda: validate_file("medreamm", eighth, hub / "medreamm"))[1],
+              cpu_seconds(lambda: validate_file("medreamm", path, hub / "medreamm"))) for _ in range(2)]
+    small, ((report, _), seconds) = min(pairs, key=lambda pair: pair[1][1] / max(pair[0], 0.01))
     print(f"\n20 M-character field: validate {seconds:.2f} CPU s, 2.5 M: {small:.2f}")
     assert "line 1, field 'response': is 20,000,000 characters; the limit is 100,000" in report.render()
     assert_grows_linearly(small, seconds, label="validate, a 20 M-character field against 2.5 M")
