@@ -260,9 +260,11 @@ class Judge:
         (memo.py), the list is read back from it under a digest of every input (keying code, header, each
         item's digest, every value): a rescore keys 50,586 criteria by hashing them once per batch."""
         header = self._header(prompt, schema)
+        computed = lambda: [k for item, vals in zip(items, values)  # noqa: E731
+                            for k in judge_keys(key_prefix(header, item[1]), name, vals)]
         memo = memo_current()
         if memo is None:
-            return [k for item, vals in zip(items, values) for k in judge_keys(key_prefix(header, item[1]), name, vals)]
+            return computed()
         flat = [v for vals in values for v in vals]
         # lengths (in characters) make the joined texts unambiguous, whatever they hold
         memo_key = memo.key("judge-keys", keying_id(), header, name, "\n".join(item[1] for item in items),
@@ -270,7 +272,7 @@ class Judge:
         found = memo.get(memo_key)
         if isinstance(found, str) and len(found) == KEY_CHARS * len(flat):
             return [found[at:at + KEY_CHARS] for at in range(0, len(found), KEY_CHARS)]
-        keys = [k for item, vals in zip(items, values) for k in judge_keys(key_prefix(header, item[1]), name, vals)]
+        keys = computed()
         memo.put(memo_key, "".join(keys))  # one string: 50,586 keys read back in one JSON value
         return keys
 
