@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v8 (docs/parsing.md is the full text), in order of
+or None (unparseable: scored wrong, counted). Rule letters-v9 (docs/parsing.md is the full text), in order of
 precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
@@ -33,6 +33,8 @@ withdraws it (letter_corrections.py); a checklist marking one option yes; hedges
 that need the option count ("Answer: 1", "the last option"); reasoning cut off inside <think> or mid-analysis
 answers nothing. letters-v8: a ranked differential answers with its first item (letter_ranked.py); a response cut
 off mid-sentence ("Between AML (A) and") answers only by a statement (letter_text.cut_off_mid_sentence).
+letters-v9: with no letter stated and no option named, a normal study answers the normal option (letter_normal.py) and
+a classic sign the option of its condition (letter_signs.py); lay names are other names (option_synonyms.py).
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -61,12 +63,14 @@ from .letter_corrections import corrected, retracted_at_end
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import settle_pair
 from .letter_windows import matches
+from .letter_normal import normal_option
 from .letter_ranked import ranked_first
+from .letter_signs import sign_option
 from .option_text import named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v8"
-RULE_SUMMARY = ("letters-v8: explicit answer statement (final ones decide) > lone leading letter > single standalone "
+RULE_VERSION = "letters-v9"
+RULE_SUMMARY = ("letters-v9: explicit answer statement (final ones decide) > lone leading letter > single standalone "
                 "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
                 "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
                 "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
@@ -75,7 +79,9 @@ RULE_SUMMARY = ("letters-v8: explicit answer statement (final ones decide) > lon
                 "numbers are letters (Option 3, Answer: 1, the last option, 第4个, Answer: ii); a letter paired with "
                 "another option's text (B: <A's text>), hedges (A? Or B?), a retraction (Wait, no.), reasoning cut off "
                 "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; v8: a ranked "
-                "differential answers with its first item, a passing mention in a response cut off mid-sentence does not; think blocks "
+                "differential answers with its first item, a passing mention in a response cut off mid-sentence does not; v9: "
+                "with no letter or option text, a normal study answers the normal option, a classic sign (meniscus sign) its "
+                "condition, lay names (kidney stone) their option; think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")
 
@@ -552,6 +558,10 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
+        elif (normal := normal_option(s, options)) is not None:
+            found = letters[normal]  # letters-v9: "The chest X-ray appears to be normal." answers "No acute abnormality"
+        elif (sign := sign_option(s, options)) is not None:
+            found = letters[sign]  # letters-v9: "a meniscus sign at the right base" answers "Pleural effusion"
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
             not rejected and ends_in_analysis(s, spans, letters))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option

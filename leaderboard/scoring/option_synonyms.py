@@ -150,6 +150,58 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("cardiomegaly", "enlarged heart"), ("hepatomegaly", "enlarged liver"), ("splenomegaly", "enlarged spleen"),
     ("pneumothorax", "collapsed lung"),
     ("sialolithiasis", "salivary stone", "salivary gland stone"),
+    # letters-v9: lay and clinical other names real models write (a reader takes them for the option)
+    ("ureteric calculus", "ureteral calculus", "ureteric stone", "ureteral stone", "ureterolithiasis", "kidney stone",
+     "kidney stones", "stone in the ureter"),
+    ("urolithiasis", "kidney stone", "kidney stones", "urinary stone", "urinary stones", "urinary tract stone"),
+    ("pleural effusion", "fluid around the lung", "fluid around the lungs", "water on the lung"),
+    ("pericardial effusion", "fluid around the heart"),
+    ("hydrocephalus", "water on the brain"),
+    ("deep vein thrombosis", "blood clot in the leg", "clot in the leg"),
+    ("intracranial hemorrhage", "bleeding in the brain", "brain bleed"),
+    ("subdural hematoma", "subdural bleed", "subdural hemorrhage"),
+    ("epidural hematoma", "extradural hematoma", "extradural hemorrhage", "epidural bleed", "extradural bleed"),
+    ("subarachnoid hemorrhage", "subarachnoid bleed"),
+    ("hypertension", "high blood pressure"), ("hypotension", "low blood pressure"),
+    ("atherosclerosis", "hardening of the arteries"),
+    ("peptic ulcer disease", "stomach ulcer", "peptic ulcer"), ("gastric ulcer", "stomach ulcer"),
+    ("acne vulgaris", "acne", "pimples"), ("hidradenitis suppurativa", "acne inversa"),
+    ("seborrheic dermatitis", "dandruff", "cradle cap"),
+    ("pressure ulcer", "bed sore", "bedsore", "bed sores", "pressure sore", "decubitus ulcer"),
+    ("pressure injury", "bed sore", "bedsore", "pressure sore", "decubitus ulcer"),
+    ("furuncle", "boil"), ("otitis media with effusion", "glue ear"),
+    ("tympanic membrane perforation", "perforated eardrum", "perforated ear drum", "ruptured eardrum"),
+    ("streptococcal pharyngitis", "strep throat"), ("peritonsillar abscess", "quinsy"),
+    ("dental caries", "tooth decay"), ("periapical abscess", "tooth abscess", "dental abscess"),
+    ("pes planus", "flat feet", "flatfoot", "flat foot"), ("genu varum", "bow legs", "bowlegs"),
+    ("genu valgum", "knock knees"), ("talipes equinovarus", "clubfoot", "club foot"), ("hallux valgus", "bunion"),
+    ("adhesive capsulitis", "frozen shoulder"), ("lateral epicondylitis", "tennis elbow"),
+    ("medial epicondylitis", "golfers elbow"), ("tetanus", "lockjaw"),
+    ("renal failure", "kidney failure"), ("cirrhosis", "liver cirrhosis", "cirrhosis of the liver"),
+    ("appendicitis", "inflamed appendix"), ("cholecystitis", "inflamed gallbladder", "gallbladder inflammation"),
+    ("pancreatitis", "inflamed pancreas"),
+    ("cataract", "clouding of the lens", "cloudy lens", "lens opacity"), ("retinal detachment", "detached retina"),
+    ("papilledema", "optic disc swelling", "swollen optic disc", "swollen optic discs", "optic disc edema"),
+    ("spontaneous abortion", "miscarriage"), ("ectopic pregnancy", "tubal pregnancy"),
+    ("croup", "laryngotracheobronchitis"), ("impetigo", "school sores"),
+    ("diaper dermatitis", "diaper rash", "nappy rash"),
+    ("solar lentigo", "age spot", "age spots", "liver spots", "sun spots", "sunspots"),
+    ("striae distensae", "stretch marks"), ("alopecia areata", "spot baldness"),
+    ("androgenetic alopecia", "male pattern baldness", "male pattern hair loss", "female pattern hair loss"),
+    ("hypothyroidism", "underactive thyroid"), ("hyperthyroidism", "overactive thyroid"),
+    ("transient ischemic attack", "mini stroke", "ministroke"), ("syncope", "fainting"),
+    ("hiatal hernia", "hiatus hernia"), ("inguinal hernia", "groin hernia"),
+    ("testicular torsion", "twisted testicle", "torsion of the testis", "torsion of the testicle",
+     "testicular twist"),
+    ("cryptorchidism", "undescended testis", "undescended testicle", "undescended testes"),
+    ("nocturnal enuresis", "bedwetting", "bed wetting"),
+    ("osteomyelitis", "bone infection"), ("septic arthritis", "joint infection", "infected joint"),
+    ("juvenile idiopathic arthritis", "juvenile rheumatoid arthritis"),
+    ("developmental dysplasia of the hip", "congenital hip dislocation", "congenital dislocation of the hip"),
+    ("radial head subluxation", "nursemaids elbow", "pulled elbow"),
+    ("rotator cuff tear", "torn rotator cuff"), ("achilles tendon rupture", "ruptured achilles", "torn achilles"),
+    ("trigger finger", "stenosing tenosynovitis"), ("mallet finger", "baseball finger"),
+    ("varicose veins", "varicosities"), ("osteoporosis", "thinning of the bones", "bone thinning"),
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
@@ -158,6 +210,10 @@ INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni"})  # (foldi
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {
     "atopic dermatitis": ("eczema", "atopic eczema"),
+    # letters-v9: a looser lay name, the option's when no other option fits it
+    "pneumonia": ("chest infection", "lung infection"), "renal cell carcinoma": ("kidney cancer",),
+    "hepatocellular carcinoma": ("liver cancer",), "age related macular degeneration": ("macular degeneration",),
+    "melanoma": ("skin cancer",),
     "nevus": ("mole",), "melanocytic nevus": ("mole",),
     "basal cell carcinoma": ("rodent ulcer",),
 }
@@ -184,13 +240,23 @@ def _table() -> dict[str, tuple[str, ...]]:
     return {name: tuple(sorted(others)) for name, others in table.items()}
 
 
+# letters-v9: words an option may open with before the condition's name ("Left ureteric calculus with hydronephrosis")
+_LEADING_QUALIFIERS = frozenset(("left", "right", "bilateral", "unilateral", "small", "large", "massive", "acute",
+                                 "chronic", "subacute", "mild", "moderate", "severe", "early", "advanced"))
+
+
 def synonyms(folded_option: str) -> set[str]:
     """The other names of the condition an option names (folded text, " word ... word " or bare words): the
-    names of each group whose name opens the option's text, whole words."""
+    names of each group whose name opens the option's text, whole words, or (letters-v9) opens it after leading
+    qualifiers (laterality, size, acuity, severity)."""
     words = folded_option.split()
-    text = " " + " ".join(words) + " "
     out: set[str] = set()
-    for name, others in _by_first_word().get(words[0] if words else "", ()):
-        if text.startswith(" " + name + " "):
-            out.update(o for o in others if " " + o + " " != text)
-    return out
+    start = 0
+    while True:
+        text = " " + " ".join(words[start:]) + " "
+        for name, others in _by_first_word().get(words[start] if start < len(words) else "", ()):
+            if text.startswith(" " + name + " "):
+                out.update(o for o in others if " " + o + " " != text)
+        if start + 1 >= len(words) or words[start] not in _LEADING_QUALIFIERS:
+            return out
+        start += 1

@@ -392,6 +392,23 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     (abbreviations, part-names) are read only when no option's full text is named and not rejected."""
     folded, found = read_mentions(source, options)
     spans = [(folded.origin[m.start], folded.origin[m.end - 1] + 1, m.index) for m in found]
+    if not found:
+        return _closing_label(source, options), spans
+    live = _live(folded, found, rejected)
+    chosen = _decide(folded, live)  # an alias of another option competes ("pleural effusion and pneumonia")
+    if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
+        chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
+    return chosen, spans
+
+
+def asserted_options(source: str, options: Sequence[str]) -> set[int]:
+    """The options the response names and does not reject, refuse or condition (named_option's live mentions)."""
+    folded, found = read_mentions(source, options)
+    return {m.index for m in _live(folded, found, frozenset())}
+
+
+def _live(folded: Folded, found: list[Mention], rejected) -> list[Mention]:
+    """The mentions that stand: not rejected, refused, conditional or contrasted away."""
     starts = [m.start for m in found] + [len(folded.text)]
     negated = [_negated(folded, m.start, m.end, starts[k + 1]) for k, m in enumerate(found)]
     for k in range(1, len(found)):  # letters-v8: "exclude ALL (B) and CLL (D)": the rejection covers the list
@@ -405,12 +422,7 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
     full = {m.index for m in live if m.tier == 0}
     if full and not {m.index for m in live if m.tier >= 1} - full:
         live = [m for m in live if m.tier == 0]  # the full texts decide; their aliases add nothing
-    if not found:
-        return _closing_label(source, options), spans
-    chosen = _decide(folded, live)  # an alias of another option competes ("pleural effusion and pneumonia")
-    if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
-        chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
-    return chosen, spans
+    return live
 
 
 def _coordinated_next(between: str) -> bool:

@@ -18,8 +18,12 @@ def test_letters_agree_with_the_careful_reader():
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in LETTERS]
     # 147 (93.6 %) when first measured; 149 after the acronym change; 157 under letters-v4 (seen: v4 was
-    # written knowing these misses, so this set no longer measures unseen text)
-    assert len(LETTERS) == 157 and sum(agree) >= 157, sum(agree)
+    # written knowing these misses, so this set no longer measures unseen text). 156 under letters-v9: line 41
+    # ("H&E staining of a lymph node with a starry-sky appearance", Burkitt lymphoma an option) was labelled null
+    # before the writers' convention "a description that fits exactly one option takes it"; v9 reads the sign
+    # (letter_signs.py) as that convention does. The label stands: labels are never changed to suit a rule.
+    assert len(LETTERS) == 157 and sum(agree) >= 156, sum(agree)
+    assert not agree[40] and parse_letter(LETTERS[40]["text"], "ABCD", list(LETTERS[40]["options"].values())) == "D"
     option_text = [a for a, c in zip(agree, LETTERS) if "option-text" in c["style"]]
     assert len(option_text) == 85 and sum(option_text) >= 85
 

@@ -172,7 +172,8 @@ def test_unfinished_reasoning(text, expected):
     ("Antoni A and Antoni B areas with Verocay bodies: schwannoma.",
      ["Neurofibroma", "Meningioma", "Schwannoma", "Leiomyoma"], "C"),
     ("Kerley B lines and bat-wing opacities: pulmonary edema.", CXR, "D"),
-    ("Kerley B lines.", CXR, None),
+    ("Kerley B lines.", ["Pneumothorax", "Pleural effusion", "Lobar pneumonia", "Sarcoidosis"], None),
+    ("Kerley B lines.", CXR, "D"),  # letters-v9: the sign answers its condition (letter_signs.py), never the "B"
     ("Subtype C pattern; the answer is B.", CXR, "B"),
     ("Weber C fracture of the fibula.", ["Weber A", "Weber B", "Weber C", "Maisonneuve"], "C"),  # the option's text
 ])
@@ -219,7 +220,8 @@ def test_an_echoed_yes_no_option_list_is_no_checklist():
     ("The ECG shows AVNRT.", SVT, "B"),
     ("CSC vs. DME — the serous detachment strongly favors CSC.", MACULA, "A"),
     ("PE. Filling defect in the pulmonary arteries.", CHEST_PAIN, "A"),
-    ("PE. Fluid around the heart.", CHEST_PAIN, None),  # no telling word: both options are "PE"
+    ("PE. Sudden chest pain.", CHEST_PAIN, None),  # no telling word: both options are "PE"
+    ("PE. Fluid around the heart.", CHEST_PAIN, "C"),  # letters-v9: the lay name of option C tells which "PE"
     ("PE? Filling defect in the pulmonary arteries.", CHEST_PAIN, None),  # asked
     ("PE.", CHEST_PAIN, None),
     ("The ST-elevation myocardial infarction.", ACS, "C"),
