@@ -151,3 +151,18 @@ def ends_in_analysis(s: str, spans, letters: str) -> bool:
     text_at = start + m.end()
     own = [end for a, end, k in spans if a == text_at and k == letters.index(m.group(1))]
     return bool(own) and len(body[own[0]:].split()) >= 2
+
+
+# letters-v9: "Without that information, I can't confidently select a single answer." The writer declines to choose;
+# a reader takes none of the options it discussed (a stated answer, step 1 or 2, still stands).
+_DECLINES = re2.compile(
+    r"(?i)(?:can ?not|can'?t|can’t|unable to|not able to|not possible to|impossible to|won'?t|will not|do not want to|"
+    r"don'?t want to)(?: [a-z]+){0,2} (?:select|choose|pick|commit to|settle on|give|provide|identify)"
+    r"(?: [a-z]+){0,2} (?:single|one|specific|particular|definitive|definite|correct)"
+    r"(?: [a-z]+)? (?:answer|option|choice|diagnosis|letter)")
+
+
+def declines_to_choose(s: str) -> bool:
+    """Does the response say it will not pick one option ("I can't confidently select a single answer", "unable to
+    choose one option")?"""
+    return _DECLINES.search(s) is not None

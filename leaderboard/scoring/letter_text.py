@@ -53,6 +53,8 @@ def cut_off_thinking(text: str) -> bool:
 _DANGLING = frozenset(("and", "or", "but", "with", "of", "the", "a", "an", "between", "whether", "to", "in", "on",
                        "for", "by", "from", "than", "which", "that", "is", "are", "be", "could", "would", "should",
                        "whereas", "while", "because", "versus", "vs"))
+_CUT_PUNCTUATION = frozenset("，、,；;")  # a sentence never ends on these (a colon may: "Answer:" is read elsewhere)
+_CJK_DANGLING = frozenset("是为的和与或及在")
 
 
 def cut_off_mid_sentence(s: str) -> bool:
@@ -60,6 +62,10 @@ def cut_off_mid_sentence(s: str) -> bool:
     and")? A passing mention before the cut is then no answer (letters-v8); a stated answer still is."""
     tail = s[-30:].rstrip()
     words = tail.split()
+    if tail[-1:] in _CUT_PUNCTUATION and len(s) >= 40:
+        return True  # letters-v9: "... 在这张图片中，" / "... the findings include X, Y," stop before the sentence does
+    if tail[-1:] in _CJK_DANGLING and len(s) >= 40:
+        return True  # "最可能的诊断是" (the most likely diagnosis is)
     return bool(words) and words[-1] in _DANGLING and len(s.split()) >= 8  # lower case: "Answer → A" ends well
 
 

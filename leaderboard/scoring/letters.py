@@ -50,8 +50,8 @@ from typing import NamedTuple, Sequence
 
 import re2
 
-from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, in_question, labels_only,
-                                                   ends_in_analysis, listed_together)
+from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, declines_to_choose,
+                                                   ends_in_analysis, in_question, labels_only, listed_together)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
@@ -173,6 +173,8 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
         return True  # "(c)", "[B]": nothing but a letter
     if "&" in (prev, nxt):
         return False  # "H&E", "A&E", "B&W": a term
+    if prev in ("°", "º") or (prev == " " and s[i - 2:i - 1] in ("°", "º")):
+        return False  # letters-v9: a temperature's unit, "29 °C", "98.6°F"
     if _TERM_AFTER.match(s[i + 1:i + 16]):
         return False  # "B cell", "T cells", "NK cell" (the letter names a cell or lymphocyte type)
     if nxt in "'’" and after2.isalpha():
@@ -567,6 +569,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
     if found is not None and retracted_at_end(s):
         found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn
+    if step > 2 and found is not None and declines_to_choose(s):
+        found = None  # letters-v9: "... I can't confidently select a single answer.": no choice was made
     if options and found is not None and found != _CONFLICT and found in letters:
         found = settle_pair(s, found, letters, options)  # letters-v7: "The answer is B: <option A's text>"
     # the first step that found anything decides: one letter among the options, or unparseable

@@ -451,7 +451,22 @@ def _unasserted(folded: Folded, start: int) -> bool:
     hi = start
     while hi < len(folded.text) and hi - start < 160 and folded.clause[hi] == clause:
         hi += 1
-    return any(pair in _POSSIBLE for pair in zip(words, words[1:])) and "or" in folded.text[lo:hi].split()
+    if any(pair in _POSSIBLE for pair in zip(words, words[1:])) and "or" in folded.text[lo:hi].split():
+        return True
+    return _possibilities_listed(folded.source, i)
+
+
+def _possibilities_listed(source: str, i: int) -> bool:
+    """letters-v9: is the mention at source[i] an item of a list of possibilities that runs past commas ("The lesion
+    may be consistent with a keratoacanthoma, squamous cell carcinoma, or actinic keratosis.")? Its sentence offers
+    them ("may be", "could be", "might represent" before the mention) and lists them with a comma and an "or"."""
+    head = source[max(0, i - 300):i]
+    head = head[max(head.rfind(ch) for ch in ".!?\n;") + 1:].lower()
+    tail = source[i:i + 300]
+    ends = [k for k in (tail.find(ch) for ch in ".!?\n;") if k >= 0]
+    sentence = head + tail[:min(ends) if ends else len(tail)].lower()
+    before = head.replace(",", " ").split()
+    return any(pair in _POSSIBLE for pair in zip(before, before[1:])) and "," in sentence and " or " in sentence
 
 
 _LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
