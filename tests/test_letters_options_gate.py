@@ -19,7 +19,8 @@ LABELLED = ["letter_corpus.jsonl", "letter_options_corpus.jsonl", "letter_v4_cor
             "heldout/heldout_letters3.jsonl", "heldout/heldout_medreamm.jsonl"]
 BLIND = ["heldout/blind_letters.jsonl", "heldout/blind_letters2.jsonl", "heldout/blind_letters3.jsonl",
          "heldout/blind_letters4.jsonl", "heldout/blind_letters5.jsonl", "heldout/blind_letters6.jsonl",
-         "heldout/blind_letters7.jsonl"]
+         "heldout/blind_letters7.jsonl", "heldout/blind_letters8.jsonl", "heldout/blind_letters9.jsonl",
+         "heldout/blind_letters10.jsonl"]
 _BLEED = ["Epidural hematoma", "Subdural hematoma", "Subarachnoid hemorrhage", "Intraparenchymal hemorrhage"]
 _LEUKEMIA = ["Acute myeloid leukemia", "Acute lymphoblastic leukemia", "Chronic myeloid leukemia",
              "Chronic lymphocytic leukemia"]
@@ -63,6 +64,10 @@ ONE_REASON = [
     ("The answer is A. No, sorry, it's pleural effusion.", _PLEURA), ("A... no, it's pleural effusion.", _PLEURA),
     ("答案A。更正：it's pleural effusion.", _PLEURA),
     ('{"answer": "A", "diagnosis": "Pleural effusion"}', _PLEURA),  # letters-v8: a JSON text field
+    # letters-v9: a later conclusion phrase before another option's text, spaced or marked up in the raw text
+    ("Answer: A\n\nThe blunted angle is most consistent with pleural effusion.", _PLEURA),
+    ("A\n\nThese findings are characteristic  of **a pleural effusion**.", _PLEURA),
+    ("Answer: A\nThe meniscus is diagnostic of `pleural effusion`.", _PLEURA),
 ]
 
 

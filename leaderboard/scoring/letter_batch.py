@@ -14,7 +14,9 @@ corpus). The options can change the letter only
    a bare "3", "第3个"): a number that is an option's word names no option;
 4. when a letter, number or ordinal is followed by a word that may open a mention of an option ("B: Pneumothorax",
    letter_pairs.py; "A. Psoriasis – ..." closing an analysis; "E. coli");
-5. when the response may correct itself ("Actually, it's <text>", letter_corrections.py) or holds a checklist of
+5. (letters-v9) when a conclusion phrase ("consistent with", "diagnostic of", ...; letter_pairs.CONCLUSION_WORDS) is
+   followed by a word that may open a mention of an option (as in 4): it may conclude another option than the letter;
+6. when the response may correct itself ("Actually, it's <text>", letter_corrections.py) or holds a checklist of
    verdict lines ("Pneumothorax ❌\\nPleural effusion ✅"), or think tags or struck-out text (which change what is
    read), or names an option by its ordinal ("the first option: ...").
 
@@ -32,6 +34,7 @@ import numpy as np
 import re2
 
 from .option_aliases import _SHORT_WORDS
+from .letter_pairs import CONCLUSION_WORDS
 from .option_synonyms import synonyms
 from .option_text import _LATIN_PLURALS, fold
 
@@ -40,7 +43,11 @@ _NOT_WORD = r"[^\p{L}\p{N}]"
 _GAP = (r"[ )\]:.,\-–—(=*_`#$>\\\t\x0b\x0c\r\x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}"
         r"\x{205f}\x{3000}]+")
 # a letter, option number or roman numeral (or a Cyrillic/Greek letter after an answer cue), a gap, then a word
-PAIR = (r"(?:^|" + _NOT_WORD + r")(?:[A-Za-z0-9]|(?i:ii|iii|iv)|[АБВГДΑΒΓΔΕ])" + _GAP + r"([\p{L}\p{N}'’]+)")
+# letters-v9: or a conclusion phrase and an article ("... most consistent with a |deep vein thrombosis"; letter_pairs),
+# its words apart by anything that is not an ASCII letter or digit (the raw text's markup and spaces; a superset of
+# what is read, in classes small enough for RE2's DFA)
+PAIR = (r"(?:(?:^|" + _NOT_WORD + r")(?:[A-Za-z0-9]|(?i:ii|iii|iv)|[АБВГДΑΒΓΔΕ])" + _GAP + r"|(?i:" + CONCLUSION_WORDS.replace(" ", "[^a-z0-9]+")
+        + r")(?:[^A-Za-z0-9]+(?i:a|an|the))?[^A-Za-z0-9]+)([\p{L}\p{N}'’]+)")
 # what parse_letter reads differently once the raw text is normalised, or reads with the options in any case
 RISKY = r"(?i)</?think|~~|[\x00-\x02]|[\"“”](?:diagnosis|answer_text|option_text|option_name|label)[\"“”]"  # v8: JSON fields
 CORRECTION = (r"(?i)actually|scratch|i" + _NOT_WORD + r"+mean|second" + _NOT_WORD + r"+thought|reflection|wait|"

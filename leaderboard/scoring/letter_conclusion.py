@@ -159,10 +159,21 @@ _DECLINES = re2.compile(
     r"(?i)(?:can ?not|can'?t|can’t|unable to|not able to|not possible to|impossible to|won'?t|will not|do not want to|"
     r"don'?t want to)(?: [a-z]+){0,2} (?:select|choose|pick|commit to|settle on|give|provide|identify)"
     r"(?: [a-z]+){0,2} (?:single|one|specific|particular|definitive|definite|correct)"
-    r"(?: [a-z]+)? (?:answer|option|choice|diagnosis|letter)")
+    r"(?: [a-z]+)? (?:answer|option|choice|diagnosis|letter)|"
+    # "I can't make a psychiatric diagnosis based on someone's facial expression": a refusal
+    r"(?:can ?not|can'?t|can’t|unable to|not able to|not possible to|impossible to|won'?t|will not) "
+    r"(?:make|provide|give|offer|render|establish|determine) (?:a|any|an)(?: [a-z]+){0,2} diagnos[ie]s")
+
+
+# after a disclaimer, these go on to answer: "I'm not able to provide a diagnosis, but ... the best fit is B."
+_ANSWERS_ANYWAY = re2.compile(r"(?i)(?:^|[^a-z])(?:but|however|that said|nevertheless|nonetheless|most likely|best fits?|"
+                              r"the answer|would (?:choose|pick|go with|select)|my (?:answer|choice|pick)|if i had to|"
+                              r"most consistent|consistent with)(?:[^a-z]|$)")
 
 
 def declines_to_choose(s: str) -> bool:
     """Does the response say it will not pick one option ("I can't confidently select a single answer", "unable to
-    choose one option")?"""
-    return _DECLINES.search(s) is not None
+    choose one option") or make a diagnosis ("I can't make a psychiatric diagnosis from a photograph"), and not go on
+    to answer after all ("..., but based on the features the best fit is B")?"""
+    m = _DECLINES.search(s)
+    return m is not None and _ANSWERS_ANYWAY.search(s[m.end():]) is None

@@ -112,3 +112,35 @@ def may_pair(s: str, letter: str) -> bool:
         if k > at + 1 and k < len(s) and s[k].isalnum() and not (at and s[at - 1].isalnum()):
             return True
     return False
+
+
+# letters-v9: "Answer: C\n\n... is most consistent with deep vein thrombosis." (option A): a conclusion phrase right
+# before another option's text, after the stated letter. The gate (letter_batch.PAIR) reads the same phrases.
+CONCLUSION_WORDS = (r"consistent with|diagnostic of|characteristic of|typical of|indicative of|suggestive of|"
+                    r"compatible with|in keeping with|pathognomonic (?:of|for)|diagnosis (?:is|of)|points? (?:to|toward)|"
+                    r"represents?")
+_CONCLUSION_BEFORE = re2.compile(r"(?i)(?:" + CONCLUSION_WORDS + r")(?: (?:a|an|the))?[ *_:]*$")
+_UNSURE = re2.compile(r"(?i)(?:^|[^a-z])(?:not|no|if|would|could|might|may|unlikely|less|rather|than|but|although|"
+                      r"though|however|unlike|versus|vs|or|differential)(?:[^a-z]|$)")
+
+
+def concluded_elsewhere(s: str, letter: str, end: int, letters: str, options: Sequence[str]) -> bool:
+    """Does the response, after its stated `letter` (which ends at `end`), conclude another option by its text
+    ("... most consistent with <A's text>.") and never name the letter's own option? A careful reader cannot tell
+    which was meant: the response commits to neither (the writers' convention for a letter/text conflict)."""
+    folded, read = read_mentions(s, options)
+    own = letters.index(letter) if letter in letters else -1
+    other = None
+    for m in read:
+        if m.tier == 2 or m.index >= len(letters):
+            continue
+        if m.index == own:
+            return False  # the letter's own option is named too: the text supports the letter somewhere
+        start = folded.origin[m.start]
+        if start < end:
+            continue
+        head = s[max(0, start - 300):start]
+        sentence = head[max(head.rfind(ch) for ch in ".!?\n;") + 1:]
+        if _CONCLUSION_BEFORE.search(sentence) and not _UNSURE.search(sentence):
+            other = m.index
+    return other is not None

@@ -61,7 +61,7 @@ from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bou
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
-from .letter_pairs import settle_pair
+from .letter_pairs import concluded_elsewhere, settle_pair
 from .letter_windows import matches
 from .letter_normal import normal_option
 from .letter_ranked import ranked_first
@@ -573,5 +573,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         found = None  # letters-v9: "... I can't confidently select a single answer.": no choice was made
     if options and found is not None and found != _CONFLICT and found in letters:
         found = settle_pair(s, found, letters, options)  # letters-v7: "The answer is B: <option A's text>"
+        if found is not None and step <= 2 and concluded_elsewhere(s, found, end, letters, options):
+            found = None  # letters-v9: "Answer: C\n\n... most consistent with <A's text>.": neither
     # the first step that found anything decides: one letter among the options, or unparseable
     return found if found is not None and found != _CONFLICT and found in letters else None

@@ -60,6 +60,17 @@ _TABLE = {
     "subarachnoid hemorrhage": ("sah",), "subarachnoid haemorrhage": ("sah",), "subdural hematoma": ("sdh",),
     "subdural haematoma": ("sdh",), "epidural hematoma": ("edh",), "epidural haematoma": ("edh",),
     "extradural hematoma": ("edh",), "squamous cell carcinoma": ("scc",), "basal cell carcinoma": ("bcc",), "ductal carcinoma in situ": ("dcis",),
+    # letters-v9: drugs and treatments by the abbreviation clinicians write ("Give NAC.")
+    "n acetylcysteine": ("nac",), "acetylcysteine": ("nac",), "alteplase": ("tpa", "rtpa"),
+    "tissue plasminogen activator": ("tpa",), "methotrexate": ("mtx",), "intravenous immunoglobulin": ("ivig",),
+    "proton pump inhibitor": ("ppi",), "low molecular weight heparin": ("lmwh",), "unfractionated heparin": ("ufh",),
+    "hydroxychloroquine": ("hcq",), "isoniazid": ("inh",), "trimethoprim sulfamethoxazole": ("tmp smx",),
+    "all trans retinoic acid": ("atra",), "fresh frozen plasma": ("ffp",), "packed red blood cells": ("prbc",),
+    "electroconvulsive therapy": ("ect",), "cognitive behavioral therapy": ("cbt",), "5 fluorouracil": ("5 fu",),
+    "selective serotonin reuptake inhibitor": ("ssri",), "tricyclic antidepressant": ("tca",),
+    "nonsteroidal anti inflammatory drug": ("nsaid",), "non steroidal anti inflammatory drug": ("nsaid",),
+    "continuous positive airway pressure": ("cpap",), "percutaneous coronary intervention": ("pci",),
+    "coronary artery bypass grafting": ("cabg",), "endoscopic retrograde cholangiopancreatography": ("ercp",),
 }
 _SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep", "metastasis": "mets",
                "metastases": "mets"}

@@ -84,3 +84,65 @@ def test_every_sign_names_a_condition_and_is_read_as_written():
     assert _parse("Haemorrhages: blood-and-thunder fundus.", ["Central retinal artery occlusion",
                                                                "Central retinal vein occlusion",
                                                                "Diabetic retinopathy", "Retinal detachment"]) == "B"
+
+
+DVT = ["Deep vein thrombosis", "Cellulitis", "Ruptured Baker cyst", "Lymphedema"]
+ECG = ["Hypercalcemia", "Brugada pattern", "Benign early repolarization", "Subarachnoid hemorrhage", "Hypothermia"]
+SKIN = ["Keratoacanthoma", "Actinic keratosis", "Basal cell carcinoma", "Verruca vulgaris"]
+PSYCH = ["Schizophrenia", "Major depressive disorder", "Bipolar I disorder", "No psychiatric disorder"]
+TOX = ["N-acetylcysteine", "Fomepizole", "Flumazenil", "Octreotide"]
+DERM = ["Seborrheic keratosis", "Melanoma", "Basal cell carcinoma", "Junctional nevus"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # a stated letter, then a conclusion phrase right before another option's text: neither
+    ("Answer: C\n\nThe unilateral calf swelling after a long flight is most consistent with deep vein thrombosis.", DVT,
+     None),
+    ("C\n\nThese features are characteristic of deep vein thrombosis.", DVT, None),
+    # ... but not when the letter's own option is named too, the other is offered or rejected, or the phrase comes first
+    ("Answer: C\n\nThe history is consistent with deep vein thrombosis, but the ruptured Baker cyst explains the "
+     "crescent sign.", DVT, "C"),
+    ("Answer: C\n\nThis would be consistent with deep vein thrombosis if the veins were non-compressible.", DVT, "C"),
+    ("Answer: C\n\nThe findings are not consistent with deep vein thrombosis.", DVT, "C"),
+    ("The swelling is most consistent with deep vein thrombosis. However, the ultrasound settles it. Answer: C", DVT,
+     "C"),
+    ("Answer: C\n\nThe swelling points to option C.", DVT, "C"),
+])
+def test_a_letter_against_a_later_concluded_option_commits_to_neither(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # a temperature's unit is no answer letter
+    ("Osborn waves in a man found outdoors with a core temperature of 29 °C → hypothermia.\n\n**E**", ECG, "E"),
+    ("Temperature 29 °C.", ECG, None),
+    # a response ending on a comma (or 是/的) is cut off: a passing mention is no answer
+    ("首先，病变不对称，颜色不均匀。其次，粟粒样囊肿和粉刺样开口是脂溢性角化病的典型特征。在这张图片中，",
+     ["恶性黑色素瘤", "脂溢性角化病", "基底细胞癌", "交界痣"], None),
+    ("The lesion shows scale and a keratin plug, which are features of keratoacanthoma,", SKIN, None),
+    ("Keratoacanthoma.", SKIN, "A"),
+    # declining to choose, or to diagnose at all
+    ("This pattern fits keratoacanthoma and actinic keratosis alike; without a history I can't confidently select a "
+     "single answer.", SKIN, None),
+    ("I can't make a psychiatric diagnosis based on someone's appearance in a photograph. Conditions like schizophrenia "
+     "are diagnosed through clinical interviews.", PSYCH, None),
+    ("I can't be certain, but the crater with a keratin plug makes keratoacanthoma most likely.", SKIN, "A"),
+    ("Answer: A. I cannot select a single answer with certainty, but A fits best.", SKIN, "A"),  # a statement stands
+    # a disclaimer that goes on to answer is no refusal
+    ("I'm not able to provide a medical diagnosis, but based on the stuck-on appearance, the option that best fits is "
+     "seborrheic keratosis.", DERM, "A"),
+    ("I can't make a diagnosis from an image. Seborrheic keratosis is a common benign lesion.", DERM, None),
+    # possibilities listed past commas assert none of them
+    ("The lesion may be consistent with a keratoacanthoma, a wart, or actinic keratosis. A biopsy is needed.", SKIN,
+     None),
+    ("The lesion, given its scale, is actinic keratosis.", SKIN, "B"),
+    ("This may be a keratoacanthoma, which is most likely.", SKIN, "A"),
+    # a drug by the abbreviation clinicians write; a dermoscopic sign
+    ("Give NAC.", TOX, "A"),
+    ("Give nac.", TOX, None),  # an abbreviation counts in capitals only
+    ("Dermoscopy shows milia-like cysts and comedo-like openings.", DERM, "A"),
+    ("Velvety hyperpigmented plaques in the axilla of an obese adolescent.",
+     ["Acanthosis nigricans", "Confluent and reticulated papillomatosis", "Erythrasma", "Tinea nigra"], "A"),
+])
+def test_letters_v9_additions_after_sets_8_to_10(text, options, expected):
+    assert _parse(text, options) == expected
