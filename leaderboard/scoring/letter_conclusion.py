@@ -153,6 +153,24 @@ def ends_in_analysis(s: str, spans, letters: str) -> bool:
     return bool(own) and len(body[own[0]:].split()) >= 2
 
 
+_BULLET = re2.compile(r"^(?:[-*•+]\s*|\d[.)]\s*)?")
+
+
+def stops_in_option_analysis(s: str, spans) -> bool:
+    """letters-v9: does the response stop mid-sentence (no full stop) on a line that opens with an option's own text
+    and a colon or dash, after a preface announcing an option-by-option analysis ("Step 4: Evaluate the options.\n*
+    Addison disease: This refers to ... A unilateral fat-containing")? It was cut off before choosing."""
+    body = s.rstrip()
+    if not body or body[-1] in ".!?。！？)]*":
+        return False
+    start = body.rfind("\n") + 1
+    text_at = start + _BULLET.match(body[start:start + 10]).end()
+    own = [end for a, end, _ in spans if a == text_at]
+    if not own or body[own[0]:own[0] + 3].lstrip()[:1] not in (":", "-", "–", "—"):
+        return False
+    return _ANALYSIS_PREFACE.search(s[max(0, start - 2000):start]) is not None
+
+
 # letters-v9: "Without that information, I can't confidently select a single answer." The writer declines to choose;
 # a reader takes none of the options it discussed (a stated answer, step 1 or 2, still stands).
 _DECLINES = re2.compile(
@@ -165,8 +183,9 @@ _DECLINES = re2.compile(
     r"(?:make|provide|give|offer|render|establish|determine) (?:a|any|an)(?: [a-z]+){0,2} diagnos[ie]s")
 
 
-# after a disclaimer, these go on to answer: "I'm not able to provide a diagnosis, but ... the best fit is B."
-_ANSWERS_ANYWAY = re2.compile(r"(?i)(?:^|[^a-z])(?:but|however|that said|nevertheless|nonetheless|most likely|best fits?|"
+# after a disclaimer, these go on to answer: "I'm not able to provide a diagnosis, but ... the best fit is B." ("but I can
+# describe what I see" does not)
+_ANSWERS_ANYWAY = re2.compile(r"(?i)(?:^|[^a-z])(?:most likely|best fits?|answer is|correct answer|favou?r|"
                               r"the answer|would (?:choose|pick|go with|select)|my (?:answer|choice|pick)|if i had to|"
                               r"most consistent|consistent with)(?:[^a-z]|$)")
 

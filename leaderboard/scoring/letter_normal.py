@@ -58,7 +58,10 @@ def normal_option(source: str, options: Sequence[str]) -> int | None:
     if "normal" not in low and "unremarkable" not in low and not any(p in source for p in _CJK_NORMAL):
         return None
     normal = [k for k, option in enumerate(options) if _is_normal_option(folded_option(option).split())]
-    if len(normal) != 1 or not _calls_study_normal(source, read_mentions(source, options)[0].text.split()):
+    # the normal option's own nouns are studies too: "The optic disc appears normal." for "Normal optic disc"
+    own = frozenset(w for w in folded_option(options[normal[0]]).split() if len(w) > 3) - _NORMAL_WORDS \
+        if len(normal) == 1 else None
+    if own is None or not _calls_study_normal(source, read_mentions(source, options)[0].text.split(), _STUDY | own):
         return None
     if asserted_options(_NEGATED_LIST.sub(" ", source), options) - set(normal):
         return None  # another option named and standing: not the normal study alone
@@ -76,8 +79,8 @@ def _is_normal_option(words: list[str]) -> bool:
     return words[0] == "no" and len(words) >= 2 and not _PLANS.intersection(words)
 
 
-def _calls_study_normal(source: str, words: list[str]) -> bool:
-    """Does the response (`words`: its folded words) call the whole study normal, unqualified?"""
+def _calls_study_normal(source: str, words: list[str], studies: frozenset = _STUDY) -> bool:
+    """Does the response (`words`: its folded words) call the whole study (one of `studies`) normal, unqualified?"""
     if any(p in source for p in _CJK_NORMAL):
         return not any(q in source for q in ("但", "除", "可能", "疑"))
     if _QUALIFIERS.intersection(words):
@@ -89,10 +92,10 @@ def _calls_study_normal(source: str, words: list[str]) -> bool:
                 continue  # "The image is not normal", "doesn't look normal"
             while back and back[-1] in _FILLERS:
                 back.pop()
-            if back and back[-1] in _VERBS and len(back) >= 2 and back[-2] in _STUDY:
+            if back and back[-1] in _VERBS and len(back) >= 2 and back[-2] in studies:
                 return True  # "The chest X-ray appears to be normal", "The ECG is within normal limits"
             ahead = words[k + 1:k + 4]
-            study = next((j for j, w in enumerate(ahead) if w in _STUDY), None)
+            study = next((j for j, w in enumerate(ahead) if w in studies), None)
             if (k == 0 or words[k - 1] in _ARTICLES) and study is not None \
                     and not _PREPOSITIONS.intersection(ahead[:study]):
                 return True  # "a normal OCT scan of the macula", "an unremarkable chest radiograph"

@@ -51,7 +51,8 @@ from typing import NamedTuple, Sequence
 import re2
 
 from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, declines_to_choose,
-                                                   ends_in_analysis, in_question, labels_only, listed_together)
+                                                   ends_in_analysis, in_question, labels_only, listed_together,
+                                                   stops_in_option_analysis)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
@@ -337,7 +338,9 @@ def _explicitmatches(s: str):
         for m in matches(pattern, s, ok):
             yield pattern, m, letter
 _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|correction|reconsider(?:ing)?|"
-                        r"i was wrong|let me re-?(?:check|evaluate|consider))")
+                        r"i was wrong|let me re-?(?:check|evaluate|consider)|"
+                        # letters-v9: "However, upon re-examining the image ..., the correct answer is D."
+                        r"(?:up)?on re-?examin(?:ing|ation)|re-?evaluating|on closer (?:inspection|look)|looking again)")
 
 
 _IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether)")
@@ -565,7 +568,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         elif (sign := sign_option(s, options)) is not None:
             found = letters[sign]  # letters-v9: "a meniscus sign at the right base" answers "Pleural effusion"
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
-            not rejected and ends_in_analysis(s, spans, letters))))):
+            not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
     if found is not None and retracted_at_end(s):
         found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn

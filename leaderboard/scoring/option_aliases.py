@@ -123,6 +123,7 @@ _PLACES = {"cerebral", "brain", "intracranial", "pulmonary", "lung", "renal", "k
            "spleen", "pancreatic", "cardiac", "myocardial", "colonic", "gastric", "esophageal", "orbital", "spinal",
            "cutaneous", "skin", "breast", "thyroid", "adrenal", "ovarian", "testicular", "prostatic", "bladder", "bone",
            "muscle", "retinal", "corneal", "intestinal", "bowel"}
+_POLARITY = frozenset(("normal", "no", "non", "not", "without", "absent", "negative", "abnormal"))
 _ROMAN = {"ii", "iii", "iv", "vi", "vii"}  # letters-v7: "Mobitz II" tells "Mobitz II ..." from "Mobitz I ..."
 
 
@@ -131,9 +132,12 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
     other_texts = [" " + " ".join(ws) + " " for ws in others]
     out = set()
     n = len(words)
+    polarity = _POLARITY.intersection(words)  # letters-v9: "cardiac silhouette" without "Normal" says the opposite
     for i in range(n):
         for j in range(i + 1, min(n, i + _MAX_PART_WORDS) + 1):  # bounded: a long sentence-like option stays cheap
             part = words[i:j]
+            if polarity and polarity.isdisjoint(part):
+                continue
             if j - i == n or part[0] in _LINKING or len(part[0]) == 1 \
                     or (part[-1] in _LINKING and not (part[-1] == "a" and len(part) > 1 and part[-2] not in _LINKING)):
                 continue  # the whole text is tier one; "a dissection", "of Fallot" are no names

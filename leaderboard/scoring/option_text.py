@@ -45,7 +45,7 @@ _LIST_CUES = frozenset(("differential", "differentials", "includes", "include", 
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
-               "characteristic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
+               "characteristic", "classic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
                "points")
 # letters-v5: a mention after one of these in its clause is not asserted ("I cannot determine whether this is a
 # pneumothorax", "It is not possible to diagnose pleural effusion", "If pleural effusion is present, ...")
@@ -557,5 +557,11 @@ def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:
     words = folded.text[lo:hi].split()
     if any(word in _LIST_CUES for word in words):
         return False  # letters-v8: "the differential diagnosis ... includes X, Y and Z" lists; it concludes nothing
+    if lo > 0 and ":" in folded.source[max(0, folded.origin[lo - 1]):folded.origin[lo] + 1]:
+        label = lo - 1  # letters-v9: "Diagnosis: <X>": the label before the colon concludes its clause
+        while label > 0 and folded.clause[label - 1] == folded.clause[lo - 1]:
+            label -= 1
+        if {"diagnosis", "answer", "impression", "conclusion"} & set(folded.text[label:lo].split()[-3:]):
+            return True
     joined = "".join(words)  # folded CJK text is one character per word
     return any(word in _CONCLUDING for word in words) or any(cue in joined for cue in _CJK_CONCLUDING)

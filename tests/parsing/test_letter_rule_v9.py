@@ -146,3 +146,40 @@ def test_a_letter_against_a_later_concluded_option_commits_to_neither(text, opti
 ])
 def test_letters_v9_additions_after_sets_8_to_10(text, options, expected):
     assert _parse(text, options) == expected
+
+
+ADRENAL = ["Autoimmune adrenalitis (Addison disease)", "Adrenal adenoma", "Adrenocortical carcinoma",
+           "Waterhouse-Friderichsen syndrome"]
+COLON = ["Diverticulitis", "Colorectal adenocarcinoma", "Ischemic colitis", "Crohn disease stricture"]
+HEART = ["Dilated cardiomyopathy", "Pericardial effusion", "Mitral stenosis", "Normal cardiac silhouette"]
+HIV_BRAIN = ["Toxoplasmosis", "Progressive multifocal leukoencephalopathy",
+             "Cryptococcal infection (gelatinous pseudocysts)", "HIV encephalopathy", "Primary CNS lymphoma"]
+BCC = ["Squamous cell carcinoma in situ", "Nodular basal cell carcinoma", "Keratoacanthoma", "Amelanotic melanoma"]
+MASS = ["Addison disease", "Cushing syndrome", "Pheochromocytoma", "Adrenal myelolipoma", "Adrenal metastasis"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # a re-examination revises the first statement
+    ("The answer is A. Autoimmune adrenalitis.\n\nHowever, upon re-examining the image, the glands are enlarged and "
+     "hyperdense. Therefore, the correct answer is D.", ADRENAL, "D"),
+    ("The answer is A.\n\nThe correct answer is D.", ADRENAL, None),  # two statements, nothing resolves them
+    # "classic for", and a "Diagnosis:" label, conclude their clause
+    ('This "apple-core" appearance is classic for colorectal adenocarcinoma.\n\nIschemic colitis shows thumbprinting.',
+     COLON, "B"),
+    ("Diagnosis: Cryptococcal infection (gelatinous pseudocysts)\n\nToxoplasmosis would show ring enhancement, and PML "
+     "produces asymmetric white matter lesions.", HIV_BRAIN, "C"),
+    # a part of a normal option without its "normal" names nothing; the option's own noun called normal does
+    ("The chest X-ray shows an enlarged heart. The cardiac silhouette appears increased in size.", HEART, None),
+    ("The cardiac silhouette appears normal.", HEART, "D"),
+    ("The optic disc appears normal.", ["Papilledema", "Optic neuritis", "Glaucoma", "Normal optic disc"], "D"),
+    # a disclaimer that only describes is no answer, even with a classic sign in it
+    ("I'm not able to provide a definitive diagnosis from an image, but I can describe what I see. The image shows a "
+     "pearly nodule with rolled borders. A biopsy would determine the exact diagnosis.", BCC, None),
+    ("A pearly nodule with rolled borders.", BCC, "B"),
+    # cut off while evaluating the options one by one, on an option's own line
+    ("Step 4: Evaluate the options.\n\n* Addison disease: This refers to primary adrenal insufficiency. A unilateral "
+     "fat-containing", MASS, None),
+    ("Step 4: Evaluate the options.\n\n* Adrenal myelolipoma: macroscopic fat is diagnostic.", MASS, "D"),
+])
+def test_letters_v9_additions_after_set_12(text, options, expected):
+    assert _parse(text, options) == expected
