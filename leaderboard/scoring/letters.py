@@ -82,7 +82,8 @@ RULE_SUMMARY = ("letters-v9: explicit answer statement (final ones decide) > lon
                 "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; v8: a ranked "
                 "differential answers with its first item, a passing mention in a response cut off mid-sentence does not; v9: "
                 "with no letter or option text, a normal study answers the normal option, a classic sign (meniscus sign) its "
-                "condition, lay names (kidney stone) their option; think blocks "
+                "condition, lay names (kidney stone) their option; a letter against a later concluded option text, a "
+                "declined choice and a temperature's unit (29 °C) never count; think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")
 
