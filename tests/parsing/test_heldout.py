@@ -74,7 +74,7 @@ def test_the_second_blind_letters_set_agrees_as_measured():
     keeps the last figure; its gains here are not unseen figures."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_2]
-    assert len(BLIND_2) == 200 and sum(agree) >= 196, sum(agree)
+    assert len(BLIND_2) == 200 and sum(agree) >= 197, sum(agree)  # 197 under letters-v9
     unparseable = [a for a, c in zip(agree, BLIND_2) if c["expected"] is None]
     assert len(unparseable) == 50 and sum(unparseable) >= 47
 
@@ -102,7 +102,7 @@ def test_the_fourth_blind_letters_set_agrees_as_measured():
     the last figure; its gains here are not unseen figures."""
     agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
              for c in BLIND_4]
-    assert len(BLIND_4) == 200 and sum(agree) >= 195, sum(agree)
+    assert len(BLIND_4) == 200 and sum(agree) >= 197, sum(agree)  # 197 under letters-v9
     unparseable = [a for a, c in zip(agree, BLIND_4) if c["expected"] is None]
     assert len(unparseable) == 53 and sum(unparseable) >= 52
 
@@ -155,3 +155,17 @@ def test_the_eighth_to_tenth_blind_letters_sets_agree_as_measured():
         assert len(rows) == 200 and sum(agree) >= 200, sum(agree)
         unparseable = [a for a, c in zip(agree, rows) if c["expected"] is None]
         assert len(unparseable) == nulls and sum(unparseable) >= nulls
+
+
+BLIND_12 = [json.loads(line) for line in (HERE / "blind_letters12.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_twelfth_blind_letters_set_agrees_as_measured():
+    """200 responses from a twelfth independent writer, a real run's mix (README). Measured once, unseen, under
+    letters-v8 (359cd9b: 195) and letters-v9 as it stood after sets 8-10 (6817d5d: 194: a disclaimer that only
+    describes, read through a classic sign). Then seen: v9's changes for its misses read 200."""
+    agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
+             for c in BLIND_12]
+    assert len(BLIND_12) == 200 and sum(agree) >= 200, sum(agree)
+    unparseable = [a for a, c in zip(agree, BLIND_12) if c["expected"] is None]
+    assert len(unparseable) == 31 and sum(unparseable) >= 31
