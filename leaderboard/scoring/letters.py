@@ -466,6 +466,21 @@ def _leading(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = (
     return letter
 
 
+_TRAILING = re2.compile(r"^[(\[]?([A-Z])[.)\]]?$")
+
+
+def _trailing(s: str, candidates: set[str]) -> str | None:
+    """letters-v9: the letter alone on the response's last line after reasoning above it ("... key features of a
+    retrosternal goiter.\n\n**D**"); not when the line above is a lone letter too (a column of letters)."""
+    lines = [line.strip() for line in s.rstrip().split("\n")[-3:] if line.strip()]
+    if len(lines) < 2:
+        return None
+    m = _TRAILING.match(lines[-1])
+    if m is None or m.group(1) not in candidates or _TRAILING.match(lines[-2]):
+        return None
+    return m.group(1)
+
+
 def _line_letter(line: str) -> str | None:
     """The letter a line opens with ("B.", "(B) ...", "Option B:"), _CONFLICT for "B or C", else None."""
     m = _LEADING.match(line[:40])
@@ -546,6 +561,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
+    if found is None and (found := _trailing(s, candidates)) is not None:
+        end = len(s)  # letters-v9: reasoning, then the letter alone on the last line ("...\n\n**D**")
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
         found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(
             s[start:], candidates, _shifted(spans, start))[2]],

@@ -169,3 +169,18 @@ def test_the_twelfth_blind_letters_set_agrees_as_measured():
     assert len(BLIND_12) == 200 and sum(agree) >= 200, sum(agree)
     unparseable = [a for a, c in zip(agree, BLIND_12) if c["expected"] is None]
     assert len(unparseable) == 31 and sum(unparseable) >= 31
+
+
+BLIND_11 = [json.loads(line) for line in (HERE / "blind_letters11.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_eleventh_blind_letters_set_agrees_as_measured():
+    """200 responses from an eleventh independent writer, a real run's mix, nearly all five-option items (README).
+    Measured once, unseen, under letters-v8 (359cd9b: 191), letters-v9 as first committed (4648ab3: 193) and v9 after
+    sets 8-10 and 12 had been read (b7efb68: 194; three of its six misses were reasoning followed by the answer alone
+    on the last line). Then seen: 199 (line 58, a repetition loop cut off mid-sentence, stays unparseable)."""
+    agree = [parse_letter(c["text"], c["letters"], [c["options"][k] for k in c["letters"]]) == c["expected"]
+             for c in BLIND_11]
+    assert len(BLIND_11) == 200 and sum(agree) >= 199, sum(agree)
+    unparseable = [a for a, c in zip(agree, BLIND_11) if c["expected"] is None]
+    assert len(unparseable) == 24 and sum(unparseable) >= 24

@@ -183,3 +183,25 @@ MASS = ["Addison disease", "Cushing syndrome", "Pheochromocytoma", "Adrenal myel
 ])
 def test_letters_v9_additions_after_set_12(text, options, expected):
     assert _parse(text, options) == expected
+
+
+MEDIASTINUM = ["Thymoma", "Mature teratoma", "Lymphoma", "Retrosternal thyroid goiter", "Neurogenic tumor"]
+SMEAR = ["Sickle cell disease", "Hereditary spherocytosis", "Hereditary elliptocytosis", "Alpha-thalassemia trait",
+         "Iron deficiency anemia"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # reasoning that labels options by letter, then the answer alone on the last line
+    ("Neurogenic tumors (E), which are posterior, are unlikely. Thymoma would be separate from the thyroid. "
+     "Continuity with the thyroid is the key feature of a retrosternal goiter.\n\n**D**", MEDIASTINUM, "D"),
+    ("Thymoma (A) and lymphoma (C) remain possible.\n\nC", MEDIASTINUM, "C"),
+    ("Options:\nA\nB", MEDIASTINUM, None),  # a column of letters is no answer
+    ("Thymoma (A) or lymphoma (C)?\n\nD", MEDIASTINUM, "D"),
+    # a smear: sickled cells answer sickle cell disease; target cells alone tell no single condition
+    ("Peripheral smear with elongated, crescent-shaped red blood cells with pointed ends and target cells.", SMEAR, "A"),
+    ("Peripheral smear with numerous target cells.", SMEAR, None),
+    ("Sheets of tumor cells with clear cytoplasm and prominent nucleoli separated by fibrous septa.",
+     ["Seminoma", "Embryonal carcinoma", "Yolk sac tumor", "Choriocarcinoma", "Mature teratoma"], "A"),
+])
+def test_letters_v9_additions_after_set_11(text, options, expected):
+    assert _parse(text, options) == expected
