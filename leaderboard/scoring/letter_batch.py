@@ -52,7 +52,7 @@ PAIR = (r"(?:(?:^|" + _NOT_WORD + r")(?:[A-Za-z0-9]|(?i:ii|iii|iv)|[АБВГДΑ
 RISKY = r"(?i)</?think|~~|[\x00-\x02]|[\"“”](?:diagnosis|answer_text|option_text|option_name|label)[\"“”]"  # v8: JSON fields
 CORRECTION = (r"(?i)actually|scratch|i" + _NOT_WORD + r"+mean|second" + _NOT_WORD + r"+thought|reflection|wait|"
               r"correction|let" + _NOT_WORD + r"+me" + _NOT_WORD + r"+correct|make" + _NOT_WORD + r"+that|change" +
-              _NOT_WORD + r"+(?:that|my)|sorry|更正|纠正|改为|改选|应为|应该为|(?:\.\.\.|…)" + _NOT_WORD + r"*no")  # v8
+              _NOT_WORD + r"+(?:that|my)|sorry|更正|纠正|改为|改选|应为|应该为|不对|错了|重新|(?:\.\.\.|…)" + _NOT_WORD + r"*no")  # v8, v10
 ORDINAL = (r"(?i)(?:first|second|third|fourth|fifth|last|final)" + _NOT_WORD + r"+(?:option|one)|(?:option|choice)"
            + _NOT_WORD + r"+(?:one|two|three|four|five)")
 NUMBER = r"(?i)answer|choose|pick|select|第|^" + _NOT_WORD + r"*[0-9]" + _NOT_WORD + r"*$"
@@ -93,7 +93,7 @@ def option_facts(option: str | None) -> tuple[bool, bool, frozenset]:
     its words, the words of its other names and short forms; `word_keys` adds the plural endings)."""
     words = fold(option or "").text.split()
     names = [name.split() for name in synonyms(" ".join(words))] if words else []
-    letter_word = any(len(w) == 1 and w.isalpha() for ws in [words] + names for w in ws)
+    letter_word = any(len(w) == 1 and w.isascii() and w.isalpha() for ws in [words] + names for w in ws)  # not "肺"
     number_word = any(w in _NUMBER_WORDS for w in _alnum_runs((option or "").lower()))
     openers = set(words).union(*names)
     openers.update(short for long, short in _SHORT_WORDS.items() if long in openers)

@@ -49,7 +49,10 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("coffee bean sign", "bent inner tube"), ("sigmoid volvulus",)),
     (("apple core",), ("colorectal carcinoma", "colon cancer", "colon carcinoma", "colorectal cancer",
                        "adenocarcinoma of the colon")),
-    (("target sign", "doughnut sign", "donut sign", "pseudokidney sign", "coiled spring"), ("intussusception",)),
+    (("target sign", "doughnut sign", "donut sign", "pseudokidney sign", "coiled spring",
+      # letters-v10: the mechanism itself, described
+      "telescoping of", "telescoping bowel", "bowel telescoping", "concentric alternating hypoechoic and echogenic rings"),
+     ("intussusception",)),
     (("string sign", "cobblestoning", "cobblestone appearance", "skip lesions", "creeping fat"), ("crohn", "pyloric stenosis")),
     (("lead pipe colon", "lead pipe", "loss of haustra", "loss of haustral markings"), ("ulcerative colitis",)),
     (("thumbprinting", "thumb printing"), ("ischemic colitis",)),

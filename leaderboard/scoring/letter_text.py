@@ -52,7 +52,12 @@ def cut_off_thinking(text: str) -> bool:
 # words a finished sentence never ends with: a response ending with one was cut off (a token limit)
 _DANGLING = frozenset(("and", "or", "but", "with", "of", "the", "a", "an", "between", "whether", "to", "in", "on",
                        "for", "by", "from", "than", "which", "that", "is", "are", "be", "could", "would", "should",
-                       "whereas", "while", "because", "versus", "vs"))
+                       "whereas", "while", "because", "versus", "vs",
+                       # letters-v10: verbs and words that still need their object ("which would favor", "lean towards")
+                       "favor", "favour", "favors", "favours", "favoring", "favouring", "suggest", "suggesting",
+                       "indicate", "indicating", "toward", "towards", "including", "such", "as", "into", "at",
+                       "representing", "considering", "supporting", "most", "more", "either", "neither", "its",
+                       "their", "therefore", "thus", "hence"))
 _CUT_PUNCTUATION = frozenset("，、,；;")  # a sentence never ends on these (a colon may: "Answer:" is read elsewhere)
 _CJK_DANGLING = frozenset("是为的和与或及在")
 

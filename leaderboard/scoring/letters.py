@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v9 (docs/parsing.md is the full text), in order of
+or None (unparseable: scored wrong, counted). Rule letters-v10 (docs/parsing.md is the full text), in order of
 precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
@@ -35,6 +35,9 @@ answers nothing. letters-v8: a ranked differential answers with its first item (
 off mid-sentence ("Between AML (A) and") answers only by a statement (letter_text.cut_off_mid_sentence).
 letters-v9: with no letter stated and no option named, a normal study answers the normal option (letter_normal.py) and
 a classic sign the option of its condition (letter_signs.py); lay names are other names (option_synonyms.py).
+letters-v10: a lean with a concession ("most likely B, though C cannot be excluded", "could be C, but D seems more
+likely", "更倾向于D，但B也不能完全排除") takes the lean (letter_leans.py); Chinese names answer English options
+(option_chinese.py); "不对 ... 应为D" corrects; 'A "quoted term"' is the article.
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -65,40 +68,13 @@ from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batc
 from .letter_pairs import concluded_elsewhere, settle_pair
 from .letter_windows import matches
 from .letter_normal import normal_option
+from .letter_leans import leaned_letter
 from .letter_ranked import ranked_first
 from .letter_signs import sign_option
+from .letter_rule import RULE_SUMMARY, RULE_VERSION, rule_of  # noqa: F401 (callers import them from here)
 from .option_text import named_option
 
 LETTERS = "ABCDE"
-RULE_VERSION = "letters-v9"
-RULE_SUMMARY = ("letters-v9: explicit answer statement (final ones decide) > lone leading letter > single standalone "
-                "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
-                "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
-                "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
-                "AVNRT, PE with its telling words) or another name of the same condition; a later letter committed after a "
-                "correction (actually, I mean) replaces the first; a checklist marking one option yes answers; option "
-                "numbers are letters (Option 3, Answer: 1, the last option, 第4个, Answer: ii); a letter paired with "
-                "another option's text (B: <A's text>), hedges (A? Or B?), a retraction (Wait, no.), reasoning cut off "
-                "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; v8: a ranked "
-                "differential answers with its first item, a passing mention in a response cut off mid-sentence does not; v9: "
-                "with no letter or option text, a normal study answers the normal option, a classic sign (meniscus sign) its "
-                "condition, lay names (kidney stone) their option; a letter against a later concluded option text, a "
-                "declined choice and a temperature's unit (29 °C) never count; think blocks "
-                "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
-                "options, or none = unparseable")
-
-
-def rule_of(protocol: dict) -> str | None:
-    """The letter rule a result was scored under: its `letter_rule_version`, else the id its `letter_rule`
-    summary opens with (results scored before letters-v3 carry only the summary, "letters-v2: ..."); None
-    for a benchmark without letters. A result under an older rule keeps it: it is never relabelled."""
-    version = protocol.get("letter_rule_version")
-    if isinstance(version, str) and version:
-        return version
-    summary = protocol.get("letter_rule")
-    if isinstance(summary, str) and summary.startswith("letters-"):
-        return summary.split(":", 1)[0]
-    return None
 
 
 # Digits decide only as option numbers ("Option 3" is C: option_numbers.py), and only where no letter, digit or
@@ -194,6 +170,8 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
     gloss = _GLOSSED_ARTICLE.match(s[i + 2:i + 50]) if ch == "A" and after2 == "(" and nxt == " " else None
     if gloss and not _A_VERBS.match(s[i + 2 + gloss.end() - 2:i + 2 + gloss.end() + 10]):
         return False  # "A (45-year-old) man": the article before a parenthesis (not "A (...) is most likely")
+    if ch == "A" and nxt == " " and after2 in "\"“‘'" and s[i + 3:i + 4].islower() and context != "explicit":
+        return False  # letters-v10: 'A "double-line sign" on T2 ...': the article before a quoted term
     if ch in "AI" and nxt == " " and (after2.islower() or after2.isdigit() or
                                       (after2.isupper() and _is_word_char(s[i + 3:i + 4]))):
         if ch == "I":
@@ -530,7 +508,7 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
     found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
     positions = [(i, ch) for i, ch in positions if ch not in rejected]
     if len(found) > 1:  # letters-v5: a concluding last sentence settles the discussion ("..., option B.")
-        return concluding_letter(s, positions) or _CONFLICT, rejected, positions
+        return concluding_letter(s, positions) or leaned_letter(s, positions) or _CONFLICT, rejected, positions
     if found and not found & stated:
         return _CONFLICT, rejected, positions  # "Maybe A?", "If it's B, ...": asked, never stated (letters-v5)
     return (found.pop() if found else None), rejected, positions

@@ -71,6 +71,10 @@ _TABLE = {
     "nonsteroidal anti inflammatory drug": ("nsaid",), "non steroidal anti inflammatory drug": ("nsaid",),
     "continuous positive airway pressure": ("cpap",), "percutaneous coronary intervention": ("pci",),
     "coronary artery bypass grafting": ("cabg",), "endoscopic retrograde cholangiopancreatography": ("ercp",),
+    # letters-v10: cardiomyopathies by the initials of their parts ("cardio-myopathy")
+    "hypertrophic obstructive cardiomyopathy": ("hocm",), "hypertrophic cardiomyopathy": ("hcm",),
+    "dilated cardiomyopathy": ("dcm",), "restrictive cardiomyopathy": ("rcm",),
+    "arrhythmogenic right ventricular cardiomyopathy": ("arvc",),
 }
 _SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep", "metastasis": "mets",
                "metastases": "mets"}

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 
+from .option_chinese import CHINESE
+
 # names of one condition, each usable for the others
 GROUPS: tuple[tuple[str, ...], ...] = (
     ("herpes zoster", "shingles", "zoster"),
@@ -54,7 +56,18 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("erythema migrans", "bulls eye rash", "bullseye rash"),
     ("seborrheic keratosis", "senile wart", "basal cell papilloma"),
     ("molluscum contagiosum", "water warts"),
-    ("pneumoperitoneum", "free intraperitoneal air", "free peritoneal air"),
+    ("pneumoperitoneum", "free intraperitoneal air", "free peritoneal air",
+     # letters-v10: the free gas described where it lies
+     "free intraperitoneal gas", "free peritoneal gas", "gas within the peritoneal cavity", "gas in the peritoneal cavity",
+     "air within the peritoneal cavity", "air in the peritoneal cavity", "free air under the diaphragm",
+     "free gas under the diaphragm", "free subdiaphragmatic air", "free subdiaphragmatic gas"),
+    ("cystic hygroma", "nuchal cystic hygroma", "lymphatic malformation of the neck", "cervical lymphatic malformation",
+     "nuchal lymphatic malformation", "lymphangioma of the neck", "cervical lymphangioma"),
+    ("tuberculous spondylitis", "pott disease", "potts disease", "spinal tuberculosis", "tuberculosis of the spine",
+     "tb spondylitis", "tuberculous spondylodiscitis"),
+    ("hypertrophic obstructive cardiomyopathy", "obstructive hypertrophic cardiomyopathy",
+     "hypertrophic cardiomyopathy with obstruction", "hypertrophic cardiomyopathy with outflow obstruction",
+     "hypertrophic cardiomyopathy with lvot obstruction"),
     ("gout", "gouty arthritis"),
     ("deep vein thrombosis", "deep venous thrombosis"),
     ("nutritional rickets", "vitamin d deficiency rickets", "vitamin d deficient rickets"),
@@ -237,7 +250,28 @@ def _table() -> dict[str, tuple[str, ...]]:
             table.setdefault(name, set()).update(n for n in group if n != name)
     for name, looser in BROADER.items():
         table.setdefault(name, set()).update(looser)
+    for name, chinese in CHINESE.items():  # letters-v10: "胎盘早剥" is "placental abruption"
+        group = (name, *(fold_cjk(c) for c in chinese))
+        for one in group:
+            table.setdefault(one, set()).update(n for n in group if n != one)
     return {name: tuple(sorted(others)) for name, others in table.items()}
+
+
+def fold_cjk(name: str) -> str:
+    """A Chinese name folded as option_text folds a response: each CJK character a word, runs of other letters and
+    digits one lower-case word ("弥漫大B细胞淋巴瘤" -> "弥 漫 大 b 细 胞 淋 巴 瘤")."""
+    words, run = [], ""
+    for ch in name:
+        if ch.isalnum() and "\u2e80" <= ch <= "\u9fff":
+            words += [run] if run else []
+            words.append(ch)
+            run = ""
+        elif ch.isalnum():
+            run += ch.casefold()
+        elif run:
+            words.append(run)
+            run = ""
+    return " ".join(words + ([run] if run else []))
 
 
 # letters-v9: words an option may open with before the condition's name ("Left ureteric calculus with hydronephrosis")

@@ -46,7 +46,7 @@ _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
                "characteristic", "classic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
-               "points")
+               "points", "represents")
 # letters-v5: a mention after one of these in its clause is not asserted ("I cannot determine whether this is a
 # pneumothorax", "It is not possible to diagnose pleural effusion", "If pleural effusion is present, ...")
 _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossible", "unsure", "uncertain",
@@ -183,6 +183,9 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
     before = text[lo:start]
     if any(_words_before(before, len(before), len(p)) == p for p in _NEGATION_BEFORE):
         return True
+    near = _words_before(before, len(before), 6)
+    if near[-1:] in (("or",), ("nor",)) and {"no", "without", "neither"} & set(near[:-1]):
+        return True  # letters-v10: "no tubular differentiation or Leydig cells": the denial covers the list
     limit = min(next_start, end + 120, len(text))
     clause = folded.clause[start]
     cut = end
@@ -447,6 +450,8 @@ def _unasserted(folded: Folded, start: int) -> bool:
         return True  # letters-v7: "不能排除肺癌" (lung cancer cannot be excluded), "排除X", "是否X"
     if any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:])):
         return True
+    if _consequent(folded.source, i, words):
+        return True
     # letters-v7: "could be X or could be Y": a possibility offered beside another, in one clause
     hi = start
     while hi < len(folded.text) and hi - start < 160 and folded.clause[hi] == clause:
@@ -454,6 +459,20 @@ def _unasserted(folded: Folded, start: int) -> bool:
     if any(pair in _POSSIBLE for pair in zip(words, words[1:])) and "or" in folded.text[lo:hi].split():
         return True
     return _possibilities_listed(folded.source, i)
+
+
+_IF_WORDS = frozenset(("if", "unless", "assuming", "supposing"))
+
+
+def _consequent(source: str, i: int, clause_words: list[str]) -> bool:
+    """letters-v10: is the mention at source[i] what would follow from a condition stated earlier in its sentence
+    ("However, if the invasion is only abutment, it would be T3N2M0")? Not "If I had to choose, it would be X"."""
+    if not {"would", "then"} & set(clause_words):
+        return False
+    head = source[max(0, i - 300):i]
+    head = head[max(head.rfind(ch) for ch in ".!?\n;") + 1:].lower().replace(",", " ")
+    words = head.split()
+    return bool(_IF_WORDS & set(words)) and not ({"had", "have", "must", "forced"} & set(words))
 
 
 def _possibilities_listed(source: str, i: int) -> bool:
@@ -532,7 +551,8 @@ def _decide(folded: Folded, live: list[Mention]) -> int | None:
     if len(chosen) > 1:
         last_clause = folded.clause[live[-1].start]
         in_clause = [m for m in live if folded.clause[m.start] == last_clause]
-        if len({m.index for m in in_clause}) == 1 and _concludes(folded, last_clause, in_clause[0].start):
+        if len({m.index for m in in_clause}) == 1 and (_concludes(folded, last_clause, in_clause[0].start)
+                                                       or _states(folded, last_clause, in_clause[0].start)):
             return in_clause[0].index
         # letters-v5: else the one option whose own clause concludes, when no other's does ("X is most likely,
         # although a small Y is also present")
@@ -544,6 +564,16 @@ def _decide(folded: Folded, live: list[Mention]) -> int | None:
         if len(concluded) == 1:
             return concluded.pop()
     return None
+
+
+def _states(folded: Folded, clause: int, mention_start: int) -> bool:
+    """letters-v10: does the last clause naming an option open "This is ..." and end the response ("... no
+    Schiller-Duval bodies (against yolk sac tumor).\n\nThis is an adult granulosa cell tumor.")?"""
+    lo = mention_start
+    while lo > 0 and folded.clause[lo - 1] == clause:
+        lo -= 1
+    return folded.text[lo:mention_start].split()[:2] in (["this", "is"], ["this", "represents"]) \
+        and folded.clause[-1] - clause <= 1
 
 
 def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:

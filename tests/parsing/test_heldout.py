@@ -69,6 +69,9 @@ BLIND_SETS = [
     ("blind_letters11.jsonl", 200, 199, 24, 24, "unseen: v8 191, v9 at 4648ab3 193, at b7efb68 194; seen: 199 "
      "(line 58, a repetition loop cut off mid-sentence, stays unparseable)"),
     ("blind_letters12.jsonl", 200, 200, 31, 31, "unseen: v8 195, v9 at 6817d5d 194; seen: 200"),
+    ("blind_letters13.jsonl", 200, 200, 35, 35, "unseen: v8 183, v9 at 62a9eaa 184; seen: v10 200"),
+    ("blind_letters14.jsonl", 100, 99, 16, 16, "unseen: v8 94, v9 at 62a9eaa 95; seen: v10 99 (line 22: an acute "
+     "subdural hematoma read from 'hyperdense' and 'bridging veins', two subdural options: domain inference)"),
 ]
 
 

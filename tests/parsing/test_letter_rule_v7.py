@@ -147,7 +147,7 @@ def test_negation_reaches_the_letter(text, expected):
     ("Most likely B. Differential: C, D.", "B"),
     ("I first considered A, but the meniscus makes it B.", "B"),
     ("Probably not B.", None),
-    ("Most likely B, but C cannot be excluded.", None),  # the statement does not end its sentence
+    ("Most likely B, but C cannot be excluded.", "B"),  # letters-v10: a lean with a concession takes the lean
 ])
 def test_hedges_between_letters(text, expected):
     assert _parse(text, CXR) == expected

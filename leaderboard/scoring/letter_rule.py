@@ -1,0 +1,35 @@
+"""The letter rule's identity: its version id and one-line summary, recorded in every result's protocol, and how
+to read back the rule an older result was scored under (letters.py is the rule itself)."""
+from __future__ import annotations
+
+RULE_VERSION = "letters-v10"
+RULE_SUMMARY = ("letters-v10: explicit answer statement (final ones decide) > lone leading letter > single standalone "
+                "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
+                "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
+                "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
+                "AVNRT, PE with its telling words) or another name of the same condition; a later letter committed after a "
+                "correction (actually, I mean) replaces the first; a checklist marking one option yes answers; option "
+                "numbers are letters (Option 3, Answer: 1, the last option, 第4个, Answer: ii); a letter paired with "
+                "another option's text (B: <A's text>), hedges (A? Or B?), a retraction (Wait, no.), reasoning cut off "
+                "before an answer and letters inside terms (H&E, B cell, Antoni A, Kerley B) never count; v8: a ranked "
+                "differential answers with its first item, a passing mention in a response cut off mid-sentence does not; v9: "
+                "with no letter or option text, a normal study answers the normal option, a classic sign (meniscus sign) its "
+                "condition, lay names (kidney stone) their option; a letter against a later concluded option text, a "
+                "declined choice and a temperature's unit (29 °C) never count; v10: a lean with a concession (most likely B, "
+                "though C cannot be excluded) takes the lean, Chinese names answer English options (胎盘早剥), a "
+                "consequent of an if-clause asserts nothing, a response cut off after 'would favor' answers nothing; think blocks "
+                "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
+                "options, or none = unparseable")
+
+
+def rule_of(protocol: dict) -> str | None:
+    """The letter rule a result was scored under: its `letter_rule_version`, else the id its `letter_rule`
+    summary opens with (results scored before letters-v3 carry only the summary, "letters-v2: ..."); None
+    for a benchmark without letters. A result under an older rule keeps it: it is never relabelled."""
+    version = protocol.get("letter_rule_version")
+    if isinstance(version, str) and version:
+        return version
+    summary = protocol.get("letter_rule")
+    if isinstance(summary, str) and summary.startswith("letters-"):
+        return summary.split(":", 1)[0]
+    return None
