@@ -19,7 +19,9 @@ def _ascii_letter(ch: str) -> bool:
 _LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, and |, or | & )(?i:options? |choices? )?)?")
 _NEGATED_BEFORE = re2.compile(
     r"(?i:not|isn['’]t|aren['’]t|wasn['’]t|neither|nor|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
-    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|better than|over) "
+    r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|better than|over|"
+    # letters-v10: "I'm not going with A", "I wouldn't choose C"
+    r"(?:not|n['’]t|never) (?:going with|go with|choosing|choose|picking|pick|selecting|select)) "
     r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
 _SO_IS = re2.compile(r"(?i:unlikely|excluded|wrong|incorrect|ruled out|less likely),? (?:and )?(?:so|nor|neither) (?:is|are|does) "
                     r"(?i:option |choice )?[(\[]?$")  # "A is unlikely and so is C"

@@ -16,7 +16,7 @@ RULE_SUMMARY = ("letters-v10: explicit answer statement (final ones decide) > lo
                 "with no letter or option text, a normal study answers the normal option, a classic sign (meniscus sign) its "
                 "condition, lay names (kidney stone) their option; a letter against a later concluded option text, a "
                 "declined choice and a temperature's unit (29 °C) never count; v10: a lean with a concession (most likely B, "
-                "though C cannot be excluded) takes the lean, Chinese names answer English options (胎盘早剥), a "
+                "though C cannot be excluded) takes the lean, informal choices (Going with C, C it is) state it, Chinese names answer English options (胎盘早剥), a "
                 "consequent of an if-clause asserts nothing, a response cut off after 'would favor' answers nothing; think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")

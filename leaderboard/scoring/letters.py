@@ -223,6 +223,7 @@ _VERDICT = (r"(?:correct|right|best|better fit|better choice|favou?red|preferred
 _MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
 
 _WORD_BEFORE, _LINE_START, _PY_WORD_BEFORE, _NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked
+_NOT_NEGATED = "negated"  # letters-v10: a word before, and not "not going with A"
 
 
 def _verdict_stands(tail: str) -> bool:
@@ -276,6 +277,10 @@ _EXPLICIT_SPECS = (
      r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?|(?:am )?(?:going|opting) (?:with|for)|"
      r"(?:am )?(?:choosing|selecting|picking))"
      rf"(?: (?:option|choice|answer|letter))?:? {_L_END}", _WORD_BEFORE, None),
+    # letters-v10: "Going with C.", "Let's go with C", "Settling on C", "My pick: C", "C it is."
+    (rf"(?:go(?:ing)? with|settl(?:e|ing) on|choosing|my (?:pick|vote|bet|guess))(?: is)?:? (?:(?:option|choice) )?{_L}[)\]]?",
+     _NOT_NEGATED, lambda tail: _sentence_ends(tail) or _GLOSS_ENDS.match(tail[:80]) is not None),
+    (rf"{_L} it is", _WORD_BEFORE, lambda tail: tail[:1] in ("", ".", "!", "\n")),
     # structured output: \boxed{C}, <answer>C</answer>, {"answer": "C"}
     (rf"(?P<final>\\boxed\{{) ?(?:\\text(?:bf)?\{{|\\mathrm\{{)? ?{_L_END}", None, None),
     (rf"(?P<final><answer>) ?{_L_END}", None, None),
@@ -308,7 +313,9 @@ def _explicitmatches(s: str):
             start, i = m.start(), m.start(letter)
             prev = s[start - 1:start]
             if (before == _WORD_BEFORE and _word(prev)) or (before == _LINE_START and prev not in ("", "\n")) \
-                    or (before == _PY_WORD_BEFORE and _py_word(prev)) or (before == _NOT_BU and prev == "不"):
+                    or (before == _PY_WORD_BEFORE and _py_word(prev)) or (before == _NOT_BU and prev == "不") \
+                    or (before == _NOT_NEGATED and (_word(prev) or s[max(0, start - 7):start].lower().endswith(
+                        ("not ", "n't ", "n’t ", "never ")))):
                 return False
             if _word(s[i - 1:i] if i else "") or _word(s[i + 1:i + 2]):
                 return False  # the letter alone, not part of a word

@@ -101,3 +101,17 @@ def test_a_response_cut_off_before_its_object_answers_nothing():
     assert not cut_off_mid_sentence("The findings favor avascular necrosis of the femoral head")  # ends on a noun
     assert parse_letter('A "double-line sign" on T2 suggests necrosis.', "ABCD") is None  # the article
     assert parse_letter('The answer is A "avascular necrosis".', "ABCD") == "A"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hmm, A or C. Going with C.", "C"),
+    ("A or C. Let's go with C (central retinal vein occlusion).", "C"),
+    ("A or C. Settling on C.", "C"),
+    ("A or C. C it is.", "C"),
+    ("A vs C — my pick: C", "C"),
+    ("I'm not going with A.", None),  # rejected
+    ("I wouldn't choose C; B fits.", "B"),
+    ("A it is not.", None),
+])
+def test_informal_choices(text, expected):
+    assert parse_letter(text, "ABCD") == expected
