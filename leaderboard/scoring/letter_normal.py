@@ -55,13 +55,18 @@ def normal_option(source: str, options: Sequence[str]) -> int | None:
     """The index of the one normal option when the response calls the whole study normal and names no other
     option (the module's docstring), else None."""
     low = source.lower()
-    if "normal" not in low and "unremarkable" not in low and not any(p in source for p in _CJK_NORMAL):
+    if "normal" not in low and "unremarkable" not in low and "no " not in low \
+            and not any(p in source for p in _CJK_NORMAL):
         return None
     normal = [k for k, option in enumerate(options) if _is_normal_option(folded_option(option).split())]
     # the normal option's own nouns are studies too: "The optic disc appears normal." for "Normal optic disc"
     own = frozenset(w for w in folded_option(options[normal[0]]).split() if len(w) > 3) - _NORMAL_WORDS \
         if len(normal) == 1 else None
-    if own is None or not _calls_study_normal(source, read_mentions(source, options)[0].text.split(), _STUDY | own):
+    if own is None:
+        return None
+    option_words = folded_option(options[normal[0]]).split()
+    denied = tuple(option_words[1:]) if option_words[0] == "no" else ()  # "No fracture": "no acute fracture"
+    if not _calls_study_normal(source, read_mentions(source, options)[0].text.split(), _STUDY | own, denied):
         return None
     if asserted_options(_NEGATED_LIST.sub(" ", source), options) - set(normal):
         return None  # another option named and standing: not the normal study alone
@@ -79,7 +84,7 @@ def _is_normal_option(words: list[str]) -> bool:
     return words[0] == "no" and len(words) >= 2 and not _PLANS.intersection(words)
 
 
-def _calls_study_normal(source: str, words: list[str], studies: frozenset = _STUDY) -> bool:
+def _calls_study_normal(source: str, words: list[str], studies: frozenset = _STUDY, denied: tuple = ()) -> bool:
     """Does the response (`words`: its folded words) call the whole study (one of `studies`) normal, unqualified?"""
     if any(p in source for p in _CJK_NORMAL):
         return not any(q in source for q in ("但", "除", "可能", "疑"))
@@ -105,4 +110,10 @@ def _calls_study_normal(source: str, words: list[str], studies: frozenset = _STU
                 rest = rest[1:]
             if rest and (rest[0] in _ABNORMALITY or rest[:2] == ["abnormal", "findings"]):
                 return True  # "no acute cardiopulmonary abnormality", "no significant pathology"
+            if rest[:3] in (["evidence", "of"], ["signs", "of"], ["sign", "of"]) or rest[:2] in (["evidence", "of"], ["signs", "of"]):
+                rest = rest[2:]
+                while rest and rest[0] in _NO_MODIFIERS:
+                    rest = rest[1:]
+            if denied and tuple(rest[:len(denied)]) == denied:
+                return True  # letters-v11: "No acute fracture is seen." for "No fracture"
     return False

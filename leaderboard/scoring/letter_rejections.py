@@ -20,6 +20,7 @@ _LETTER_LIST = (r"(?:\(?[A-E][)\]]?(?:, |/))*(?:\(?[A-E][)\]]?(?: and | or |, an
 _NEGATED_BEFORE = re2.compile(
     r"(?i:not|isn['’]t|aren['’]t|wasn['’]t|neither|nor|unlike|excluding|exclude|excludes|excluded|rule out|rules out|ruled out|ruling out|eliminate|"
     r"eliminates|eliminated|eliminating|against|rather than|instead of|other than|more likely than|better than|over|"
+    r"less likely|less probably|"  # letters-v11: "Most likely D; less likely B."
     # letters-v10: "I'm not going with A", "I wouldn't choose C"
     r"(?:not|n['’]t|never) (?:going with|go with|choosing|choose|picking|pick|selecting|select)) "
     r"(?i:options? |choices? )?" + _LETTER_LIST + r"[(\[]?$")
@@ -34,8 +35,10 @@ REJECTED_AFTER = re2.compile(
     r"(?: also| thus| therefore| clearly| very| much| far| even)?|"
     r" (?:can|could|may|might|should|must) (?:also |safely |therefore )?be) " + _REJECTION +
     r"| \(" + _REJECTION + r"\)| ?[-–—:|] " + _REJECTION + r"| (?i:unlikely|less likely|excluded|ruled out)"
-    r"| (?i:does not|doesn['’]t|do not|don['’]t|did not|didn['’]t) (?i:fit|match|explain|apply)"  # letters-v7
+    r"| (?i:does not|doesn['’]t|do not|don['’]t|did not|didn['’]t) (?i:fit|match|explain|apply|account for)"  # letters-v7
     r"| (?i:isn['’]t|aren['’]t|wasn['’]t) (?i:correct|right|likely|it|the answer)"
+    # letters-v11: "Going with A would ignore the dural tail", "B would fail to explain the rim"
+    r"| (?i:would|will) (?i:also )?(?i:ignore|miss|overlook|neglect|contradict|fail to|not (?:explain|fit|match|account for))"
     r"| ?(?:不正确|不正確|错误|錯誤|不对|不對|可以排除|可排除|被排除|除外|不太可能|可能性小|可能性不大|不符合|不考虑|不考慮))")
 
 

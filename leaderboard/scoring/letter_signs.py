@@ -31,6 +31,11 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("kerley b lines", "kerley lines", "bat wing", "batwing", "butterfly pattern", "cephalization",
       "peribronchial cuffing"), ("pulmonary edema", "heart failure", "cardiac failure")),
     (("air bronchogram", "air bronchograms", "silhouette sign"), ("pneumonia", "consolidation")),
+    # letters-v11: a lobe's collapse is atelectasis (a "collapsed lung" is a pneumothorax: option_synonyms)
+    (("lobar collapse", "lobe collapse", "collapsed lobe", "collapse of the lingula", "lingular collapse",
+      *(f"collapse of the {side} {lobe} lobe" for side in ("right", "left") for lobe in ("upper", "middle", "lower")),
+      *(f"{side} {lobe} lobe collapse" for side in ("right", "left") for lobe in ("upper", "middle", "lower"))),
+     ("atelectasis",)),
     (("hamptons hump", "westermark sign"), ("pulmonary embolism", "pulmonary infarction")),
     (("popcorn calcification",), ("hamartoma", "fibroadenoma")),
     (("continuous diaphragm sign",), ("pneumomediastinum",)),

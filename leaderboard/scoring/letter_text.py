@@ -127,3 +127,19 @@ def cyrillic_answers(text: str) -> str:
         return text
     return _FOREIGN_ANSWER.sub(lambda m: m.group(0)[:m.start(1) - m.start()] + "Answer: "
                                + _FOREIGN_LETTERS[m.group(2)] + m.group(3), text)
+
+
+# letters-v11: lower-case option texts after "B. " that no species epithet spells ("B. yes", "A. nasal side")
+_NOT_SPECIES = frozenset(("yes", "no", "normal", "abnormal", "present", "absent", "none", "good", "fair", "poor",
+                          "excellent", "mild", "moderate", "severe", "nasal", "temporal", "superior", "inferior", "left",
+                          "right", "true", "false", "increased", "decreased", "benign", "malignant", "the", "this", "a",
+                          "an", "it", "both", "neither", "all", "other", "unclear", "not", "bilateral", "central"))
+
+
+def genus_abbreviation(s: str, i: int) -> bool:
+    """Is the capital s[i], followed by ". " and a lower-case word, a genus abbreviation ("E. coli")?"""
+    if s[i + 1:i + 3] != ". " or not s[i + 3:i + 4].islower():
+        return False
+    word = s[i + 3:i + 16]
+    end = next((k for k, ch in enumerate(word) if not ch.isalpha()), len(word))
+    return word[:end] not in _NOT_SPECIES

@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v10 (docs/parsing.md is the full text), in order of
+or None (unparseable: scored wrong, counted). Rule letters-v11 (docs/parsing.md is the full text), in order of
 precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
@@ -37,7 +37,9 @@ letters-v9: with no letter stated and no option named, a normal study answers th
 a classic sign the option of its condition (letter_signs.py); lay names are other names (option_synonyms.py).
 letters-v10: a lean with a concession ("most likely B, though C cannot be excluded", "could be C, but D seems more
 likely", "更倾向于D，但B也不能完全排除") takes the lean (letter_leans.py); Chinese names answer English options
-(option_chinese.py); "不对 ... 应为D" corrects; 'A "quoted term"' is the article.
+(option_chinese.py); "不对 ... 应为D" corrects; 'A "quoted term"' is the article. letters-v11: other writings of an
+option's text ("category 4", "T3 N2 M0", "non-contrast head CT": option_variants.py); a Chinese yes/no or "Present."
+answers a yes/no item (option_yes_no.py).
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -61,7 +63,7 @@ from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bounded, cut_off_mid_sentence,  # noqa: F401
-                                              cut_off_thinking, normalised, read)  # (HEAD, TAIL: callers)
+                                             cut_off_thinking, genus_abbreviation, normalised, read)  # (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
@@ -71,6 +73,8 @@ from .letter_normal import normal_option
 from .letter_leans import leaned_letter
 from .letter_ranked import ranked_first
 from .letter_signs import sign_option
+from .option_yes_no import yes_no_option
+from .option_cjk_gaps import gapped_option
 from .letter_rule import RULE_SUMMARY, RULE_VERSION, rule_of  # noqa: F401 (callers import them from here)
 from .option_text import named_option
 
@@ -161,8 +165,8 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
         return False  # "X-linked", "B-scan", "anti-A"
     if (nxt == "." and after2.isalpha()) or (prev == "." and s[i - 2:i - 1].isalpha()):
         return False  # "e.g.", "i.e.", "U.S."
-    if ch.isupper() and nxt == "." and after2 == " " and s[i + 3:i + 4].islower():
-        return False  # genus abbreviations: "E. coli", "C. albicans"
+    if ch.isupper() and nxt == "." and genus_abbreviation(s, i):
+        return False  # genus abbreviations: "E. coli", "C. albicans" (letters-v11: not "B. yes", "A. nasal side")
     if ch.islower():
         return context != "standalone" and _lower_case_letter_ok(s, i, context)
     if context == "standalone" and "/" in (nxt, prev) and _slashed_pair(s, i):
@@ -244,8 +248,8 @@ _EXPLICIT_SPECS = (
     (rf"{_MODIFIER}?answer(?: choice| option)?(?: to (?:this|the) question| here)?"
     rf"(?:, (?:therefore|then|thus|hence),)?{_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
     # label at the start of a line: "Answer C", "### Final Answer\nC", "Choice: C"
-    (rf"(?P<bare>){_MODIFIER}?(?:answer(?: choice| option)?(?: |\n)|(?:option|choice|selection) ?: ?){_L_END}",
-     _LINE_START, None),
+    (rf"(?P<bare>){_MODIFIER}?(?:answer(?: choice| option)?(?: |\n)|(?:option|choice|selection) ?: ?|ans\.? ?[:=] ?){_L_END}",
+     _LINE_START, None),  # letters-v11: "Ans: e"
     (rf"(?P<final>final)(?: choice| pick| verdict)? ?: ?{_L_END}", _LINE_START, None),  # "Final: B" (letters-v5)
     # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
     (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
@@ -570,6 +574,10 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             found = letters[normal]  # letters-v9: "The chest X-ray appears to be normal." answers "No acute abnormality"
         elif (sign := sign_option(s, options)) is not None:
             found = letters[sign]  # letters-v9: "a meniscus sign at the right base" answers "Pleural effusion"
+        elif (answer := yes_no_option(s, options)) is not None:
+            found = letters[answer]  # letters-v11: "是的，..." answers "yes", "否。" answers "no"
+        elif (gapped := gapped_option(s, options)) is not None:
+            found = letters[gapped]  # letters-v11: "双侧股骨头均可见坏死" names "双侧股骨头坏死"
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
             not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option

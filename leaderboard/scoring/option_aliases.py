@@ -24,7 +24,10 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple, Sequence
 
+import re2
+
 from .option_synonyms import INITIALISMS as SYNONYM_INITIALISMS, synonyms
+from .option_variants import CAPITALS as VARIANT_CAPITALS, variants
 
 _LINKING = {"of", "the", "a", "an", "and", "or", "with", "without", "in", "on", "to", "for", "at", "by", "from"}
 _GENERIC_WORDS = {"left", "right", "upper", "lower", "acute", "chronic", "mild", "moderate", "severe", "normal",
@@ -129,6 +132,7 @@ _PLACES = {"cerebral", "brain", "intracranial", "pulmonary", "lung", "renal", "k
            "muscle", "retinal", "corneal", "intestinal", "bowel"}
 _POLARITY = frozenset(("normal", "no", "non", "not", "without", "absent", "negative", "abnormal"))
 _ROMAN = {"ii", "iii", "iv", "vi", "vii"}  # letters-v7: "Mobitz II" tells "Mobitz II ..." from "Mobitz I ..."
+_LEVEL = re2.compile(r"^[ctls][1-9][0-2]?$")  # a vertebral level: C2, T12, L4, S1 (letters-v11)
 
 
 def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
@@ -146,8 +150,9 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
                     or (part[-1] in _LINKING and not (part[-1] == "a" and len(part) > 1 and part[-2] not in _LINKING)):
                 continue  # the whole text is tier one; "a dissection", "of Fallot" are no names
             if any(w in _PLACE_PREPOSITIONS for w in words[:i]) and all(
-                    w in _GENERIC_WORDS or w in _PLACES or w in _PLACE_WORDS for w in part):
+                    w in _GENERIC_WORDS or w in _PLACES or w in _PLACE_WORDS or _LEVEL.match(w) for w in part):
                 continue  # letters-v8: "upper lobe" of "Hamartoma of the upper lobe" says where, not what
+                # (letters-v11: nor "C2" of "Teardrop fracture of C2": a vertebral level)
             distinctive = [w for w in part if w not in other_words]
             if not distinctive or all(w in _GENERIC_WORDS for w in distinctive):
                 continue
@@ -197,6 +202,8 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
                 mine.update(Alias(" " + a + " ", True, False, True) for a in abbreviations if a != text)
         for name in synonyms(text):  # letters-v6: other names of the same condition (option_synonyms.py)
             mine.add(Alias(" " + name + " ", name in SYNONYM_INITIALISMS, False, True))
+        for name in variants(ws, words):  # letters-v11: "category 4", "T3 N2 M0", "non-contrast head CT"
+            mine.add(Alias(" " + name + " ", name in VARIANT_CAPITALS, False))
         if len(ws) == 2 and len(ws[0]) >= 4 and ws[0].isalpha() and (option or "").strip()[:1].isupper():
             mine.add(Alias(" " + ws[0][0] + " " + " ".join(ws[1:]) + " ", False, True))  # "e coli"
         for long, short in _SHORT_WORDS.items():

@@ -137,6 +137,14 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "macular hole": ("黄斑裂孔",), "epiretinal membrane": ("黄斑前膜", "视网膜前膜"), "papilledema": ("视乳头水肿", "视盘水肿"),
     "hypertensive retinopathy": ("高血压性视网膜病变",), "retinitis pigmentosa": ("视网膜色素变性",),
     "keratoconus": ("圆锥角膜",), "retinoblastoma": ("视网膜母细胞瘤",), "uveitis": ("葡萄膜炎",),
+    # letters-v11: the ICDR grades, image quality and fundus positions fundus benchmarks ask for
+    "mild npdr": ("轻度非增殖期糖尿病视网膜病变", "轻度非增殖性糖尿病视网膜病变"),
+    "moderate npdr": ("中度非增殖期糖尿病视网膜病变", "中度非增殖性糖尿病视网膜病变"),
+    "severe npdr": ("重度非增殖期糖尿病视网膜病变", "重度非增殖性糖尿病视网膜病变"),
+    "proliferative dr": ("增殖期糖尿病视网膜病变", "增殖性糖尿病视网膜病变"),
+    "no apparent retinopathy": ("无明显视网膜病变", "无视网膜病变", "未见视网膜病变", "无糖尿病视网膜病变"),
+    "excellent": ("优秀", "极好", "非常好"), "good": ("良好", "较好"), "fair": ("一般", "尚可"),
+    "poor": ("较差", "不佳", "很差"), "nasal side": ("鼻侧",), "temporal side": ("颞侧",),
     # blood and lymph
     "hodgkin lymphoma": ("霍奇金淋巴瘤",), "non hodgkin lymphoma": ("非霍奇金淋巴瘤",),
     "diffuse large b cell lymphoma": ("弥漫大B细胞淋巴瘤",), "burkitt lymphoma": ("伯基特淋巴瘤", "Burkitt淋巴瘤"),

@@ -169,6 +169,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("urolithiasis", "kidney stone", "kidney stones", "urinary stone", "urinary stones", "urinary tract stone"),
     ("pleural effusion", "fluid around the lung", "fluid around the lungs", "water on the lung"),
     ("pericardial effusion", "fluid around the heart"),
+    ("pulmonary edema", "fluid in the lungs", "fluid in the lung", "fluid within the lungs"),  # letters-v11
+    # letters-v11: the ICDR grades as written out ("Severe non-proliferative diabetic retinopathy" for "severe NPDR")
+    *((f"{grade} npdr", f"{grade} non proliferative diabetic retinopathy", f"{grade} nonproliferative diabetic retinopathy",
+       f"{grade} non proliferative dr", f"{grade} nonproliferative dr") for grade in ("mild", "moderate", "severe")),
+    ("proliferative dr", "proliferative diabetic retinopathy", "pdr"),
+    ("no apparent retinopathy", "no diabetic retinopathy", "no dr", "no apparent diabetic retinopathy",
+     "no retinopathy"),
+    ("nasal side", "nasally"), ("temporal side", "temporally"),
+    # letters-v11 (blind set 16): the cervical fractures by their descriptions
+    ("jefferson fracture", "burst fracture of the c1 ring", "burst fracture of c1", "c1 burst fracture",
+     "burst fracture of the atlas", "atlas burst fracture", "jefferson burst fracture"),
+    ("hangmans fracture", "hangman fracture", "traumatic spondylolisthesis of the axis", "traumatic spondylolisthesis of c2",
+     "bilateral pars fracture of c2", "bilateral pars interarticularis fracture of c2", "bilateral c2 pars fracture"),
     ("hydrocephalus", "water on the brain"),
     ("deep vein thrombosis", "blood clot in the leg", "clot in the leg"),
     ("intracranial hemorrhage", "bleeding in the brain", "brain bleed"),
@@ -218,7 +231,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

@@ -25,6 +25,7 @@ import functools
 from typing import NamedTuple, Sequence
 
 from .option_aliases import aliases, head_nouns, lead_words, shared_initialisms
+from .option_conditions import POSSIBLE, consequent, counterfactual, possibilities_listed, words_after, words_before
 
 _APOSTROPHES = "'’`´"
 _CLAUSE_ENDS = ".,;:!?\n—→。；"  # letters-v7: a dash or an arrow ends a clause too ("CSC vs. DME — ... favors CSC")
@@ -43,6 +44,8 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
 _CJK_CONCLUDING = ("最可能", "最有可能", "诊断是", "诊断为", "診斷是", "診斷為", "综上", "答案", "因此", "故选", "符合")
 _LIST_CUES = frozenset(("differential", "differentials", "includes", "include", "including", "possibilities"))
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
+               # letters-v11: "the correct choice is Grade III", "puts this hip in the Crowe II category", "I'd lean toward"
+               "choice", "correct", "puts", "places", "classify", "classified", "classifies", "lean", "leaning",
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
                "characteristic", "classic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
@@ -56,16 +59,13 @@ _UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("
                       # letters-v8: a purpose clause restating the question ("To determine the type of heart block, ...")
                       ("to", "determine"), ("to", "identify"), ("to", "distinguish"), ("to", "differentiate"),
                       ("to", "classify")}
-_CJK_UNASSERTING = ("不能排除", "不除外", "排除", "除外", "待排", "鉴别", "鑑別", "是否", "不考虑", "不支持")
+_CJK_UNASSERTING = ("不能排除", "不除外", "排除", "除外", "待排", "鉴别", "鑑別", "是否", "不考虑", "不支持",
+                    "未见", "未发现", "没有", "无明显", "并非", "不是")  # letters-v11: denied ("未见明显异常")
 # letters-v8: after a one-word alias these make it an adjective describing a finding ("follicular architecture")
 _DESCRIBED = frozenset(("architecture", "pattern", "patterns", "feature", "features", "appearance", "morphology",
                         "growth", "configuration", "component", "components", "cell", "cells", "change", "changes",
                         "differentiation", "variant", "structure", "structures", "arrangement", "areas", "foci",
                         "formation", "proliferation", "hyperplasia", "spaces", "nuclei", "epithelium"))
-_POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("possibly", "a"), ("perhaps", "a"),
-             # letters-v8: "could fit either a central or a branch retinal vein occlusion"
-             ("could", "fit"), ("might", "fit"), ("may", "fit"), ("could", "represent"), ("might", "represent"),
-             ("may", "represent")}
 # words a rejection may reach across ("T cell lymphoblastic lymphoma is excluded"): at most _GAP, none of these
 _GAP = 3
 _GAP_STOPS = {"because", "since", "as", "given", "which", "that", "and", "but", "while", "whereas", "so", "the",
@@ -134,7 +134,7 @@ def _american(chars: list[str], origin: list[int], clause: list[int]) -> tuple[s
         end = k
         while end < n and chars[end] != " ":
             end += 1
-        if end - k >= 6:
+        if end - k >= 6 and chars[k:k + 4] != ["d", "o", "e", "s"]:  # letters-v11: "doesnt" stays itself
             for j in range(k, end - 2):  # not a final "ae": Latin plurals and genitives ("bullae", "pneumoniae")
                 if chars[j] in "ao" and chars[j + 1] == "e":
                     keep[j] = False
@@ -164,14 +164,6 @@ _VERDICT_MARKS = ("?", "-", "–", "—", ":")
 _LATIN_PLURALS = (("is", "es"), ("us", "i"), ("um", "a"), ("a", "ae"))
 
 
-def _words_before(text: str, start: int, count: int) -> tuple[str, ...]:
-    return tuple(text[max(0, start - 60):start].split()[-count:])  # count >= 1
-
-
-def _words_after(text: str, end: int, count: int) -> tuple[str, ...]:
-    return tuple(text[end:end + 60].split()[:count])
-
-
 def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
     """Is the mention text[start:end] rejected ("not X", "rather than X", "X is excluded", and, in the same
     clause before the next mention, "X with surrounding edema is unlikely": up to _GAP words between, none
@@ -181,11 +173,15 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
     while lo > 0 and start - lo < 60 and folded.clause[lo - 1] == folded.clause[start]:
         lo -= 1  # letters-v5: within the mention's clause ("Pneumothorax? No. Pleural effusion? Yes.")
     before = text[lo:start]
-    if any(_words_before(before, len(before), len(p)) == p for p in _NEGATION_BEFORE):
+    if any(words_before(before, len(before), len(p)) == p for p in _NEGATION_BEFORE):
         return True
-    near = _words_before(before, len(before), 6)
+    near = words_before(before, len(before), 6)
     if near[-1:] in (("or",), ("nor",)) and {"no", "without", "neither"} & set(near[:-1]):
         return True  # letters-v10: "no tubular differentiation or Leydig cells": the denial covers the list
+    pairs = set(zip(near, near[1:]))
+    if {("dont", "think"), ("not", "think"), ("dont", "believe"), ("not", "believe"), ("doubt", "this"),
+            ("doubt", "it")} & pairs:
+        return True  # letters-v11: "so I don't think this is an incomplete (Garden I) fracture"
     limit = min(next_start, end + 120, len(text))
     clause = folded.clause[start]
     cut = end
@@ -296,10 +292,11 @@ def _answers_alone(folded: Folded, start: int, end: int) -> bool:
     """Does a generic option's mention ("yes", "no") open the response as its own clause ("Yes, there is a
     fracture") or close an answer statement ("The answer is no.")?"""
     clause = folded.clause[start]
-    opens = folded.text[:start].strip() == "" and (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause
+    before = folded.text[:start].strip()  # letters-v11: or after a letter label alone ("A. Yes")
+    opens = (before == "" or (len(before) == 1 and before.isalpha())) and (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause
                                                     or folded.text[end:].strip() == "")
     closes = (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause) \
-        and any(_words_before(folded.text, start, len(p)) == p for p in _ANSWER_LABEL)
+        and any(words_before(folded.text, start, len(p)) == p for p in _ANSWER_LABEL)
     return opens or closes
 
 
@@ -419,7 +416,7 @@ def _live(folded: Folded, found: list[Mention], rejected) -> list[Mention]:
                                     and _coordinated_next(folded.text[found[k - 1].end:found[k].start]))
     live = [m for k, m in enumerate(found) if m.index not in rejected and not negated[k]]
     live = [m for k, m in enumerate(live) if (m.tier < 2 or _coordinated(folded, live, k)) and not _unasserted(folded, m.start)]
-    factual = [m for m in live if not _counterfactual(folded.text, m.end, m.start)]
+    factual = [m for m in live if not counterfactual(folded.text, m.end, m.start)]
     if factual:  # letters-v5: "meningioma. Glioblastoma would be intra-axial": the other option as a contrast
         live = factual
     full = {m.index for m in live if m.tier == 0}
@@ -446,46 +443,21 @@ def _unasserted(folded: Folded, start: int) -> bool:
         lo -= 1
     words = folded.text[lo:start].split()[-20:]
     i = folded.origin[start]
-    if any(phrase in folded.source[max(0, i - 8):i] for phrase in _CJK_UNASSERTING):
+    before = folded.source[max(0, i - 8):i]
+    before = before[max(before.rfind(ch) for ch in "，,。;；") + 1:]  # letters-v11: within its own clause
+    if any(phrase in before for phrase in _CJK_UNASSERTING):
         return True  # letters-v7: "不能排除肺癌" (lung cancer cannot be excluded), "排除X", "是否X"
     if any(w in _UNASSERTING for w in words) or any(pair in _UNASSERTING_PAIRS for pair in zip(words, words[1:])):
         return True
-    if _consequent(folded.source, i, words):
+    if consequent(folded.source, i, words):
         return True
     # letters-v7: "could be X or could be Y": a possibility offered beside another, in one clause
     hi = start
     while hi < len(folded.text) and hi - start < 160 and folded.clause[hi] == clause:
         hi += 1
-    if any(pair in _POSSIBLE for pair in zip(words, words[1:])) and "or" in folded.text[lo:hi].split():
+    if any(pair in POSSIBLE for pair in zip(words, words[1:])) and "or" in folded.text[lo:hi].split():
         return True
-    return _possibilities_listed(folded.source, i)
-
-
-_IF_WORDS = frozenset(("if", "unless", "assuming", "supposing"))
-
-
-def _consequent(source: str, i: int, clause_words: list[str]) -> bool:
-    """letters-v10: is the mention at source[i] what would follow from a condition stated earlier in its sentence
-    ("However, if the invasion is only abutment, it would be T3N2M0")? Not "If I had to choose, it would be X"."""
-    if not {"would", "then"} & set(clause_words):
-        return False
-    head = source[max(0, i - 300):i]
-    head = head[max(head.rfind(ch) for ch in ".!?\n;") + 1:].lower().replace(",", " ")
-    words = head.split()
-    return bool(_IF_WORDS & set(words)) and not ({"had", "have", "must", "forced"} & set(words))
-
-
-def _possibilities_listed(source: str, i: int) -> bool:
-    """letters-v9: is the mention at source[i] an item of a list of possibilities that runs past commas ("The lesion
-    may be consistent with a keratoacanthoma, squamous cell carcinoma, or actinic keratosis.")? Its sentence offers
-    them ("may be", "could be", "might represent" before the mention) and lists them with a comma and an "or"."""
-    head = source[max(0, i - 300):i]
-    head = head[max(head.rfind(ch) for ch in ".!?\n;") + 1:].lower()
-    tail = source[i:i + 300]
-    ends = [k for k in (tail.find(ch) for ch in ".!?\n;") if k >= 0]
-    sentence = head + tail[:min(ends) if ends else len(tail)].lower()
-    before = head.replace(",", " ").split()
-    return any(pair in _POSSIBLE for pair in zip(before, before[1:])) and "," in sentence and " or " in sentence
+    return possibilities_listed(folded.source, i)
 
 
 _LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
@@ -505,30 +477,6 @@ def _closing_label(source: str, options: Sequence[str]) -> int | None:
 
 
 _COORDINATORS = {"and", "or", "vs", "versus", "nor"}
-_COMMITS_AFTER_WOULD = {"my", "the", "most", "best", "correct", "favored", "favoured", "preferred", "likely"}
-_NEEDED = {"needed", "required", "necessary", "useful", "helpful", "indicated", "considered", "recommended", "a", "an"}
-_DESCRIBING = {"show", "have", "appear", "demonstrate", "typically", "usually", "look", "display", "present", "not"}
-
-
-_CHOOSERS = {"answer", "diagnosis", "choice", "option", "pick", "it", "this", "that", "which", "i", "we", "mine", "one",
-             "so", "therefore", "thus", "hence", "likely", "probably", "most", "best"}
-
-
-def _counterfactual(text: str, end: int, start: int = -1) -> bool:
-    """Is the mention ending at `end` followed by "would ..." describing it ("Glioblastoma would be intra-axial",
-    "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it? Or (letters-v7)
-    the complement of a finding that "would be" it ("Biconvex would be epidural"), not "the answer would be X"?"""
-    before = _words_before(text, start, 3) if start >= 0 else ()
-    if len(before) == 3 and before[1:] == ("would", "be") and before[0] not in _CHOOSERS:
-        return True
-    after = _words_after(text, end, 3)
-    if len(after) < 3 or after[0] != "would":
-        return False
-    if after[1] == "be":
-        return after[2] not in _COMMITS_AFTER_WOULD and after[2] not in _NEEDED
-    return after[1] in _DESCRIBING
-
-
 def _coordinated(folded: Folded, live: list[Mention], k: int) -> bool:
     """Is the head-noun mention live[k] listed beside a mention of another option ("pleural effusion and
     pneumonia", "pneumonia or pleural effusion", "effusion, pneumonia")? Only then does it compete."""
@@ -591,7 +539,9 @@ def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:
         label = lo - 1  # letters-v9: "Diagnosis: <X>": the label before the colon concludes its clause
         while label > 0 and folded.clause[label - 1] == folded.clause[lo - 1]:
             label -= 1
-        if {"diagnosis", "answer", "impression", "conclusion"} & set(folded.text[label:lo].split()[-3:]):
-            return True
+        label_words = folded.text[label:lo].split()[-3:]
+        if {"diagnosis", "answer", "impression", "conclusion", "verdict", "summary"} & set(label_words) \
+                or label_words[-2:] == ["bottom", "line"]:
+            return True  # letters-v11: "Bottom line: this is a Stanford type A dissection"
     joined = "".join(words)  # folded CJK text is one character per word
     return any(word in _CONCLUDING for word in words) or any(cue in joined for cue in _CJK_CONCLUDING)

@@ -72,6 +72,8 @@ BLIND_SETS = [
     ("blind_letters13.jsonl", 200, 200, 35, 35, "unseen: v8 183, v9 at 62a9eaa 184; seen: v10 200"),
     ("blind_letters14.jsonl", 100, 99, 16, 16, "unseen: v8 94, v9 at 62a9eaa 95; seen: v10 99 (line 22: an acute "
      "subdural hematoma read from 'hyperdense' and 'bridging veins', two subdural options: domain inference)"),
+    ("blind_letters16.jsonl", 200, 199, 33, 33, "unseen: v10 at cb5650c 190, v11 before it was read 190; seen: v11 199 "
+     "(line 42: a Salter-Harris III described, not named: domain inference)"),
 ]
 
 

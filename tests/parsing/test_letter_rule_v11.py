@@ -1,0 +1,170 @@
+"""letters-v11 (issue 27): other writings of an option's own text (option_variants.py: "category 4", "T3 N2 M0",
+"non-contrast head CT", "computed tomography", "矢状位"), a Chinese yes/no and "Present." on yes/no items
+(option_yes_no.py), a "No <finding>" option answered by "no acute <finding>", "B. yes" is no genus abbreviation,
+"Ans: e", an option a choice "would ignore" is rejected, an if-clause's consequent after the mention, a Chinese
+denial reaching only its own clause, a correction ending on a bare letter, lobar collapse and ICDR grades. Each rule
+with cases that fire and near-misses that must not; docs/parsing.md step 10."""
+import pytest
+
+from leaderboard.scoring.letters import parse_letter
+from leaderboard.scoring.option_text import fold
+from leaderboard.scoring.option_variants import _WHOLE_OPTION, imaging_study, numbered_family, tnm_spaced
+
+BIRADS = ["BI-RADS 2", "BI-RADS 3", "BI-RADS 4", "BI-RADS 5"]
+TNM = ["T1N0M0", "T2N1M0", "T3N2M0", "T4N3M1"]
+NEXT = ["MRI of the brain with contrast", "CT of the head without contrast", "Lumbar puncture", "Observation"]
+HEAD_CT = ["CT of the head with contrast", "CT of the head without contrast", "MRI of the brain", "Lumbar puncture"]
+MODALITY = ["CT", "MRI", "X-ray", "Ultrasound"]
+PLANE = ["Axial", "Sagittal", "Coronal", "Oblique"]
+VIEW = ["PA view", "AP view", "Lateral view", "Oblique view"]
+YES_NO = ["no", "yes"]
+NORMAL = ["Normal", "Abnormal"]
+WRIST = ["Non-displaced fracture of the distal radius", "Displaced fracture of the distal radius", "Scaphoid fracture",
+         "No fracture"]
+ICDR = ["no apparent retinopathy", "mild NPDR", "moderate NPDR", "severe NPDR", "proliferative DR"]
+QUALITY = ["excellent", "good", "fair", "poor"]
+CHEST = ["Pneumothorax", "Pleural effusion", "Lobar pneumonia", "Pulmonary edema", "Atelectasis"]
+BRAIN = ["Meningioma", "Glioblastoma", "Brain metastasis", "Cerebral abscess"]
+
+
+def _parse(text, options):
+    return parse_letter(text, "ABCDE"[:len(options)], options)
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("This is most consistent with category 4.", BIRADS, "C"),
+    ("Category: 3 — probably benign, short-interval follow-up.", BIRADS, "B"),
+    ("BIRADS 5", BIRADS, "D"),
+    ("Staging: T3 N2 M0.", TNM, "C"),
+    ("Stage is T2, N1, M0.", TNM, "B"),
+    ("I would recommend an urgent noncontrast CT of the head.", NEXT, "B"),
+    ("Non-contrast CT head.", NEXT, "B"),
+    ("The next best step is a non-contrast head CT to rule out hemorrhage.", NEXT, "B"),
+    ("Get a CT scan first.", NEXT, "B"),
+    ("Contrast-enhanced head CT", HEAD_CT, "A"),
+    ("CT head.", HEAD_CT, None),  # both CT options are head CTs: the contrast tells them apart, and it is not said
+    ("A CT scan.", HEAD_CT, None),
+    ("This appears to be a magnetic resonance image.", MODALITY, "B"),
+    ("Computed tomography", MODALITY, "A"),
+    ("这是一张X光片。", MODALITY, "C"),
+    ("超声", MODALITY, "D"),
+    ("矢状位", PLANE, "B"),
+    ("The image is in the coronal plane.", PLANE, "C"),
+    ("PA", VIEW, "A"),
+    ("pa", VIEW, None),  # the projection's initials count in capitals only
+    ("This is a posteroanterior chest radiograph.", VIEW, "A"),
+])
+def test_other_writings_of_an_option(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+def test_variant_tables_are_what_responses_fold_to():
+    assert numbered_family(["bi", "rads", "4"], [["bi", "rads", "4"], ["lumbar", "puncture"]]) == set()  # no sibling
+    family = [["bi", "rads", "3"], ["bi", "rads", "4"]]
+    assert {"category 4", "birads 4", "grade 4"} <= numbered_family(family[1], family)
+    assert tnm_spaced(["t3n2m0"]) == {"t3 n2 m0"} and tnm_spaced(["t3", "n2"]) == set()
+    assert "non contrast head ct" in imaging_study("ct of the head without contrast".split())
+    assert imaging_study("lumbar puncture".split()) == set()
+    assert all(fold(key).text.strip() == key for key in _WHOLE_OPTION)  # keys meet folded option texts
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("是", YES_NO, "B"),
+    ("是的，存在青光眼性视神经病变。", YES_NO, "B"),
+    ("否，未见异常。", YES_NO, "A"),
+    ("不存在。", YES_NO, "A"),
+    ("这是一张CT图像", YES_NO, None),  # 是 as a copula inside a sentence
+    ("It is present.", YES_NO, "B"),
+    ("Not present.", YES_NO, "A"),
+    ("It is present in the left eye but not the right.", YES_NO, None),
+    ("B. yes", YES_NO, "B"),  # not a genus abbreviation
+    ("A. yes", YES_NO, None),  # the letter and the text disagree
+    ("E. coli is the cause.", ["Staphylococcus aureus", "Escherichia coli"], "B"),  # still a genus
+    ("图像未见明显异常。", NORMAL, "A"),  # 未见 denies the abnormal
+    ("异常", NORMAL, "B"),
+])
+def test_yes_no_and_normal_items(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("No acute fracture is seen.", WRIST, "D"),
+    ("There is no evidence of fracture.", WRIST, "D"),
+    ("No displaced fracture is seen; there is a scaphoid fracture.", WRIST, "C"),
+    ("Severe non-proliferative diabetic retinopathy.", ICDR, "D"),
+    ("This is proliferative diabetic retinopathy given neovascularization.", ICDR, "E"),
+    ("No DR.", ICDR, "A"),
+    ("重度非增殖期糖尿病视网膜病变", ICDR, "D"),
+    ("图像质量良好。", QUALITY, "B"),
+    ("My final answer: collapse of the left lower lobe.", CHEST, "E"),
+    ("It looks like fluid in the lungs.", CHEST, "D"),
+    ("Fluid around the lungs.", CHEST, "B"),
+])
+def test_findings_and_grades_by_their_other_names(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("Going with A would ignore the dural tail.", BRAIN, None),
+    ("Choosing B would overlook the ring enhancement. C.", BRAIN, "C"),
+    ("Option B would fail to explain the dural tail, so A.", BRAIN, "A"),
+    ("Going with C.", BRAIN, "C"),
+    ("Ans: e", CHEST, "E"),
+    ("Ans.: d", CHEST, "D"),
+    ("The ans: e", CHEST, None),  # a label opens its line
+    ("Most likely D; less likely B.", CHEST, "D"),
+    ("A is less likely than B.", CHEST, "B"),
+    ("Likely A, possibly D.", CHEST, None),  # a hedge (letter_v5 corpus W546), unchanged
+    ("The answer is B) Pleural effusion. Actually no, looking again at the Kerley lines, D.", CHEST, "D"),
+    ("The answer is B. Actually, D is a common mimic, but B stands.", CHEST, "B"),
+    ("I am not able to view images. However, if this is a typical case, pneumothorax would be the answer.", CHEST,
+     None),
+    ("If I had to choose, pneumothorax would be the answer.", CHEST, "A"),
+    ("In a patient with thunderclap headache, the initial step is non-contrast CT; if negative, lumbar puncture.",
+     NEXT, "B"),
+    ("这不是气胸，而是胸腔积液。", CHEST, "B"),  # the denial stays in its own clause
+    ("不能排除气胸。", CHEST, None),
+])
+def test_rejections_labels_corrections_and_conditions(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+CROWE = ["Crowe I", "Crowe II", "Crowe III", "Crowe IV"]
+GARDEN = ["Garden I", "Garden II", "Garden III", "Garden IV"]
+GRADE = ["Grade I", "Grade II", "Grade III", "Grade IV"]
+C_SPINE = ["Jefferson fracture", "Hangman's fracture", "Type III odontoid fracture", "Teardrop fracture of C2"]
+TENSION = ["Needle decompression", "CT of the chest", "Observation", "Repeat chest X-ray in 6 hours"]
+HIPS = ["左侧股骨头坏死", "右侧股骨头坏死", "双侧股骨头坏死", "未见股骨头坏死"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # after blind set 16 (measured unseen first: 190/200 under letters-v10 and under this rule before these fixes)
+    ("Crowe's grades:\n- Crowe I: <50%\n- Crowe II: 50-75%\n- Crowe III: 75-100%\n\nA 60% subluxation puts this hip "
+     "in the Crowe II category.", CROWE, "B"),
+    ("Grade I is softening; Grade II is fissuring; Grade III reaches bone; Grade IV exposes it.\n\nTherefore, the "
+     "correct choice is Grade III.", GRADE, "C"),
+    ("The line crosses both cortices, so I don't think this is an incomplete (Garden I) fracture. If the tilt is "
+     "genuine, this would be a Garden III. But I'd lean toward Garden II.", GARDEN, "B"),
+    ("Findings are suspicious, so the category would be BI-RADS 4 or BI-RADS 5.", BIRADS, None),
+    ("Stanford type B would spare the ascending aorta.\n\nBottom line: this is a Stanford type A dissection, "
+     "extending into the descending aorta, i.e. DeBakey type I.",
+     ["Stanford type A (DeBakey I)", "Stanford type B (DeBakey III)", "Intramural hematoma",
+      "Penetrating atherosclerotic ulcer"], "A"),
+    ("My answer is a burst fracture of the C1 ring (atlas).", C_SPINE, "A"),
+    ("The dens is intact. I don't see a triangular fragment at the corner of the C2 body, which would indicate a "
+     "teardrop fracture. The injury is a traumatic spondylolisthesis of the axis.", C_SPINE, "B"),
+    ("A triangular fragment breaks off the C2 body, which would indicate a teardrop fracture.", C_SPINE, "D"),
+    ("The key abnormality is at C2.", C_SPINE, None),  # a vertebral level names no option
+    ("The fracture line doesn't extend into the body, so this isn't a Type III odontoid fracture.", C_SPINE, None),
+    ("The correct option is 1.", TENSION, "A"),
+    ("The best choice is 3", TENSION, "C"),
+    ("双侧股骨头均可见坏死", HIPS, "C"),
+    ("双侧股骨头未见坏死", HIPS, None),  # 未见: not seen
+])
+def test_blind_set_16_misses(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+def test_doesnt_is_not_folded_as_a_british_spelling():
+    assert "doesnt" in fold("It doesn't fit.").text.split()
+    assert "hemorrhage" in fold("haemorrhage").text.split()
