@@ -55,7 +55,8 @@ CORRECTION = (r"(?i)actually|scratch|i" + _NOT_WORD + r"+mean|second" + _NOT_WOR
               _NOT_WORD + r"+(?:that|my)|sorry|更正|纠正|改为|改选|应为|应该为|不对|错了|重新|(?:\.\.\.|…)" + _NOT_WORD + r"*no")  # v8, v10
 ORDINAL = (r"(?i)(?:first|second|third|fourth|fifth|last|final)" + _NOT_WORD + r"+(?:option|one)|(?:option|choice)"
            + _NOT_WORD + r"+(?:one|two|three|four|five)")
-NUMBER = r"(?i)answer|choose|pick|select|option|choice|第|^" + _NOT_WORD + r"*[0-9]" + _NOT_WORD + r"*$"  # v11: option is 1
+NUMBER = (r"(?i)answer|choose|pick|select|(?:final|correct|right|best)" + _NOT_WORD + r"+(?:option|choice)|第|^"
+          + _NOT_WORD + r"*[0-9]" + _NOT_WORD + r"*$")  # v11: "The correct option is 1."
 VERDICT = (r"(?i)(?:yes|no|correct|true|false|wrong|unlikely)(?:[^A-Za-z]|$)|[-–—:|,(][^\p{L}\p{N}\n]*(?:less|excluded|"
            r"ruled|not)|[✔✓✅☑❌✗✘✖×🚫]|不正确|不正確|错误|錯誤|不符合|不对|不對|排除|除外")
 _NUMBER_WORDS = frozenset("123456789") | {"i", "ii", "iii", "iv", "v"}
