@@ -50,6 +50,7 @@ _PLEURA = ["Pneumothorax", "Pleural effusion", "Lobar pneumonia"]
 # each needs the second parse for one reason only (the letter changes with the options): a correction to a text, an
 # ordinal before a text, a checklist of option texts or an echoed yes/no list, struck-out text before a text
 ONE_REASON = [
+    ("答案是C（胸腔积液）", ["气胸", "胸腔积液", "大叶性肺炎", "肺水肿"]),  # v11: a Chinese word right before the letter
     ("The answer is A. No, scratch that, I mean pleural effusion.", _PLEURA),
     ("The answer is A. Wait, I mean pleural effusion.", _PLEURA),
     ("Answer: the first option: Pleural effusion", _PLEURA), ("My pick is the second option - Pneumothorax.", _PLEURA),

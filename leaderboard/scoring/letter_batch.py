@@ -46,7 +46,7 @@ _GAP = (r"[ )\]:.,\-–—(=*_`#$>\\\t\x0b\x0c\r\x1c-\x1f\x85\xa0\x{1680}\x{2000
 # letters-v9: or a conclusion phrase and an article ("... most consistent with a |deep vein thrombosis"; letter_pairs),
 # its words apart by anything that is not an ASCII letter or digit (the raw text's markup and spaces; a superset of
 # what is read, in classes small enough for RE2's DFA)
-PAIR = (r"(?:(?:^|" + _NOT_WORD + r")(?:[A-Za-z0-9]|(?i:ii|iii|iv)|[АБВГДΑΒΓΔΕ])" + _GAP + r"|(?i:" + CONCLUSION_WORDS.replace(" ", "[^a-z0-9]+")
+PAIR = (r"(?:(?:^|" + _NOT_WORD + r"|\p{Han})(?:[A-Za-z0-9]|(?i:ii|iii|iv)|[АБВГДΑΒΓΔΕ])" + _GAP + r"|(?i:" + CONCLUSION_WORDS.replace(" ", "[^a-z0-9]+")
         + r")(?:[^A-Za-z0-9]+(?i:a|an|the))?[^A-Za-z0-9]+)([\p{L}\p{N}'’]+)")
 # what parse_letter reads differently once the raw text is normalised, or reads with the options in any case
 RISKY = r"(?i)</?think|~~|[\x00-\x02]|[\"“”](?:diagnosis|answer_text|option_text|option_name|label)[\"“”]"  # v8: JSON fields

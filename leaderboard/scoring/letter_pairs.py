@@ -37,7 +37,8 @@ def _letter_before(s: str, start: int, letters: str) -> int | None:
     if s[k].islower() and s[k + 1] not in ":).":
         return None  # "a pneumothorax", "e pleural ...": words; "b: pneumothorax" is a letter
     before = s[k - 1:k] if k else ""
-    if before.isalnum() or (k + 1 < len(s) and s[k + 1].isalnum()):
+    if (before.isalnum() and not "\u2e80" <= before <= "\u9fff") or (k + 1 < len(s) and s[k + 1].isalnum()):
+        # (letters-v11: a Chinese character may stand right before the letter: "答案是C(胸腔积液)")
         return None
     if s[k] == "A" and s[k + 1:start] == " ":
         return None  # "A pneumothorax": the article
@@ -109,7 +110,8 @@ def may_pair(s: str, letter: str) -> bool:
         k = at + 1
         while k < len(s) and k - at <= _MAX_GAP and s[k] in _GAP_CHARS:
             k += 1
-        if k > at + 1 and k < len(s) and s[k].isalnum() and not (at and s[at - 1].isalnum()):
+        if k > at + 1 and k < len(s) and s[k].isalnum() and not (at and s[at - 1].isalnum()
+                                                                  and not "\u2e80" <= s[at - 1] <= "\u9fff"):
             return True
     return False
 

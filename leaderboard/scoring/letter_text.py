@@ -91,14 +91,34 @@ SHORT = 2000  # texts up to this length are kept once read (a long one is read a
 
 
 def read(text: str) -> str:
-    """What the letter rule reads of a response: `normalised(bounded(answer_part(text)))`; a short text read lately
-    is not read again (batch callers parse a text again with its item's options)."""
-    return _read_short(text) if len(text) <= SHORT else normalised(bounded(answer_part(text)))
+    """What the letter rule reads of a response: `normalised(bounded(own_turn(answer_part(text))))`; a short text read
+    lately is not read again (batch callers parse a text again with its item's options)."""
+    return _read_short(text) if len(text) <= SHORT else normalised(bounded(own_turn(answer_part(text))))
 
 
 @functools.lru_cache(maxsize=1024)
 def _read_short(text: str) -> str:
-    return normalised(bounded(answer_part(text)))
+    return normalised(bounded(own_turn(answer_part(text))))
+
+
+# letters-v11: a model that runs on into a next question it makes up ("Answer: A\n\nQuestion: ...\nAnswer: B")
+_NEXT_TURN = re2.compile(r"\n[ \t]*(?:#+ ?)?(?:Question|QUESTION|Q|USER|User|Human|HUMAN|问题|<\|im_start\|>user)[ \t]*[:：\n]")
+
+
+_ASSISTANT_TURN = re2.compile(r"(?:^|\n)[ \t]*(?:ASSISTANT|Assistant|<\|im_start\|>assistant)[ \t]*[:：\n]")
+
+
+def own_turn(text: str) -> str:
+    """The model's own turn: after the first "Assistant:" line when the response echoes the dialogue, and up to a
+    line that opens another turn ("Question:", "USER:", "Human:") when something precedes that line."""
+    head = text[:HEAD + TAIL]
+    if "ssistant" in head or "SSISTANT" in head:
+        m = _ASSISTANT_TURN.search(head)
+        if m is not None and text[m.end():].strip():
+            text = text[m.end():]
+            head = text[:HEAD + TAIL]
+    m = _NEXT_TURN.search(head)
+    return text[:m.start()] if m is not None and text[:m.start()].strip() else text
 
 
 def normalised(text: str) -> str:

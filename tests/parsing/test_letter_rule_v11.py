@@ -160,6 +160,8 @@ HIPS = ["左侧股骨头坏死", "右侧股骨头坏死", "双侧股骨头坏死
     ("The best choice is 3", TENSION, "C"),
     ("双侧股骨头均可见坏死", HIPS, "C"),
     ("双侧股骨头未见坏死", HIPS, None),  # 未见: not seen
+    ("答案是C（胸腔积液）", ["气胸", "胸腔积液", "大叶性肺炎", "肺水肿"], None),  # a letter glossed with another option
+    ("答案是B（胸腔积液）", ["气胸", "胸腔积液", "大叶性肺炎", "肺水肿"], "B"),
 ])
 def test_blind_set_16_misses(text, options, expected):
     assert _parse(text, options) == expected
@@ -168,3 +170,17 @@ def test_blind_set_16_misses(text, options, expected):
 def test_doesnt_is_not_folded_as_a_british_spelling():
     assert "doesnt" in fold("It doesn't fit.").text.split()
     assert "hemorrhage" in fold("haemorrhage").text.split()
+
+
+BONE = ["Osteosarcoma", "Ewing sarcoma", "Chondrosarcoma", "Giant cell tumor"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Answer: A\n\nQuestion: What is the next step?\nOptions: A. Biopsy B. MRI\nAnswer: B", "A"),  # runs on: cut
+    ("You are a helpful medical assistant. Answer with the letter.\nUser: Which?\nAssistant: B", "B"),  # echoed dialogue
+    ("ASSISTANT: A\nUSER: are you sure?\nASSISTANT: B", "A"),  # the first turn is the model's own
+    ("Question: Which tumor?\nAnswer: D", "D"),  # an echoed question before the answer is not a next turn
+    ("The assistant should say B.", "B"),
+])
+def test_the_models_own_turn(text, expected):
+    assert _parse(text, BONE) == expected
