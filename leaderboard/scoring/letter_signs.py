@@ -63,7 +63,7 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("thumbprinting", "thumb printing"), ("ischemic colitis",)),
     (("pseudomembranes", "volcano lesions"), ("pseudomembranous colitis",)),
     (("rigler sign", "riglers sign", "football sign", "air under the diaphragm", "free air under the diaphragm"),
-     ("pneumoperitoneum", "perforation")),
+     ("pneumoperitoneum", "perforation", "perforated")),  # letters-v11: "Perforated peptic ulcer"
     (("birds beak", "bird beak"), ("achalasia",)),
     (("corkscrew esophagus",), ("esophageal spasm",)),
     (("stepladder", "step ladder"), ("small bowel obstruction",)),

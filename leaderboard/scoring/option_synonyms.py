@@ -177,6 +177,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("no apparent retinopathy", "no diabetic retinopathy", "no dr", "no apparent diabetic retinopathy",
      "no retinopathy"),
     ("nasal side", "nasally"), ("temporal side", "temporally"),
+    ("perforated peptic ulcer", "perforated ulcer", "peptic ulcer perforation", "ulcer perforation"),  # letters-v11
     # letters-v11 (blind set 16): the cervical fractures by their descriptions
     ("jefferson fracture", "burst fracture of the c1 ring", "burst fracture of c1", "c1 burst fracture",
      "burst fracture of the atlas", "atlas burst fracture", "jefferson burst fracture"),

@@ -99,6 +99,8 @@ def test_yes_no_and_normal_items(text, options, expected):
     ("My final answer: collapse of the left lower lobe.", CHEST, "E"),
     ("It looks like fluid in the lungs.", CHEST, "D"),
     ("Fluid around the lungs.", CHEST, "B"),
+    ("Free air under the diaphragm suggests a perforated ulcer.",
+     ["Acute appendicitis", "Acute cholecystitis", "Acute pancreatitis", "Perforated peptic ulcer"], "D"),
 ])
 def test_findings_and_grades_by_their_other_names(text, options, expected):
     assert _parse(text, options) == expected
