@@ -187,6 +187,7 @@ _DECLINES = re2.compile(
 # describe what I see" does not)
 _ANSWERS_ANYWAY = re2.compile(r"(?i)(?:^|[^a-z])(?:most likely|best fits?|answer is|correct answer|favou?r|"
                               r"the answer|would (?:choose|pick|go with|select)|my (?:answer|choice|pick)|if i had to|"
+                              r"if i (?:must|have to|need to|were to) (?:choose|pick|select|answer)|if forced|"  # v11
                               r"most consistent|consistent with)(?:[^a-z]|$)")
 
 

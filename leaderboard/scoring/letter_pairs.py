@@ -71,7 +71,8 @@ def contradicting_pair(s: str, letter: str, letters: str, options: Sequence[str]
 
 
 # letters-v8: a JSON answer whose letter and text fields disagree ({"answer": "C", "diagnosis": "<B's text>"})
-_TEXT_FIELD = re2.compile(r'(?i)"(?:diagnosis|answer_text|option_text|option_name|label)" ?: ?"([^"\n]{1,200})"')
+# (read text: "_" is markup and reads as " ", so "answer_text" arrives as "answer text"; letters-v11)
+_TEXT_FIELD = re2.compile(r'(?i)"(?:diagnosis|answer[_ ]text|option[_ ]text|option[_ ]name|label)" ?: ?"([^"\n]{1,200})"')
 
 
 def _field_disagrees(s: str, letter: str, letters: str, options: Sequence[str]) -> bool:

@@ -197,7 +197,7 @@ def _lower_case_letter_ok(s: str, i: int, context: str) -> bool:
     return context == "explicit" and s[i] not in "ai" and nxt == " "
 
 
-_HEDGE = re2.compile(r"(?i)[)\]]?\??(?: ?/ ?| or | and | & | vs\.? | versus |, (?:or |and )?)\(?(?:option |choice )?"
+_HEDGE = re2.compile(r"(?i)[)\]]?\??(?: ?/ ?| or | and | & | vs\.? | versus |, (?:or |and )?| ?[、和或及] ?)\(?(?:option |choice )?"
                      r"([A-Za-z])")
 _VERB_AFTER = re2.compile(r"(?i) (?:is|are|was|were|seems?|has|have|would|could|might|may|can|does|did)(?:[^a-z]|$)")
 

@@ -119,6 +119,14 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "rotator cuff tear": ("肩袖撕裂",), "developmental dysplasia of the hip": ("发育性髋关节发育不良",),
     "slipped capital femoral epiphysis": ("股骨头骨骺滑脱",), "legg calve perthes disease": ("股骨头骨骺骨软骨病",),
     "scaphoid fracture": ("舟骨骨折",), "osteoporosis": ("骨质疏松",),
+    # letters-v11 (blind set 19): cervical fractures, and tumour response (RECIST)
+    "type i odontoid fracture": ("齿状突骨折（I型）", "I型齿状突骨折"),
+    "type ii odontoid fracture": ("齿状突骨折（II型）", "II型齿状突骨折", "齿状突II型骨折"),
+    "type iii odontoid fracture": ("齿状突骨折（III型）", "III型齿状突骨折", "齿状突III型骨折"),
+    "jefferson fracture": ("寰椎骨折", "寰椎爆裂骨折"), "hangman fracture": ("绞刑者骨折", "枢椎椎弓骨折"),
+    "hangmans fracture": ("绞刑者骨折", "枢椎椎弓骨折"), "clay shoveler fracture": ("铲土者骨折",),
+    "complete response": ("完全缓解",), "partial response": ("部分缓解",), "stable disease": ("疾病稳定", "病情稳定"),
+    "progressive disease": ("疾病进展", "病情进展"),
     # skin
     "melanoma": ("黑色素瘤",), "basal cell carcinoma": ("基底细胞癌",), "squamous cell carcinoma": ("鳞状细胞癌", "鳞癌"),
     "seborrheic keratosis": ("脂溢性角化病",), "actinic keratosis": ("日光性角化病",), "psoriasis": ("银屑病",),

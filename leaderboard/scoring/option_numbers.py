@@ -21,7 +21,7 @@ import re2
 DIGITS = r"\B[1-9]|[1-9]\B"
 
 # the digit, then no word character and no decimal part ("Option 3.5 mm" is no option)
-_NUMBER = re2.compile(r"(?i)\b(?:option|choice|alternative)(?: ?#| (?:no\.?|number|#) ?| ?: | )([1-5])"
+_NUMBER = re2.compile(r"(?i)\b(?:option|choice|alternative)(?: ?#| (?:no\.?|number|#) ?| ?: | \(?)([1-5])"  # v11: "option (4)"
                       r"(?:[^0-9A-Za-z_.,]|[.,](?:[^0-9]|$)|$)")
 _ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option\b|\bthe (first|second|third|fourth|fifth) one\b"
                       r"|\b(?:option|choice) (one|two|three|four|five)\b")

@@ -178,6 +178,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
      "no retinopathy"),
     ("nasal side", "nasally"), ("temporal side", "temporally"),
     ("perforated peptic ulcer", "perforated ulcer", "peptic ulcer perforation", "ulcer perforation"),  # letters-v11
+    ("smith fracture", "smiths fracture", "reverse colles fracture", "reversed colles fracture",
+     "distal radius fracture smith type"),  # letters-v11 (blind set 19)
     # letters-v11 (blind set 16): the cervical fractures by their descriptions
     ("jefferson fracture", "burst fracture of the c1 ring", "burst fracture of c1", "c1 burst fracture",
      "burst fracture of the atlas", "atlas burst fracture", "jefferson burst fracture"),

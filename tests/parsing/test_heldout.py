@@ -74,6 +74,7 @@ BLIND_SETS = [
      "subdural hematoma read from 'hyperdense' and 'bridging veins', two subdural options: domain inference)"),
     ("blind_letters16.jsonl", 200, 199, 33, 33, "unseen: v10 at cb5650c 190, v11 before it was read 190; seen: v11 199 "
      "(line 42: a Salter-Harris III described, not named: domain inference)"),
+    ("blind_letters19.jsonl", 200, 200, 32, 32, "unseen: v10 at cb5650c 192, v11 at eb57c70 193; seen: v11 200"),
 ]
 
 

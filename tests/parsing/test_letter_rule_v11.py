@@ -186,3 +186,23 @@ BONE = ["Osteosarcoma", "Ewing sarcoma", "Chondrosarcoma", "Giant cell tumor"]
 ])
 def test_the_models_own_turn(text, expected):
     assert _parse(text, BONE) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # after blind set 19 (measured unseen first: 192/200 under letters-v10, 193/200 under letters-v11 at eb57c70)
+    ("齿状突骨折（II型）", ["Jefferson fracture", "Hangman fracture", "Type II odontoid fracture", "Clay-shoveler fracture"],
+     "C"),
+    ("部分缓解", ["Complete response", "Partial response", "Stable disease", "Progressive disease"], "B"),
+    ("答案：A、C", BONE, None),  # two letters, joined by the Chinese enumeration comma
+    ("答案：A和C", BONE, None),
+    ('{"answer": "B", "answer_text": "Ewing sarcoma"}', BONE, "B"),
+    ('{"answer": "B", "answer_text": "Chondrosarcoma"}', BONE, None),  # the letter and its text field disagree
+    ("option (4)", BONE, "D"),
+    ("option (4.5 mm)", BONE, None),
+    ("Reverse Colles fracture", ["Scaphoid waist fracture", "Distal radius fracture (Colles type)",
+                                 "Distal radius fracture (Smith type)", "Perilunate dislocation"], "C"),
+    ("As an AI, I can't provide a medical diagnosis. However, if I must choose from the given options: D.", BONE, "D"),
+    ("As an AI, I can't provide a medical diagnosis.", BONE, None),
+])
+def test_blind_set_19_misses(text, options, expected):
+    assert _parse(text, options) == expected
