@@ -419,7 +419,7 @@ _LEADING = re2.compile(r"(?i)((?:option|choice|answer|letter) ?:? )?\(?\[?([A-Za
 _LIST_ITEM = {"()": re2.compile(r" \(([A-Z])\) "), ")": re2.compile(r" ([A-Z])\) "), ".": re2.compile(r" ([A-Z])\. "),
               ":": re2.compile(r" (?:[Oo]ption |[Cc]hoice )?([A-Z]): ")}
 _LEADING_GLOSS = re2.compile(r" \([^()\n]{1,60}\)(?:[.,;:!]|$| [-–—])")  # "C (brain abscess), though ..." (v5)
-_LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$"  # "B?" asks, it does not answer  # "B.", "B) ...", "B - ..."
+_LEADING_AFTER = re2.compile(r"[)\]]?(?:$|[.:,;!)] |[.:,;!)]$| [-–—] | [-–—]$|[。，；！、]"  # "B?" asks; v11: "C。" (Chinese)
                              r"| (?:because|since|as|given)(?:[^a-z]|$)"  # "C because ..."
                              r"|(?:\.\.\.|…),? ?(?:no|wait|actually|sorry)(?:[^a-z]|$))")  # "B... no, sorry, A" (v8)
 

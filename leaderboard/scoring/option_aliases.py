@@ -43,7 +43,7 @@ _GENERIC_TAIL = {"multiforme", "weighted", "image", "images", "imaging", "sequen
                  "syndrome", "type", "pattern"}
 # initialisms that read as ordinary words or name a modality, never an option
 _NOT_INITIALISMS = {"ct", "mr", "us", "ap", "pa", "iv", "or", "no", "is", "it", "an", "as", "at", "be", "by", "do",
-                    "go", "he", "if", "in", "me", "my", "of", "on", "so", "to", "up", "we", "ok", "am", "pm", "dr"}
+                    "go", "he", "if", "in", "me", "my", "of", "on", "so", "to", "up", "we", "ok", "am", "pm"}
 # common abbreviations that are not the initials of their expansion (folded expansion -> abbreviations)
 _TABLE = {
     "intracerebral hemorrhage": ("ich",), "intracranial hemorrhage": ("ich",), "glioblastoma": ("gbm",),
@@ -197,10 +197,12 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
         for initialism in _initialisms(ws, option or ""):
             mine.add(Alias(" " + initialism + " ", True, False))
         text = " ".join(ws)
-        for expansion, abbreviations in _TABLE.items():
-            if _contains(" " + text + " ", " " + expansion + " "):
-                mine.update(Alias(" " + a + " ", True, False, True) for a in abbreviations if a != text)
-        for name in synonyms(text):  # letters-v6: other names of the same condition (option_synonyms.py)
+        other_names = synonyms(text)
+        for name in (text, *other_names):  # letters-v11: also an other name's ("导管原位癌" is DCIS)
+            for expansion, abbreviations in _TABLE.items():
+                if _contains(" " + name + " ", " " + expansion + " "):
+                    mine.update(Alias(" " + a + " ", True, False, True) for a in abbreviations if a != text)
+        for name in other_names:  # letters-v6: other names of the same condition (option_synonyms.py)
             mine.add(Alias(" " + name + " ", name in SYNONYM_INITIALISMS, False, True))
         for name in variants(ws, words):  # letters-v11: "category 4", "T3 N2 M0", "non-contrast head CT"
             mine.add(Alias(" " + name + " ", name in VARIANT_CAPITALS, False))

@@ -178,6 +178,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
      "no retinopathy"),
     ("nasal side", "nasally"), ("temporal side", "temporally"),
     ("perforated peptic ulcer", "perforated ulcer", "peptic ulcer perforation", "ulcer perforation"),  # letters-v11
+    ("gastric antral vascular ectasia", "watermelon stomach", "gave"),  # letters-v11 (blind set 20)
     ("smith fracture", "smiths fracture", "reverse colles fracture", "reversed colles fracture",
      "distal radius fracture smith type"),  # letters-v11 (blind set 19)
     # letters-v11 (blind set 16): the cervical fractures by their descriptions
@@ -234,7 +235,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

@@ -41,7 +41,8 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
                    ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"),
                    ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",))  # letters-v7: contractions
 # letters-v8: "综上，最可能的诊断是X" (in sum, the most likely diagnosis is X)
-_CJK_CONCLUDING = ("最可能", "最有可能", "诊断是", "诊断为", "診斷是", "診斷為", "综上", "答案", "因此", "故选", "符合")
+_CJK_CONCLUDING = ("最可能", "最有可能", "诊断是", "诊断为", "診斷是", "診斷為", "综上", "答案", "因此", "故选", "符合",
+                   "考虑为", "首先考虑", "倾向于")  # letters-v11: "综上，考虑为 DCIS。" (the cue opens the clause)
 _LIST_CUES = frozenset(("differential", "differentials", "includes", "include", "including", "possibilities"))
 _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus", "hence", "so", "final",
                # letters-v11: "the correct choice is Grade III", "puts this hip in the Crowe II category", "I'd lean toward"

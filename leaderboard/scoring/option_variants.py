@@ -4,6 +4,7 @@ and shorthand clinicians write them, each kept (by option_aliases) only when it 
 - A numbered member of a family the options share ("BI-RADS 4", "Kellgren-Lawrence grade 3", "Stage IIIA") is also
   "category 4", "grade 3", "stage iiia", "birads 4": the family word is what the response writes instead.
 - A TNM stage written as one word ("T3N2M0") is also written spaced or punctuated ("T3 N2 M0", "T3, N2, M0").
+- A qualifier inside a name may be left out: "central vein occlusion" for "Central retinal vein occlusion".
 - An imaging study written "<modality> of the <part> with/without contrast" ("CT of the head without contrast")
   is also "non-contrast head CT", "noncontrast CT of the head", "CT head without contrast", "contrast-enhanced MRI
   of the brain", "head CT".
@@ -121,8 +122,23 @@ def whole_option_names(words: list[str]) -> set[str]:
     return {n for n in names if len(n.replace(" ", "")) >= 2}
 
 
+_KEPT = frozenset(("no", "non", "not", "without", "normal", "abnormal", "absent", "negative", "positive", "with",
+                   "of", "the", "and", "or", "in", "on", "to", "for", "at", "by", "from", "a", "an"))
+
+
+def one_word_left_out(words: list[str]) -> set[str]:
+    """"central vein occlusion" for "Central retinal vein occlusion", "perforated ulcer" for "Perforated peptic
+    ulcer": a qualifier inside the name left out (never its first or last word, a polarity or linking word, or a
+    number). option_aliases keeps the result only when no other option's text holds it or gives it too."""
+    if not 3 <= len(words) <= 6:
+        return set()
+    return {" ".join(words[:k] + words[k + 1:]) for k in range(1, len(words) - 1)
+            if words[k] not in _KEPT and words[k].isalpha() and len(words[k]) >= 4 and not _NUMBER.match(words[k])}
+
+
 def variants(words: list[str], all_words: list[list[str]]) -> set[str]:
     """Every other writing of the option (folded words) among the options' folded words `all_words`."""
     if not words:
         return set()
-    return numbered_family(words, all_words) | tnm_spaced(words) | imaging_study(words) | whole_option_names(words)
+    return (numbered_family(words, all_words) | tnm_spaced(words) | imaging_study(words) | whole_option_names(words)
+            | one_word_left_out(words))

@@ -75,6 +75,8 @@ BLIND_SETS = [
     ("blind_letters16.jsonl", 200, 199, 33, 33, "unseen: v10 at cb5650c 190, v11 before it was read 190; seen: v11 199 "
      "(line 42: a Salter-Harris III described, not named: domain inference)"),
     ("blind_letters19.jsonl", 200, 200, 32, 32, "unseen: v10 at cb5650c 192, v11 at eb57c70 193; seen: v11 200"),
+    ("blind_letters20.jsonl", 200, 198, 32, 32, "unseen: v10 at cb5650c 195, v11 at 8136c17 195; seen: v11 198 (lines "
+     "95 and 144: esophageal varices and erythema toxicum described, not named: domain inference)"),
 ]
 
 

@@ -206,3 +206,26 @@ def test_the_models_own_turn(text, expected):
 ])
 def test_blind_set_19_misses(text, options, expected):
     assert _parse(text, options) == expected
+
+
+RVO = ["Central retinal artery occlusion", "Central retinal vein occlusion", "Branch retinal vein occlusion",
+       "Diabetic retinopathy"]
+CIN = ["高级别鳞状上皮内病变", "低级别鳞状上皮内病变", "浸润性鳞状细胞癌", "宫颈腺癌"]
+BREAST_ZH = ["浸润性导管癌", "导管原位癌", "纤维腺瘤", "乳腺增生症"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("central vein occlusion", RVO, "B"),  # a qualifier inside the name left out
+    ("retinal occlusion", RVO, None),  # shared by three options: names none
+    ("DR", RVO, "D"),
+    ("Dr. Smith would say", RVO, None),  # the title, not the initialism
+    ("Free air: a perforated ulcer.", ["Acute appendicitis", "Perforated peptic ulcer", "Acute pancreatitis"], "B"),
+    # after blind set 20 (measured unseen first: 195/200 under letters-v10 and under letters-v11 at 8136c17)
+    ("C。\n不对，再仔细看：异型细胞累及上皮全层，但基底膜完整，未见间质浸润，应为A。", CIN, "A"),  # "C。" opens the response
+    ("C。", CIN, "C"),
+    ("This is classic watermelon stomach.", ["Gastric antral vascular ectasia", "Portal hypertensive gastropathy",
+                                             "Dieulafoy lesion", "Erosive gastritis"], "A"),
+    ("浸润性导管癌多伴不规则毛刺状肿块；纤维腺瘤可见粗大钙化。\n综上，考虑为 DCIS。", BREAST_ZH, "B"),  # DCIS of 导管原位癌
+])
+def test_blind_set_20_misses_and_left_out_words(text, options, expected):
+    assert _parse(text, options) == expected
