@@ -188,6 +188,7 @@ _DECLINES = re2.compile(
 _ANSWERS_ANYWAY = re2.compile(r"(?i)(?:^|[^a-z])(?:most likely|best fits?|answer is|correct answer|favou?r|"
                               r"the answer|would (?:choose|pick|go with|select)|my (?:answer|choice|pick)|if i had to|"
                               r"if i (?:must|have to|need to|were to) (?:choose|pick|select|answer)|if forced|"  # v11
+                              r"i can (?:tell you|say) that|"  # v11: "I can't diagnose. However, I can tell you that ..."
                               r"most consistent|consistent with)(?:[^a-z]|$)")
 
 
@@ -197,3 +198,27 @@ def declines_to_choose(s: str) -> bool:
     to answer after all ("..., but based on the features the best fit is B")?"""
     m = _DECLINES.search(s)
     return m is not None and _ANSWERS_ANYWAY.search(s[m.end():]) is None
+
+
+_TRAILING = re2.compile(r"^[(\[]?([A-Z])[.)\]]?(?: ([^\n]{1,120}))?$")
+_ALONE = re2.compile(r"^[(\[]?([A-Z])[.)\]]?$")
+
+
+def trailing_letter(s: str, candidates: set[str], own_text=None) -> str | None:
+    """letters-v9: the letter alone on the response's last line after reasoning above it ("... key features of a
+    retrosternal goiter.\n\n**D**"), or (letters-v11) with its own option's text ("\n\n**B. Tuberculosis**": `own_text`
+    tells); not when the line above is a lone letter too (a column of letters)."""
+    lines = [line.strip() for line in s.rstrip().split("\n")[-3:] if line.strip()]
+    if len(lines) < 2:
+        return None
+    m = _TRAILING.match(lines[-1])
+    if m is None or m.group(1) not in candidates or _ALONE.match(lines[-2]):
+        return None
+    if m.group(2) is not None:  # letters-v11: "B. Tuberculosis" closing an analysis, not an echoed option list
+        if m.group(2).rstrip().endswith((":", "-", "–", "—")):
+            return None  # "C. Rhabdomyosarcoma:" opens an analysis line that was cut off
+        above = _TRAILING.match(lines[-2])
+        if own_text is None or not own_text(m.group(1), m.group(2).rstrip(" .")) or (
+                above is not None and above.group(2) is not None and own_text(above.group(1), above.group(2).rstrip(" ."))):
+            return None
+    return m.group(1)

@@ -35,7 +35,7 @@ _NORMAL_WORDS = frozenset(("normal", "unremarkable"))
 _ABNORMALITY = frozenset(("abnormality", "abnormalities", "pathology", "pathologies", "pathological", "abnormal"))
 _NO_MODIFIERS = frozenset(("acute", "significant", "obvious", "evident", "visible", "apparent", "focal", "gross",
                            "definite", "detectable", "discernible", "cardiopulmonary", "intracranial", "radiographic",
-                           "major", "clear", "identifiable"))
+                           "major", "clear", "identifiable", "any"))
 _QUALIFIERS = frozenset(("except", "apart", "aside", "besides", "but", "however", "although", "though", "subtle",
                          "possible", "possibly", "may", "might", "could", "suspicious", "borderline", "mild", "mildly",
                          "slight", "slightly", "cannot", "unable", "unclear", "whether", "if"))

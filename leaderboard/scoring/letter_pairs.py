@@ -121,7 +121,7 @@ def may_pair(s: str, letter: str) -> bool:
 # before another option's text, after the stated letter. The gate (letter_batch.PAIR) reads the same phrases.
 CONCLUSION_WORDS = (r"consistent with|diagnostic of|characteristic of|typical of|indicative of|suggestive of|"
                     r"compatible with|in keeping with|pathognomonic (?:of|for)|diagnosis (?:is|of)|points? (?:to|toward)|"
-                    r"represents?")
+                    r"represents?|shows|depicts|demonstrates")  # v11: "Answer: A\n\nThe image shows a sagittal view"
 _CONCLUSION_BEFORE = re2.compile(r"(?i)(?:" + CONCLUSION_WORDS + r")(?: (?:a|an|the))?[ *_:]*$")
 _UNSURE = re2.compile(r"(?i)(?:^|[^a-z])(?:not|no|if|would|could|might|may|unlikely|less|rather|than|but|although|"
                       r"though|however|unlike|versus|vs|or|differential)(?:[^a-z]|$)")

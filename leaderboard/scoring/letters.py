@@ -55,7 +55,7 @@ from typing import NamedTuple, Sequence
 
 import re2
 
-from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, declines_to_choose,
+from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, declines_to_choose, trailing_letter,
                                                    ends_in_analysis, in_question, labels_only, listed_together,
                                                    stops_in_option_analysis)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
@@ -76,7 +76,7 @@ from .letter_signs import sign_option
 from .option_yes_no import yes_no_option
 from .option_cjk_gaps import gapped_option
 from .letter_rule import RULE_SUMMARY, RULE_VERSION, rule_of  # noqa: F401 (callers import them from here)
-from .option_text import named_option
+from .option_text import folded_option, named_option
 
 LETTERS = "ABCDE"
 
@@ -253,6 +253,9 @@ _EXPLICIT_SPECS = (
     (rf"(?P<final>final)(?: choice| pick| verdict)? ?: ?{_L_END}", _LINE_START, None),  # "Final: B" (letters-v5)
     # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
     (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
+    # letters-v11: "the next best step is **D. ...**", "The most appropriate management would be B"
+    (rf"(?:next|best|most appropriate|appropriate|initial|first)(?: best| next)? (?:step|management|investigation|test|"
+     rf"treatment|intervention)(?: in management)?{_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
     # "the most likely is C", "the likeliest one is B" (letters-v7)
     (rf"(?:most likely|most probable|likeliest|best)(?: one| pick| bet)? (?:is|would be|remains) {_ADVERB}{_OPTION}{_L_END}",
      _WORD_BEFORE, None),
@@ -455,21 +458,6 @@ def _leading(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = (
     return letter
 
 
-_TRAILING = re2.compile(r"^[(\[]?([A-Z])[.)\]]?$")
-
-
-def _trailing(s: str, candidates: set[str]) -> str | None:
-    """letters-v9: the letter alone on the response's last line after reasoning above it ("... key features of a
-    retrosternal goiter.\n\n**D**"); not when the line above is a lone letter too (a column of letters)."""
-    lines = [line.strip() for line in s.rstrip().split("\n")[-3:] if line.strip()]
-    if len(lines) < 2:
-        return None
-    m = _TRAILING.match(lines[-1])
-    if m is None or m.group(1) not in candidates or _TRAILING.match(lines[-2]):
-        return None
-    return m.group(1)
-
-
 def _line_letter(line: str) -> str | None:
     """The letter a line opens with ("B.", "(B) ...", "Option B:"), _CONFLICT for "B or C", else None."""
     m = _LEADING.match(line[:40])
@@ -550,7 +538,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
-    if found is None and (found := _trailing(s, candidates)) is not None:
+    if found is None and (found := trailing_letter(s, candidates, (lambda letter, text: letter in letters and folded_option(
+            text) == folded_option(options[letters.index(letter)])) if options else None)) is not None:
         end = len(s)  # letters-v9: reasoning, then the letter alone on the last line ("...\n\n**D**")
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
         found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(

@@ -37,7 +37,8 @@ _GENERIC_WORDS = {"left", "right", "upper", "lower", "acute", "chronic", "mild",
                   "single", "stage", "grade", "type", "class", "none", "other", "both", "neither"}
 _MAX_PART_WORDS = 6
 _PLACE_PREPOSITIONS = {"of", "in", "at", "on"}
-_PLACE_WORDS = {"lobe", "lobes", "segment", "quadrant", "side", "zone", "region", "field", "wall", "base", "apex", "pole"}
+_PLACE_WORDS = {"lobe", "lobes", "segment", "quadrant", "side", "zone", "region", "field", "wall", "base", "apex", "pole",
+                "cord"}  # letters-v11: a place of two words or more names no option ("spinal cord" of "Spinal cord tumor")
 _SKIPPED_IN_INITIALISMS = {"of", "the", "and", "or", "with", "without", "in", "on", "to", "for"}
 _GENERIC_TAIL = {"multiforme", "weighted", "image", "images", "imaging", "sequence", "deficiency", "disease",
                  "syndrome", "type", "pattern"}
@@ -149,7 +150,7 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
             if j - i == n or part[0] in _LINKING or len(part[0]) == 1 \
                     or (part[-1] in _LINKING and not (part[-1] == "a" and len(part) > 1 and part[-2] not in _LINKING)):
                 continue  # the whole text is tier one; "a dissection", "of Fallot" are no names
-            if any(w in _PLACE_PREPOSITIONS for w in words[:i]) and all(
+            if (any(w in _PLACE_PREPOSITIONS for w in words[:i]) or len(part) >= 2) and all(
                     w in _GENERIC_WORDS or w in _PLACES or w in _PLACE_WORDS or _LEVEL.match(w) for w in part):
                 continue  # letters-v8: "upper lobe" of "Hamartoma of the upper lobe" says where, not what
                 # (letters-v11: nor "C2" of "Teardrop fracture of C2": a vertebral level)

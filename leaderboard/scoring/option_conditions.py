@@ -6,7 +6,7 @@ option_text reads them on its folded text (`text`, words separated by single spa
 """
 from __future__ import annotations
 
-POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("possibly", "a"), ("perhaps", "a"),
+POSSIBLE = {("could", "be"), ("might", "be"), ("may", "be"), ("can", "be"),  # v11: "can be caused by X, Y, or Z" ("possibly", "a"), ("perhaps", "a"),
              # letters-v8: "could fit either a central or a branch retinal vein occlusion"
              ("could", "fit"), ("might", "fit"), ("may", "fit"), ("could", "represent"), ("might", "represent"),
              ("may", "represent")}

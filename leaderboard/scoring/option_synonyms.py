@@ -179,6 +179,18 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("nasal side", "nasally"), ("temporal side", "temporally"),
     ("perforated peptic ulcer", "perforated ulcer", "peptic ulcer perforation", "ulcer perforation"),  # letters-v11
     ("gastric antral vascular ectasia", "watermelon stomach", "gave"),  # letters-v11 (blind set 20)
+    # letters-v11 (blind set 17)
+    ("cannot be determined", "not possible to determine", "cannot determine", "cannot be determined", "can not be determined",
+     "unable to determine", "indeterminate", "cant be determined", "cannot be assessed"),
+    ("distal radius fracture with dorsal angulation", "colles fracture", "colles", "dorsally angulated distal radius fracture"),
+    # letters-v11 (blind set 22)
+    ("sarcoidosis", "sarcoid"),
+    ("small cell lung cancer", "small cell carcinoma", "small cell lung carcinoma", "sclc", "oat cell carcinoma", "small cell"),
+    ("antibodies against voltage gated calcium channels", "lambert eaton myasthenic syndrome", "lambert eaton syndrome",
+     "lambert eaton"),
+    ("antibodies against acetylcholine receptors", "myasthenia gravis"),
+    ("cervical disc herniation", "herniated cervical disc", "herniated disc", "disc herniation", "herniated disk",
+     "disk herniation", "cervical disk herniation"),
     ("smith fracture", "smiths fracture", "reverse colles fracture", "reversed colles fracture",
      "distal radius fracture smith type"),  # letters-v11 (blind set 19)
     # letters-v11 (blind set 16): the cervical fractures by their descriptions
@@ -235,7 +247,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave", "sclc"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

@@ -92,6 +92,8 @@ _WHOLE_OPTION = {
     "oct": ("optical coherence tomography", "光学相干断层扫描", "光学相干断层成像"),
     "ffa": ("fundus fluorescein angiography", "fluorescein angiography", "fluorescein angiogram", "荧光素眼底血管造影"),
     "icga": ("indocyanine green angiography", "indocyanine green angiogram", "吲哚菁绿血管造影"),
+    "posteroanterior": ("pa", "pa view", "pa projection", "postero anterior"),
+    "anteroposterior": ("ap", "ap view", "ap projection", "antero posterior"),
     "pa view": ("posteroanterior", "postero anterior", "pa projection", "pa"),
     "ap view": ("anteroposterior", "antero posterior", "ap projection", "ap"),
     "lateral view": ("lateral projection", "lateral radiograph", "lateral chest"),

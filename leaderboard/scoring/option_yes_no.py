@@ -10,8 +10,8 @@ from typing import Sequence
 _YES = frozenset(("是", "是的", "对", "对的", "有", "存在", "阳性", "正确"))
 _NO = frozenset(("否", "不是", "不", "没有", "无", "不存在", "阴性", "不对", "未见"))
 # English, the whole first clause: "Present." on "Is X present?" (the question names X; the response need not)
-_YES_EN = frozenset(("present", "it is present", "it's present", "positive", "it is", "yes it is"))
-_NO_EN = frozenset(("absent", "not present", "it is not present", "it's not present", "it is absent", "negative",
+_YES_EN = frozenset(("yes", "present", "it is present", "it's present", "positive", "it is", "yes it is"))
+_NO_EN = frozenset(("no", "absent", "not present", "it is not present", "it's not present", "it is absent", "negative",
                     "it is not", "no it is not"))
 _YES_OPTIONS = frozenset(("yes", "y", "true", "是", "有"))
 _NO_OPTIONS = frozenset(("no", "n", "false", "否", "无"))
@@ -21,7 +21,8 @@ _BREAKS = "，。,.!！；;:：\n "
 def yes_no_option(source: str, options: Sequence[str]) -> int | None:
     """The index of the yes (or no) option the response's opening Chinese word answers, when the options hold
     exactly one of each; else None."""
-    words = [(o or "").strip().strip(".").casefold() for o in options]
+    # the option's first word: "Yes, abnormal findings are present" is the yes option (letters-v11)
+    words = [(o or "").strip().strip(".").casefold().replace(",", " ").split(" ", 1)[0] for o in options]
     yes = [k for k, w in enumerate(words) if w in _YES_OPTIONS]
     no = [k for k, w in enumerate(words) if w in _NO_OPTIONS]
     if len(yes) != 1 or len(no) != 1:

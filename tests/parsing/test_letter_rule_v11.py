@@ -229,3 +229,49 @@ BREAST_ZH = ["浸润性导管癌", "导管原位癌", "纤维腺瘤", "乳腺增
 ])
 def test_blind_set_20_misses_and_left_out_words(text, options, expected):
     assert _parse(text, options) == expected
+
+
+VIEWS = ["Posteroanterior", "Anteroposterior", "Lateral", "Oblique"]
+ABNORMAL = ["Yes, abnormal findings are present", "No, this is a normal study", "Cannot be determined",
+            "Image quality is inadequate"]
+PLANES = ["Axial", "Sagittal", "Coronal", "Oblique"]
+AMYLOID = ["Cardiac MRI with late gadolinium enhancement", "Coronary angiography", "Endomyocardial biopsy",
+           "Technetium pyrophosphate scintigraphy", "Repeat transthoracic echocardiography in 6 months"]
+CAVITY = ["Sarcoidosis", "Tuberculosis", "Lymphoma", "Hypersensitivity pneumonitis"]
+BLASTOMA = ["Wilms tumor", "Neuroblastoma", "Rhabdomyosarcoma", "Hepatoblastoma"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # after blind sets 17 and 22 (measured unseen first: 187/200 and 188/200 under letters-v11 at 692d8ce)
+    ("PA", VIEWS, "A"),
+    ("Yes, there is an abnormality in the image.", ABNORMAL, "A"),  # a yes/no option that says more
+    ("Yes or no depends on the context.", ["Yes", "No"], None),
+    ("It is not possible to determine from this single image whether a fracture is present.",
+     ["Yes, a fracture is present", "No fracture is present", "Cannot be determined", "Wrong body part"], "C"),
+    ("This is a Colles fracture.", ["Smith fracture", "Barton fracture", "Distal radius fracture with dorsal angulation",
+                                    "Scaphoid fracture"], "C"),
+    ("DWI", ["T1加权成像", "T2加权成像", "液体衰减反转恢复序列", "弥散加权成像"], "D"),
+    ("I can't provide a medical diagnosis. However, I can tell you that the image appears to show a sagittal view.",
+     PLANES, "B"),
+    ("The image depicts a sagittal MRI of the cervical spine showing a herniated disc compressing the spinal cord.",
+     ["Cervical disc herniation", "Spinal cord tumor", "Syringomyelia", "Normal cervical spine"], "A"),
+    ("Answer: A\n\nThe image shows a sagittal view of the brain.", PLANES, None),  # the letter against a later text
+    ("- B. Coronary angiography - not indicated.\n\nSo the next best step is **D. Technetium pyrophosphate "
+     "scintigraphy**.", AMYLOID, "D"),
+    ("I'll go through each option.\n\n**C. Lymphoma** - no cavitation.\n**D. Hypersensitivity pneumonitis** - no "
+     "cavitation.\n\n**B. Tuberculosis**",
+     CAVITY, "B"),  # the closing line: a letter with its own option's text
+    ("A. Sarcoidosis\nB. Tuberculosis", CAVITY, None),  # an echoed option list
+    ("Let's evaluate each option:\n\nA. Wilms tumor: triphasic.\nB. Neuroblastoma: Homer Wright rosettes.\n"
+     "C. Rhabdomyosarcoma:", BLASTOMA, None),  # cut off on an option's own line
+    ("原发性中枢神经系统淋巴瘤", ["Glioblastoma", "Primary CNS lymphoma", "Cerebral abscess", "Metastatic disease"], "B"),
+    ("Sarcoid.", CAVITY, "A"),
+    ("The image shows a central lung mass with bulky nodes. It is small cell.",
+     ["Small cell lung cancer", "Squamous cell carcinoma of the lung", "Adenocarcinoma of the lung",
+      "Large cell neuroendocrine carcinoma"], "A"),
+    ("Hemorrhagic stroke can be caused by hypertension, cerebral amyloid angiopathy, or venous thrombosis.",
+     ["Left MCA territory ischemic stroke", "Hypertensive intracerebral hemorrhage in the left basal ganglia",
+      "Cerebral amyloid angiopathy-related lobar hemorrhage", "Cerebral venous sinus thrombosis"], None),
+])
+def test_blind_sets_17_and_22_misses(text, options, expected):
+    assert _parse(text, options) == expected
