@@ -296,8 +296,10 @@ def _answers_alone(folded: Folded, start: int, end: int) -> bool:
     before = folded.text[:start].strip()  # letters-v11: or after a letter label alone ("A. Yes")
     opens = (before == "" or (len(before) == 1 and before.isalpha())) and (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause
                                                     or folded.text[end:].strip() == "")
+    label = words_before(folded.text, start, 1)  # letters-v11: "The answer is C) Right." (after a letter label)
+    at = start - 2 if len(label) == 1 and len(label[0]) == 1 and label[0].isalpha() else start
     closes = (end + 1 >= len(folded.text) or folded.clause[end + 1] != clause) \
-        and any(words_before(folded.text, start, len(p)) == p for p in _ANSWER_LABEL)
+        and any(words_before(folded.text, at, len(p)) == p for p in _ANSWER_LABEL)
     return opens or closes
 
 

@@ -77,8 +77,8 @@ BLIND_SETS = [
     ("blind_letters19.jsonl", 200, 200, 32, 32, "unseen: v10 at cb5650c 192, v11 at eb57c70 193; seen: v11 200"),
     ("blind_letters20.jsonl", 200, 198, 32, 32, "unseen: v10 at cb5650c 195, v11 at 8136c17 195; seen: v11 198 (lines "
      "95 and 144: esophageal varices and erythema toxicum described, not named: domain inference)"),
-    ("blind_letters17.jsonl", 200, 196, 33, 31, "unseen: v10 at cb5650c 187, v11 at 692d8ce 187; seen: v11 196 (left: a "
-     "Chinese analysis cut off, a lean 'but it could also be', 'C) Right' where Right is B, a normal study unread)"),
+    ("blind_letters17.jsonl", 200, 197, 33, 32, "unseen: v10 at cb5650c 187, v11 at 692d8ce 187; seen: v11 197 (left: a "
+     "Chinese analysis cut off, a lean 'but it could also be', a normal study in prose)"),
     ("blind_letters22.jsonl", 200, 197, 29, 27, "unseen: v10 at cb5650c 186, v11 at 692d8ce 188; seen: v11 197 (left: a "
      "mechanism described, a retraction by rejecting the chosen option's text, a Chinese analysis cut off)"),
 ]

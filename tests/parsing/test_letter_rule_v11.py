@@ -266,6 +266,8 @@ BLASTOMA = ["Wilms tumor", "Neuroblastoma", "Rhabdomyosarcoma", "Hepatoblastoma"
      "C. Rhabdomyosarcoma:", BLASTOMA, None),  # cut off on an option's own line
     ("原发性中枢神经系统淋巴瘤", ["Glioblastoma", "Primary CNS lymphoma", "Cerebral abscess", "Metastatic disease"], "B"),
     ("Sarcoid.", CAVITY, "A"),
+    ("The answer is C) Right.", ["Left", "Right", "Bilateral", "No abnormality"], None),  # a one-word option after C)
+    ("The answer is B) Right.", ["Left", "Right", "Bilateral", "No abnormality"], "B"),
     ("The image shows a central lung mass with bulky nodes. It is small cell.",
      ["Small cell lung cancer", "Squamous cell carcinoma of the lung", "Adenocarcinoma of the lung",
       "Large cell neuroendocrine carcinoma"], "A"),
