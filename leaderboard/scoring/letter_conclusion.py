@@ -82,6 +82,22 @@ _AFTER_TEXT = (" (", " [", " (option ", " (choice ", ", option ", " - option ", 
 _BEFORE_TEXT = (") ", "] ", ". ", ": ", " - ", " – ", " — ", " (")
 
 
+_LABEL_GAPS = (". ", ") ", ": ", "．", "、", "）", "：", " - ", " – ", " — ")
+
+
+def enumerated(s: str, positions: list[tuple[int, str]], letters: str) -> bool:
+    """letters-v12: are the letters found exactly the options' letters, in order, each labelling the start of its own
+    line ("A. 正常眼底——…\nB. 高血压视网膜病变——…\nC. …\nD. …")? An option-by-option analysis then only walks
+    the options, whatever language their texts are written in; the conclusion after it decides (step 4)."""
+    if [letter for _, letter in positions] != list(letters):
+        return False
+    for i, _ in positions:
+        line_start = s.rfind("\n", 0, i) + 1
+        if s[line_start:i].strip(" *#-_>") != "" or not s.startswith(_LABEL_GAPS, i + 1):
+            return False
+    return True
+
+
 def labels_only(s: str, positions: list[tuple[int, str]], spans, letters: str) -> bool:
     """Does every letter found label a mention of its own option's text ("Fibroadenoma (A)", "(C) Phyllodes
     tumor")? Then the letters only point at the options the text names, and the option texts decide (step 4).

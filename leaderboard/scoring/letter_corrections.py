@@ -70,3 +70,18 @@ def corrected(s: str, end: int, letter: str, letters_after, text_letter=None) ->
             or (s[i - 2:i] in (", ", ": ") and not s[i + 1:].strip(" .!)]*\n")):
         return other  # letters-v11: "Actually no, looking again at the Kerley lines, D." (the response's last word)
     return None
+
+
+# letters-v12: the last sentence owns to not knowing ("I'm not sure which one is right.")
+_UNSURE_AT_END = re2.compile(r"(?i)(?:not sure|unsure|uncertain|can(?:no|['’])t (?:decide|tell|be sure)|hard to (?:say|tell)|"
+                             r"不确定|拿不准)[^.!?\n]{0,60}[.!?。]*$")
+
+
+def unresolved(s: str, end: int, letter: str, letters_after) -> bool:
+    """Does a correction marker after the committed `letter` (ending at `end`) raise another letter and the response
+    end unsure, with no new commitment ("Answer: A. Hmm, actually ..., it might be C. I'm not sure which one is
+    right.")? A careful reader records no answer: the first one is withdrawn and the second never given."""
+    marker = _MARKER.search(s[end:end + 2000])
+    if marker is None or _UNSURE_AT_END.search(s[-120:].rstrip()) is None:
+        return False
+    return any(x != letter for _, x in letters_after(end + marker.start()))

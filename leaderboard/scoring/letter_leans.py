@@ -26,7 +26,8 @@ _OPEN = ("cannot be excluded", "cannot be completely excluded", "cannot be entir
          "can't be excluded", "can't be ruled out", "not excluded", "not be excluded", "not be ruled out",
          "remains possible", "remain possible", "is possible", "still possible", "remains a possibility",
          "remains in the differential", "borderline", "cannot exclude", "can't exclude", "not exclude",
-         "不能排除", "不能完全排除", "不除外")  # not "is also possible": an equal alternative (letters-v8)
+         "不能排除", "不能完全排除", "不除外",
+         "鉴别", "鑑別")  # not "is also possible": an equal alternative (letters-v8); v12: "需与D鉴别" (to tell from D)
 _OFFERED = ("could be", "might be", "may be", "possibly", "可能是", "也可能是")
 
 

@@ -2,8 +2,8 @@
 to read back the rule an older result was scored under (letters.py is the rule itself)."""
 from __future__ import annotations
 
-RULE_VERSION = "letters-v11"
-RULE_SUMMARY = ("letters-v11: explicit answer statement (final ones decide) > lone leading letter > single standalone "
+RULE_VERSION = "letters-v12"
+RULE_SUMMARY = ("letters-v12: explicit answer statement (final ones decide) > lone leading letter > single standalone "
                 "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
                 "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
                 "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
@@ -19,7 +19,9 @@ RULE_SUMMARY = ("letters-v11: explicit answer statement (final ones decide) > lo
                 "though C cannot be excluded) takes the lean, informal choices (Going with C, C it is) state it, Chinese names answer English options (胎盘早剥), a "
                 "consequent of an if-clause asserts nothing, a response cut off after 'would favor' answers nothing; v11: other "
                 "writings of an option (category 4 for BI-RADS 4, T3 N2 M0, non-contrast head CT, computed tomography), a "
-                "Chinese or 'Present.' yes/no, 'no acute fracture' for No fracture; think blocks "
+                "Chinese or 'Present.' yes/no, 'no acute fracture' for No fracture; v12: an option-by-option walk (A. ... B. ... "
+                "on their own lines) labels and its conclusion decides, self-corrections in Chinese, Chinese if-clauses and an unsure "
+                "retraction (actually ... might be C. I'm not sure) answer nothing, 'makes A the answer'; think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")
 

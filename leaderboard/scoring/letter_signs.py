@@ -219,6 +219,8 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # ECG
     (("delta wave", "delta waves", "slurred upstroke"), ("wolff parkinson white", "wpw")),
     (("sawtooth", "saw tooth", "flutter waves"), ("atrial flutter",)),
+    # eye (letters-v12): the fluorescein leak of central serous chorioretinopathy
+    (("smokestack", "smoke stack", "ink blot leakage", "inkblot leakage"), ("central serous chorioretinopathy",)),
     (("irregularly irregular", "no discernible p waves", "absent p waves", "fibrillatory waves"),
      ("atrial fibrillation",)),
     (("progressive pr prolongation", "progressive prolongation of the pr interval", "progressively lengthening pr"),

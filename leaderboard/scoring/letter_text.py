@@ -156,10 +156,16 @@ _NOT_SPECIES = frozenset(("yes", "no", "normal", "abnormal", "present", "absent"
                           "an", "it", "both", "neither", "all", "other", "unclear", "not", "bilateral", "central"))
 
 
+# letters-v12: how species epithets end (coli, aureus, pneumoniae, pallidum, trachomatis, albicans, perfringens, pyogenes,
+# difficile, ovale, vivax, niger); "B. usable", "C. reject" end otherwise and are a letter and its option's text
+_EPITHET_ENDINGS = ("i", "ae", "us", "um", "is", "a", "ans", "ens", "es", "ax", "ex", "ix", "ile", "ale", "er")
+
+
 def genus_abbreviation(s: str, i: int) -> bool:
-    """Is the capital s[i], followed by ". " and a lower-case word, a genus abbreviation ("E. coli")?"""
+    """Is the capital s[i], followed by ". " and a lower-case word spelled like a species epithet, a genus
+    abbreviation ("E. coli")?"""
     if s[i + 1:i + 3] != ". " or not s[i + 3:i + 4].islower():
         return False
-    word = s[i + 3:i + 16]
+    word = s[i + 3:i + 24]
     end = next((k for k, ch in enumerate(word) if not ch.isalpha()), len(word))
-    return word[:end] not in _NOT_SPECIES
+    return word[:end] not in _NOT_SPECIES and word[:end].endswith(_EPITHET_ENDINGS)

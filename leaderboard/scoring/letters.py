@@ -56,7 +56,7 @@ from typing import NamedTuple, Sequence
 import re2
 
 from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, declines_to_choose, trailing_letter,
-                                                   ends_in_analysis, in_question, labels_only, listed_together,
+                                                   ends_in_analysis, enumerated, in_question, labels_only, listed_together,
                                                    stops_in_option_analysis)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
@@ -65,7 +65,7 @@ from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bounded, cut_off_mid_sentence,  # noqa: F401
                                              cut_off_thinking, genus_abbreviation, normalised, read)  # (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
-from .letter_corrections import corrected, retracted_at_end
+from .letter_corrections import corrected, retracted_at_end, unresolved
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import concluded_elsewhere, settle_pair
 from .letter_windows import matches
@@ -265,7 +265,7 @@ _EXPLICIT_SPECS = (
      rf"| ?[-–—:|] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
     # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
     (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
-    (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?{_VERDICT}", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
+    (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?(?:{_VERDICT}|answer)", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
     # letters-v7: "... makes it B.", "Most likely B." (a sentence ending with the letter)
     (rf"(?:makes (?:it|this)|most likely|most probably|probably)[,:]? (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      lambda tail: _sentence_ends(tail) or _GLOSS_ENDS.match(tail[:80]) is not None),  # v8: "Most likely B (Ewing ...)."
@@ -273,6 +273,9 @@ _EXPLICIT_SPECS = (
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),
     (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
+    # letters-v12: "... most closely matches option A.", "best corresponds to C."
+    (rf"(?:most closely|most|best|closely) (?:matches|fits|corresponds to|resembles)(?: (?:option|choice))? {_L}[)\]]?",
+     _WORD_BEFORE, _sentence_ends),
     (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
      _sentence_ends),
     (rf"(?:favou?rs?|favou?ring|points? to|supports?) (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
@@ -304,6 +307,9 @@ _EXPLICIT_SPECS = (
     (rf"(?P<final>最终|最終|最后|最後)?的?(?:正确|正確)?(?:答案|答え|正解|정답)(?:应该|應該|应|應)?"
      rf"(?:是|为|為|は|选|選)?:? ?(?:选项|選項)? ?{_L_END}", None, None),
     (rf"(?:正确|正確|最佳|最合适的|最合适|最终|最終)的?(?:选项|選項|选择|選択)(?:应该|应)?(?:是|为|為|は)?:? ?{_L_END}", None, None),
+    # letters-v12: "最可能的诊断是 D", "首先考虑 C" (leans, "倾向于 A，但…", are letter_leans.py's)
+    (rf"(?:最可能|最符合|最有可能)的?(?:诊断|選項|选项)(?:应该|应)?(?:是|为|為)?:? ?{_L_END}", None, None),
+    (rf"(?:首先考虑|首选|考虑为) ?(?:选项)? ?{_L_END}", None, None),
     # "选" before "项"/"择" starts another word; what may follow here (":", " ", a letter) never is one
     (rf"(?:选择|選擇|选|選)(?:择)?:? ?{_L_END}", _NOT_BU, None),
     (rf"(?:选项|選項)? ?{_L}[)\]]? ?(?:选项|選項)?(?:是)?(?:正确|正確)", None, None),
@@ -333,7 +339,10 @@ def _explicitmatches(s: str):
 _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|correction|reconsider(?:ing)?|"
                         r"i was wrong|let me re-?(?:check|evaluate|consider)|"
                         # letters-v9: "However, upon re-examining the image ..., the correct answer is D."
-                        r"(?:up)?on re-?examin(?:ing|ation)|re-?evaluating|on closer (?:inspection|look)|looking again)")
+                        r"(?:up)?on re-?examin(?:ing|ation)|re-?evaluating|on closer (?:inspection|look)|looking again|"
+                        # letters-v12: "Sorry, correcting myself: ...", "my mistake"; Chinese "不对，再仔细看一下" (no, look again)
+                        r"correcting (?:myself|that)|let me correct|my mistake|i misspoke|"
+                        r"不对|更正|纠正|再仔细看|重新考虑|仔细看|等一下|等等)")
 
 
 _IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether)")
@@ -364,6 +373,18 @@ def _hypothetical(s: str, start: int, end: int) -> bool:
     return _word_in(_IF_CLAUSE, s, max(clause_start, lo), clause_end, _COMMITS_ANYWAY)
 
 
+_CJK_IF = re2.compile(r"如果|假如|倘若|若是|要是|假设|若(?:有|为|患者|病人|存在)")
+_CJK_MUST = re2.compile(r"(?:如果|假如|若是|要是)(?:必须|一定要|只能|非要|硬要)")  # "如果必须选择，答案是A" commits
+
+
+def _cjk_conditional(s: str, i: int) -> bool:
+    """letters-v12: is s[i] inside a Chinese if-clause's sentence, before it ("如果患者有明确外伤史，则选 A")? Not "如果必须
+    选择" (if I must choose), which commits."""
+    head = s[max(0, i - 60):i]
+    head = head[max(head.rfind(ch) for ch in "。；！？\n") + 1:]
+    return _CJK_IF.search(head) is not None and _CJK_MUST.search(head) is None
+
+
 class _Statement(NamedTuple):
     start: int
     end: int
@@ -384,6 +405,8 @@ def _explicit_read(s: str) -> tuple[str | None, int]:
             continue  # not a letter; or "neither A nor B is correct" (letters-v5)
         if (" would be " in m.group(0).lower() or m.group(0)[:2].lower() == "it") and _hypothetical(s, m.start(), m.end()):
             continue  # "If the OCT showed fluid, the answer would be D" describes another case
+        if _cjk_conditional(s, m.start()):
+            continue  # letters-v12: "如果患者有明确外伤史，则选 A" (if there is a history of trauma, choose A)
         final = any(m.group(g) for g in ("final", "final2") if g in groups)
         old = found.get(i)
         found[i] = _Statement(m.start(), i + 1, s[i].upper(), final or (old is not None and old.final))
@@ -503,7 +526,7 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
             else:  # letters-v5: "Maybe A?", "If it's B, we would see ...": named, but not stated
                 found.add(ch)
                 positions.append((i, ch))
-                (asked if in_question(s, i) or _hypothetical(s, i, i + 1) else stated).add(ch)
+                (asked if in_question(s, i) or _hypothetical(s, i, i + 1) or _cjk_conditional(s, i) else stated).add(ch)
     found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
     positions = [(i, ch) for i, ch in positions if ch not in rejected]
     if len(found) > 1:  # letters-v5: a concluding last sentence settles the discussion ("..., option B.")
@@ -542,13 +565,16 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             text) == folded_option(options[letters.index(letter)])) if options else None)) is not None:
         end = len(s)  # letters-v9: reasoning, then the letter alone on the last line ("...\n\n**D**")
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
-        found = corrected(s, end, found, lambda start: [(i + start, x) for i, x in _standalone(
-            s[start:], candidates, _shifted(spans, start))[2]],
-            (lambda phrase: _text_letter(phrase, options, letters)) if options else None) or found
+        letters_after = lambda start: [(i + start, x) for i, x in _standalone(  # noqa: E731
+            s[start:], candidates, _shifted(spans, start))[2]]
+        now = corrected(s, end, found, letters_after, (lambda phrase: _text_letter(phrase, options, letters)) if options else None)
+        if now is None and unresolved(s, end, found, letters_after):
+            now = _CONFLICT  # letters-v12: "Answer: A. Hmm, actually ... it might be C. I'm not sure which one is right."
+        found = now or found
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         step = 3
-        if found == _CONFLICT and options and labels_only(s, positions, spans, letters):
+        if found == _CONFLICT and options and (labels_only(s, positions, spans, letters) or enumerated(s, positions, letters)):
             found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
             if named is not None and listed_together(s, positions, spans, named):
                 named = None  # letters-v7: "The differential includes A (meningioma) and B (...)": a list

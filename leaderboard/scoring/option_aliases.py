@@ -49,6 +49,10 @@ _NOT_INITIALISMS = {"ct", "mr", "us", "ap", "pa", "iv", "or", "no", "is", "it", 
 _TABLE = {
     "intracerebral hemorrhage": ("ich",), "intracranial hemorrhage": ("ich",), "glioblastoma": ("gbm",),
     "glioblastoma multiforme": ("gbm",), "central serous chorioretinopathy": ("cscr", "csr"),
+    # letters-v12: retinal lesions and treatments by the abbreviations ophthalmologists write
+    "panretinal photocoagulation": ("prp",), "pan retinal photocoagulation": ("prp",), "neovascularization elsewhere": ("nve",),
+    "neovascularization of the disc": ("nvd",), "neovascularization at the disc": ("nvd",), "geographic atrophy": ("ga",),
+    "polypoidal choroidal vasculopathy": ("pcv",),
     "pneumocystis pneumonia": ("pcp", "pjp"), "neuromyelitis optica": ("nmo", "nmosd"),
     "age related macular degeneration": ("amd", "armd"), "diabetic macular edema": ("dme",),
     "chronic obstructive pulmonary disease": ("copd",), "tuberculosis": ("tb",),

@@ -37,7 +37,12 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "atrial flutter": ("心房扑动", "房扑"), "ventricular tachycardia": ("室性心动过速", "室速"),
     "ventricular fibrillation": ("心室颤动", "室颤"), "supraventricular tachycardia": ("室上性心动过速", "室上速"),
     "complete heart block": ("三度房室传导阻滞", "完全性房室传导阻滞"),
-    "left bundle branch block": ("左束支传导阻滞",), "right bundle branch block": ("右束支传导阻滞",),
+    "left bundle branch block": ("左束支传导阻滞",),
+    # letters-v12: Mobitz I by its Chinese names ("文氏型房室传导阻滞")
+    "second degree av block mobitz i": ("二度I型房室传导阻滞", "二度一型房室传导阻滞", "文氏型房室传导阻滞", "文氏阻滞", "文氏现象"),
+    "second degree av block mobitz type i": ("二度I型房室传导阻滞", "二度一型房室传导阻滞", "文氏型房室传导阻滞", "文氏阻滞"),
+    "second degree av block mobitz ii": ("二度II型房室传导阻滞", "二度二型房室传导阻滞", "莫氏II型房室传导阻滞"),
+    "second degree av block mobitz type ii": ("二度II型房室传导阻滞", "二度二型房室传导阻滞", "莫氏II型房室传导阻滞"), "right bundle branch block": ("右束支传导阻滞",),
     "wolff parkinson white syndrome": ("预激综合征",), "pulmonary hypertension": ("肺动脉高压",),
     "chronic thrombembolic pulmonary hypertension": ("慢性血栓栓塞性肺动脉高压",),
     "pulmonary artery sarcoma": ("肺动脉肉瘤",), "deep vein thrombosis": ("深静脉血栓", "深静脉血栓形成"),
@@ -145,7 +150,9 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "branch retinal artery occlusion": ("视网膜分支动脉阻塞",), "central retinal vein occlusion": ("视网膜中央静脉阻塞",),
     "branch retinal vein occlusion": ("视网膜分支静脉阻塞",), "central serous chorioretinopathy": ("中心性浆液性脉络膜视网膜病变",),
     "macular hole": ("黄斑裂孔",), "epiretinal membrane": ("黄斑前膜", "视网膜前膜"), "papilledema": ("视乳头水肿", "视盘水肿"),
-    "hypertensive retinopathy": ("高血压性视网膜病变",), "retinitis pigmentosa": ("视网膜色素变性",),
+    "hypertensive retinopathy": ("高血压性视网膜病变", "高血压视网膜病变"),
+    "polypoidal choroidal vasculopathy": ("息肉状脉络膜血管病变", "息肉样脉络膜血管病变"),  # letters-v12
+    "neovascular age related macular degeneration": ("湿性年龄相关性黄斑变性", "新生血管性年龄相关性黄斑变性", "湿性黄斑变性"), "retinitis pigmentosa": ("视网膜色素变性",),
     "keratoconus": ("圆锥角膜",), "retinoblastoma": ("视网膜母细胞瘤",), "uveitis": ("葡萄膜炎",),
     # letters-v11: the ICDR grades, image quality and fundus positions fundus benchmarks ask for
     "mild npdr": ("轻度非增殖期糖尿病视网膜病变", "轻度非增殖性糖尿病视网膜病变"),

@@ -37,12 +37,17 @@ def consequent(source: str, i: int, clause_words: list[str]) -> bool:
     return bool(_IF_WORDS & set(words)) and not ({"had", "have", "must", "forced"} & set(words))
 
 
+_CONTRASTS = ("but ", "但", "however")
+
+
 def possibilities_listed(source: str, i: int) -> bool:
     """letters-v9: is the mention at source[i] an item of a list of possibilities that runs past commas ("The lesion
     may be consistent with a keratoacanthoma, squamous cell carcinoma, or actinic keratosis.")? Its sentence offers
     them ("may be", "could be", "might represent" before the mention) and lists them with a comma and an "or"."""
     head = source[max(0, i - 300):i]
     head = head[max(head.rfind(ch) for ch in ".!?\n;") + 1:].lower()
+    head = head[max([head.rfind(word) + len(word) for word in _CONTRASTS if word in head] + [0]):]  # letters-v12: "It could be either X or Y,
+    # but ... makes Y more likely": after the "but" the sentence commits; the list before it does not hold this Y
     tail = source[i:i + 300]
     ends = [k for k in (tail.find(ch) for ch in ".!?\n;") if k >= 0]
     sentence = head + tail[:min(ends) if ends else len(tail)].lower()

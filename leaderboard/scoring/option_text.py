@@ -235,13 +235,15 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                 found.append(Mention(1, len(folded.text) - 1, index))
             elif " ".join(words) in _GENERIC:  # letters-v5: "Yes, there is ...", "The answer is no."
                 found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle)
-                             if _answers_alone(folded, s, e))
+                             if _answers_alone(folded, s, e) or _named_label(folded, s, e, options))
             elif _acronym(option):  # "CT", "MRI": also written in capitals inside a sentence ("an MRI of ...")
                 found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, needle)
                              if _capitals(folded, s, s + len(words[0])))
             continue
         for variant in _eponym_variants(option or "", words):
-            found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, variant))
+            found.extend(Mention(s, e, index) for s, e in _occurrences(folded.text, variant)
+                         if not (len(words) == 1 and folded.text.startswith(" enough ", e)))
+            # (letters-v12: "good enough to grade" grades the image; it does not name the label "Good")
     for index, per_option in enumerate(aliases([folded_option(o) for o in options], options)):
         for alias in per_option:
             words = alias.needle.split()
@@ -303,6 +305,21 @@ def _answers_alone(folded: Folded, start: int, end: int) -> bool:
     return opens or closes
 
 
+_GRADES = {"mild", "moderate", "severe", "left", "right", "normal", "abnormal"}
+_LABEL_JOINS = {"to", "or", "and", "vs", "versus", "not", "no", "nor", "than", "plus"}
+
+
+def _named_label(folded: Folded, start: int, end: int, options: Sequence[str]) -> bool:
+    """letters-v12: does a generic option open a response of at most three words whose other words name what it
+    grades ("Severe NPDR" for "severe", "Left kidney" for "left"): no other option's word, no joining word ("Mild to
+    moderate")?"""
+    if folded.text[start:end].strip() not in _GRADES or folded.text[:start].strip() or len(folded.text.split()) > 3:
+        return False  # (not "No idea", "Yes please": a yes/no is read by option_yes_no)
+    rest = set(folded.text[end:].split())
+    others = {w for option in options for w in folded_option(option).split()}
+    return not (rest & (others | _LABEL_JOINS))
+
+
 def _eponym_variants(option: str, words: list[str]) -> list[str]:
     """The option's folded text, and (letters-v5) its first word with and without a possessive "s" when it is a
     name of two or more words: "Ewing's sarcoma" = "Ewing sarcoma", "Cushing syndrome" = "Cushing's syndrome"."""
@@ -313,7 +330,13 @@ def _eponym_variants(option: str, words: list[str]) -> list[str]:
             variants.append(" " + " ".join([words[0][:-1] if words[0].endswith("s") else words[0]] + words[1:]) + " ")
         if not words[0].endswith("s"):
             variants.append(" " + " ".join([words[0] + "s"] + words[1:]) + " ")
+    variants.extend(" " + form + " " for form in _VERB_FORMS.get(" ".join(words), ()))
     return variants
+
+
+# letters-v12: a one-word label that is a verb, in the form a sentence gives it ("this image should be rejected" for the
+# image-quality label "Reject"): the option's own text, read like it (not an alias only used when no text is named)
+_VERB_FORMS = {"reject": ("rejected",), "accept": ("accepted",), "repeat": ("repeated",)}
 
 
 def _context_initialisms(folded: Folded, options: Sequence[str]) -> list[Mention]:

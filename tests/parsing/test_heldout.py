@@ -81,6 +81,12 @@ BLIND_SETS = [
      "Chinese analysis cut off, a lean 'but it could also be', a normal study in prose)"),
     ("blind_letters22.jsonl", 200, 197, 29, 27, "unseen: v10 at cb5650c 186, v11 at 692d8ce 188; seen: v11 197 (left: a "
      "mechanism described, a retraction by rejecting the chosen option's text, a Chinese analysis cut off)"),
+    ("blind_letters15.jsonl", 200, 200, 31, 31, "unseen: v10 at cb5650c 193, v11 at 692d8ce and 0f65d7e 194; seen: v12 200"),
+    ("blind_letters18.jsonl", 200, 198, 31, 30, "unseen: v10 at cb5650c 184, v11 at 692d8ce and 0f65d7e 188; seen: v12 "
+     "198 (left: an ECG analysis cut off on 'sawtooth', a placenta covering the os described in Chinese)"),
+    ("blind_letters21.jsonl", 200, 197, 29, 29, "unseen: v10 at cb5650c 186, v11 at 692d8ce and 0f65d7e 186; seen: v12 "
+     "197 (left: three descriptions a clinician maps: laser to the whole periphery, the side nearest the fovea, a "
+     "smooth dome with a thin inner layer)"),
 ]
 
 

@@ -1,0 +1,154 @@
+"""letters-v12 (issue 27, after blind sets 15, 18 and 21): an option-by-option walk only labels the options, Chinese
+and "correcting myself" revisions, an unsure retraction, Chinese if-clauses, "most closely matches option A", "makes
+A the answer", "最可能的诊断是 D", a possibility list ending at "but", species epithets, one-word labels ("good enough",
+"rejected", "Severe NPDR") and more other names. Each rule with cases that fire and near-misses that must not;
+docs/parsing.md step 11."""
+import pytest
+
+from leaderboard.scoring.letter_text import genus_abbreviation
+from leaderboard.scoring.letters import parse_letter
+
+FUNDUS = ["Normal fundus", "Hypertensive retinopathy", "Diabetic retinopathy", "Retinal vein occlusion"]
+QUALITY = ["good", "usable", "reject", "cannot be assessed"]
+QUALITY_SHUFFLED = ["good", "reject", "usable", "cannot be assessed"]
+GRADES = ["mild", "moderate", "severe", "proliferative"]
+BLEED = ["硬膜外血肿", "蛛网膜下腔出血", "脑挫裂伤", "高血压性脑出血"]
+HEMATOMA = ["硬膜外血肿", "硬膜下血肿", "蛛网膜下腔出血", "脑实质内出血"]
+CPA = ["脑膜瘤", "听神经瘤", "表皮样囊肿", "孤立性纤维瘤"]
+PLACENTA = ["Placenta previa", "Placental abruption", "Velamentous insertion", "Placenta accreta"]
+UTERUS = ["Retained products of conception", "Normal postpartum uterus", "Endometritis", "Uterine arteriovenous malformation"]
+OCT = ["Cystoid macular edema", "Macular hole", "Central serous chorioretinopathy", "X-linked retinoschisis"]
+AMD = ["early AMD", "intermediate AMD", "late AMD - geographic atrophy", "late AMD - neovascular"]
+AMD_NAMES = ["Dry (atrophic) age-related macular degeneration", "Neovascular age-related macular degeneration",
+             "Pattern dystrophy", "Myopic choroidal neovascularization"]
+DR_TREATMENT = ["observation with repeat imaging in 3 months", "intravitreal anti-VEGF injection",
+                "focal/grid laser photocoagulation", "panretinal photocoagulation", "pars plana vitrectomy"]
+DR_LESIONS = ["microaneurysms only", "intraretinal hemorrhages", "venous beading", "IRMA", "neovascularization elsewhere"]
+ABDOMEN = ["Pneumoperitoneum", "Subphrenic abscess", "Chilaiditi sign", "Elevated right hemidiaphragm"]
+ECG = ["First-degree AV block", "Second-degree AV block, Mobitz I (Wenckebach)", "Second-degree AV block, Mobitz II",
+       "Third-degree AV block"]
+MACULA = ["Central serous chorioretinopathy", "Polypoidal choroidal vasculopathy", "Neovascular AMD", "Vitelliform dystrophy"]
+
+
+def _parse(text, options):
+    return parse_letter(text, "ABCDE"[:len(options)], options)
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # the walk labels the options in Chinese; the conclusion names B
+    ("逐一分析：\nA. 正常眼底——不符合\nB. 高血压视网膜病变——符合\nC. 糖尿病视网膜病变——不典型\nD. 视网膜静脉阻塞——不符合\n\n"
+     "综上所述，最可能的诊断为高血压视网膜病变。", FUNDUS, "B"),
+    ("Looking at each option:\nA. Good – no, blurred.\nB. Usable – vessels obscured.\nC. Reject – too dark.\n"
+     "D. Cannot be assessed – not appropriate.\nMore than half of the field is ungradable, so this image should be rejected.",
+     QUALITY, "C"),
+    # near misses: the letters are not all the options in order, or a walk with no conclusion
+    ("A. 正常眼底——不符合\nC. 糖尿病视网膜病变——不典型\nB. 高血压视网膜病变——符合", FUNDUS, None),
+    ("A. 正常眼底——不符合\nB. 高血压视网膜病变——符合\nC. 糖尿病视网膜病变——不典型\nD. 视网膜静脉阻塞——不符合", FUNDUS, None),
+])
+def test_an_option_by_option_walk_labels_and_its_conclusion_decides(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("This fits X-linked retinoschisis. So the answer is C. Sorry, correcting myself: X-linked retinoschisis is option "
+     "D, not C. The answer is D.", OCT, "D"),
+    ("答案是A。不对，再仔细看一下，血肿呈新月形并跨越颅缝，答案应为B。", HEMATOMA, "B"),
+    # an unsure retraction withdraws the answer; a retraction that settles does not
+    ("Answer: A. Hmm, actually looking at the endometrial thickness again, it might be C. I'm not sure which one is right.",
+     UTERUS, None),
+    ("Answer: A. Hmm, actually looking at the endometrial thickness again, the answer is C.", UTERUS, "C"),
+    ("Answer: A. Actually, the vascularity confirms it. I'm not sure why I hesitated.", UTERUS, "A"),
+])
+def test_corrections_and_an_unsure_retraction(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("CT 显示颅内高密度出血灶。如果患者有明确外伤史，则选 A。", BLEED, None),
+    ("CT 显示颅内高密度出血灶。如果患者有明确外伤史，则选 A；如果有长期高血压病史，则更倾向于 D。", BLEED, None),
+    ("如果必须选择，答案是A。", BLEED, "A"),
+    ("CT 显示颅内高密度出血灶。答案是A。", BLEED, "A"),
+    ("可见脑膜尾征。倾向于 A，但需与 D 鉴别。", CPA, "A"),
+    ("更倾向于D，但B也有可能。", CPA, None),
+])
+def test_chinese_if_clauses_and_a_lean_beside_a_differential(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("While I can't make a definitive diagnosis, the hypodense area most closely matches option A.", HEMATOMA, "A"),
+    ("The presence of a retinal tear and corrugated retina makes A the answer.", OCT, "A"),
+    ("As an AI, I cannot provide a medical diagnosis. 但从影像上看，最可能的诊断是 D。", HEMATOMA, "D"),
+    ("综合分析，首先考虑 C。", HEMATOMA, "C"),
+    # near misses: matching a letter without concluding, a letter read as part of the phrase
+    ("The enhancement most closely matches option A, but the age matches option C.", HEMATOMA, None),
+])
+def test_more_answer_statements(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("It could be either placenta previa or placental abruption, but the retroplacental collection makes placental "
+     "abruption more likely.", PLACENTA, "B"),
+    ("It could be either 前置胎盘 or 胎盘早剥，but the retroplacental collection makes 胎盘早剥 more likely.",
+     ["前置胎盘", "胎盘早剥", "帆状胎盘", "胎盘植入"], "B"),
+    ("It may be placenta previa, placental abruption, or placenta accreta.", PLACENTA, None),
+])
+def test_a_list_of_possibilities_ends_at_but(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, index, expected", [
+    ("Culture grew E. coli.", 13, True), ("S. aureus", 0, True), ("C. difficile", 0, True), ("C. albicans", 0, True),
+    ("P. ovale", 0, True), ("B. usable", 0, False), ("C. reject", 0, False), ("B. yes", 0, False),
+])
+def test_a_genus_abbreviation_needs_a_species_epithet(text, index, expected):
+    assert genus_abbreviation(text, index) is expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("The answer is B. usable", QUALITY_SHUFFLED, None),  # B is reject: a letter against another option's text
+    ("The answer is C. usable", QUALITY_SHUFFLED, "C"),
+    ("The infection is caused by E. coli.", ["Escherichia coli", "Klebsiella", "Proteus", "Enterococcus"], "A"),
+])
+def test_a_letter_and_a_lower_case_option_text(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("The image quality is good enough to grade, so the answer is A (usable).", QUALITY, None),
+    ("The image quality is good.", QUALITY, "A"),
+    ("Severe NPDR", GRADES, "C"),
+    ("Mild DR.", GRADES, "A"),
+    ("Mild to moderate", GRADES, None),
+    ("Not severe", GRADES, None),
+    ("Severe or moderate", GRADES, None),
+    ("No idea", ["yes", "no"], None),
+])
+def test_one_word_labels(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("wet AMD", AMD, "D"), ("Wet AMD", AMD_NAMES, "B"), ("GA", AMD, "C"), ("dry AMD", AMD_NAMES, "A"),
+    ("PRP", DR_TREATMENT, "D"), ("NVE", DR_LESIONS, "E"),
+    ("Nummular dermatitis", ["Psoriasis", "Tinea corporis", "Discoid eczema", "Granuloma annulare"], "C"),
+    ("Left-sided Bochdalek hernia with the stomach in the left hemithorax.",
+     ["Congenital pulmonary airway malformation", "Congenital diaphragmatic hernia", "Bronchopulmonary sequestration",
+      "Fetal pleural effusion"], "B"),
+    ("Free air under the right hemidiaphragm.", ABDOMEN, "A"),
+    ("This is the proliferative stage.", ["no DR", "mild NPDR", "moderate NPDR", "severe NPDR", "PDR"], "E"),
+    ("答案：文氏型房室传导阻滞", ECG, "B"),
+    ("Looking at the angiogram, there is a smokestack pattern of leakage.",
+     ["Central serous chorioretinopathy", "Cystoid macular edema", "Choroidal neovascularization",
+      "Macular telangiectasia"], "A"),
+    # both named in Chinese, neither chosen
+    ("可能是中心性浆液性脉络膜视网膜病变或者息肉状脉络膜血管病变，无法仅凭此图确定。", MACULA, None),
+    # a letter with PVNS, which is option A's condition: a letter against another option's text
+    ("The answer is B. Pigmented villonodular synovitis",
+     ["Giant cell tumor of tendon sheath", "Rheumatoid nodule", "Gouty tophus", "Synovial sarcoma"], None),
+    # near miss: "GA" in lower case is no abbreviation
+    ("ga", AMD, None),
+])
+def test_other_names(text, options, expected):
+    assert _parse(text, options) == expected
