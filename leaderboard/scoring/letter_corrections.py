@@ -67,7 +67,7 @@ def corrected(s: str, end: int, letter: str, letters_after, text_letter=None) ->
     i, other = later[-1]
     if _RESTATES.search(s[max(start, i - 40):i]) or commits(s, i) \
             or (_RESTATES_ALONE.search(s[max(start, i - 40):i]) and _SENTENCE_END.match(s[i + 1:i + 3])) \
-            or (s[i - 2:i] in (", ", ": ") and not s[i + 1:].strip(" .!)]*\n")):
+            or (s[i - 2:i] in (", ", ": ", ". ") and not s[i + 1:].strip(" .!)]*\n")):  # v12: "... callosum. C."
         return other  # letters-v11: "Actually no, looking again at the Kerley lines, D." (the response's last word)
     return None
 

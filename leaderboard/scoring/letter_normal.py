@@ -55,7 +55,7 @@ def normal_option(source: str, options: Sequence[str]) -> int | None:
     """The index of the one normal option when the response calls the whole study normal and names no other
     option (the module's docstring), else None."""
     low = source.lower()
-    if "normal" not in low and "unremarkable" not in low and "no " not in low \
+    if "normal" not in low and "unremarkable" not in low and "no " not in low and "not show" not in low \
             and not any(p in source for p in _CJK_NORMAL):
         return None
     normal = [k for k, option in enumerate(options) if _is_normal_option(folded_option(option).split())]
@@ -104,8 +104,9 @@ def _calls_study_normal(source: str, words: list[str], studies: frozenset = _STU
             if (k == 0 or words[k - 1] in _ARTICLES) and study is not None \
                     and not _PREPOSITIONS.intersection(ahead[:study]):
                 return True  # "a normal OCT scan of the macula", "an unremarkable chest radiograph"
-        if word == "no":
-            rest = words[k + 1:k + 5]
+        # letters-v12: "does not show any signs of rib fracture" denies as "no" does
+        if word == "no" or (word == "show" and k >= 1 and words[k - 1] in ("not", "doesnt")):
+            rest = words[k + 1:k + 6]
             while rest and rest[0] in _NO_MODIFIERS:
                 rest = rest[1:]
             if rest and (rest[0] in _ABNORMALITY or rest[:2] == ["abnormal", "findings"]):
@@ -114,6 +115,6 @@ def _calls_study_normal(source: str, words: list[str], studies: frozenset = _STU
                 rest = rest[2:]
                 while rest and rest[0] in _NO_MODIFIERS:
                     rest = rest[1:]
-            if denied and tuple(rest[:len(denied)]) == denied:
-                return True  # letters-v11: "No acute fracture is seen." for "No fracture"
+            if denied and (tuple(rest[:len(denied)]) == denied or tuple(rest[1:1 + len(denied)]) == denied):
+                return True  # letters-v11: "No acute fracture is seen." for "No fracture"; v12: "no rib fracture"
     return False

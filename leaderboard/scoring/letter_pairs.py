@@ -140,10 +140,21 @@ def concluded_elsewhere(s: str, letter: str, end: int, letters: str, options: Se
         if m.index == own:
             return False  # the letter's own option is named too: the text supports the letter somewhere
         start = folded.origin[m.start]
-        if start < end:
-            continue
         head = s[max(0, start - 300):start]
         sentence = head[max(head.rfind(ch) for ch in ".!?\n;") + 1:]
+        if start < end:
+            # letters-v12: "The most likely diagnosis is Ewing's sarcoma, because ...\n\nAnswer: B" (B another option):
+            # a diagnosis concluded before the letter, with no revision between them, contradicts it as one after does
+            if _DIAGNOSIS_BEFORE.search(sentence) and not _UNSURE.search(sentence) \
+                    and not _REVISED.search(s[start:end]) and end - start < 1500:
+                other = m.index
+            continue
         if _CONCLUSION_BEFORE.search(sentence) and not _UNSURE.search(sentence):
             other = m.index
     return other is not None
+
+
+_DIAGNOSIS_BEFORE = re2.compile(r"(?i)(?:(?:most likely|final|probable|likely|the) diagnosis (?:is|would be)|"
+                                r"most consistent with|diagnostic of|pathognomonic (?:of|for))(?: (?:a|an|the))?[ *_:]*$")
+_REVISED = re2.compile(r"(?i)(?:^|[^a-z])(?:wait|actually|however|but|reconsider|on second thought|looking again|"
+                       r"re-?evaluat|instead|rather|correction|no,)")

@@ -21,7 +21,9 @@ RULE_SUMMARY = ("letters-v12: explicit answer statement (final ones decide) > lo
                 "writings of an option (category 4 for BI-RADS 4, T3 N2 M0, non-contrast head CT, computed tomography), a "
                 "Chinese or 'Present.' yes/no, 'no acute fracture' for No fracture; v12: an option-by-option walk (A. ... B. ... "
                 "on their own lines) labels and its conclusion decides, self-corrections in Chinese, Chinese if-clauses and an unsure "
-                "retraction (actually ... might be C. I'm not sure) answer nothing, 'makes A the answer'; think blocks "
+                "retraction (actually ... might be C. I'm not sure) answer nothing, 'makes A the answer', a stated count, a "
+                "side (on the right side) or a grade by its value (2 on grades 1-4, grade 4 for Grade IV) names its option; "
+                "think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")
 

@@ -254,7 +254,8 @@ def sign_option(source: str, options: Sequence[str]) -> int | None:
     if not conditions:
         return None
     named = {k for k, option in enumerate(options)
-             if any(f" {c} " in folded_option(option) or f" {c}s " in folded_option(option) for c in conditions)}
+             if any(f" {c} " in folded_option(option) or f" {c}s " in folded_option(option) for c in conditions)
+             and folded_option(option).split()[:1] not in (["no"], ["without"], ["absent"])}  # v12: not "No pleural effusion"
     if len(named) != 1 or asserted_options(source, options) - named:
         return None
     return named.pop()

@@ -71,7 +71,13 @@ def cut_off_mid_sentence(s: str) -> bool:
         return True  # letters-v9: "... 在这张图片中，" / "... the findings include X, Y," stop before the sentence does
     if tail[-1:] in _CJK_DANGLING and len(s) >= 40:
         return True  # "最可能的诊断是" (the most likely diagnosis is)
+    if words and len(words[-1]) <= 2 and words[-1].isalpha() and words[-1].islower() and words[-1] not in _ENDING_WORDS \
+            and len(s.split()) >= 8:
+        return True  # letters-v12: "... mild midline shift to the ri": cut inside a word
     return bool(words) and words[-1] in _DANGLING and len(s.split()) >= 8  # lower case: "Answer → A" ends well
+
+
+_ENDING_WORDS = frozenset(("ok", "up", "in", "on", "so", "go", "me", "us", "it", "do", "no", "be", "is", "of"))  # "...is it"
 
 
 def bounded(text: str) -> str:

@@ -66,6 +66,7 @@ from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bou
                                              cut_off_thinking, genus_abbreviation, normalised, read)  # (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end, unresolved
+from .option_counts import count_option
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import concluded_elsewhere, settle_pair
 from .letter_windows import matches
@@ -341,7 +342,8 @@ _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|c
                         # letters-v9: "However, upon re-examining the image ..., the correct answer is D."
                         r"(?:up)?on re-?examin(?:ing|ation)|re-?evaluating|on closer (?:inspection|look)|looking again|"
                         # letters-v12: "Sorry, correcting myself: ...", "my mistake"; Chinese "不对，再仔细看一下" (no, look again)
-                        r"correcting (?:myself|that)|let me correct|my mistake|i misspoke|"
+                        r"correcting (?:myself|that)|let me correct|my mistake|i misspoke|however|looking (?:more )?closely|"
+                        r"looking more carefully|on (?:further|more careful) (?:inspection|review|look)|"
                         r"不对|更正|纠正|再仔细看|重新考虑|仔细看|等一下|等等)")
 
 
@@ -593,6 +595,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             found = letters[answer]  # letters-v11: "是的，..." answers "yes", "否。" answers "no"
         elif (gapped := gapped_option(s, options)) is not None:
             found = letters[gapped]  # letters-v11: "双侧股骨头均可见坏死" names "双侧股骨头坏死"
+        elif (count := count_option(s, options)) is not None:
+            found = letters[count]  # letters-v12: "There are 3 hypodense lesions." answers "3" of 1 / 2 / 3 / 4 or more
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
             not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option

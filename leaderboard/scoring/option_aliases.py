@@ -36,6 +36,7 @@ _GENERIC_WORDS = {"left", "right", "upper", "lower", "acute", "chronic", "mild",
                   "large", "simple", "complex", "partial", "complete", "total", "focal", "diffuse", "multiple",
                   "single", "stage", "grade", "type", "class", "none", "other", "both", "neither"}
 _MAX_PART_WORDS = 6
+SIDES = {"left": ("左侧", "左"), "right": ("右侧", "右"), "bilateral": ("双侧", "两侧"), "both": ("双侧", "两侧")}
 _PLACE_PREPOSITIONS = {"of", "in", "at", "on"}
 _PLACE_WORDS = {"lobe", "lobes", "segment", "quadrant", "side", "zone", "region", "field", "wall", "base", "apex", "pole",
                 "cord"}  # letters-v11: a place of two words or more names no option ("spinal cord" of "Spinal cord tumor")
@@ -217,6 +218,7 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
             if long in ws:
                 mine.add(Alias(" " + " ".join(short if w == long else w for w in ws) + " ", False, False))
         mine.update(Alias(p, False, False) for p in _parts(index, ws, others))
+        mine.update(Alias(" " + g + " ", False, False) for g in _glosses(option or ""))
         found.append(sorted(mine))
     counts: dict[str, int] = {}
     listed: dict[str, int] = {}
@@ -262,6 +264,22 @@ def head_nouns(folded_options: tuple) -> list[str | None]:
 
 
 @functools.lru_cache(maxsize=4096)
+def _glosses(option: str) -> list[str]:
+    """letters-v12: the words an option glosses itself with in brackets, "moderate" of "Grade 3 (moderate)",
+    "doubtful" of "Grade 1 (doubtful)" (at most three words; folded as aliases are: lower case, single spaces)."""
+    out = []
+    start = option.find("(")
+    while 0 <= start < len(option):
+        end = option.find(")", start)
+        if end < 0:
+            break
+        words = "".join(c.lower() if c.isalnum() else " " for c in option[start + 1:end]).split()
+        if 1 <= len(words) <= 3 and any(w.isalpha() and len(w) >= 4 for w in words):
+            out.append(" ".join(words))
+        start = option.find("(", end)
+    return out
+
+
 def lead_words(folded_options: tuple) -> list[str | None]:
     """Per option, its first word when the option has several words and no other option holds that word, and it
     is no generic or linking word and has five letters or more ("tinea" of "Tinea corporis", "tetralogy" of
@@ -272,7 +290,8 @@ def lead_words(folded_options: tuple) -> list[str | None]:
     out: list[str | None] = []
     for index, ws in enumerate(words):
         lead = ws[0] if len(ws) >= 2 else None
-        if lead is None or len(lead) < 5 or not lead.isalpha() or lead in _GENERIC_WORDS or lead in _LINKING \
+        side = lead in SIDES  # letters-v12: "left" of "Left breast" among Right breast / Both breasts: "left" answers
+        if lead is None or (not side and (len(lead) < 5 or not lead.isalpha() or lead in _GENERIC_WORDS or lead in _LINKING)) \
                 or any(lead in other for k, other in enumerate(words) if k != index):
             out.append(None)
             continue

@@ -94,13 +94,21 @@ _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5}
 def counted_numbers(s: str, letters: str, options=None) -> str:
     """`s` (normalised) with the option numbers that need the option count written as letters ("Answer: 1" ->
     "Answer: A", "the last option" -> "option E" on five options)."""
-    words = {w for o in (options or ()) for w in "".join(c if c.isalnum() else " " for c in (o or "").lower()).split()}
+    per_option = [set("".join(c if c.isalnum() else " " for c in (o or "").lower()).split()) for o in (options or ())]
+    words = set().union(*per_option) if per_option else set()
 
     def letter(token: str) -> str | None:
         if token.upper() in letters:
             return None  # "Answer: I" on an item whose options run past I: the letter itself
         n = int(token) if token.isdigit() else _ROMAN[token.lower()]
-        return letters[n - 1] if 1 <= n <= len(letters) and str(n) not in words and token.lower() not in words else None
+        if not 1 <= n <= len(letters):
+            return None
+        if str(n) not in words and token.lower() not in words:
+            return letters[n - 1]
+        # letters-v12: the number is also an option's value; both readings agree when only the n-th option holds it
+        # ("2" on Grade 1-4, "Answer: 1" on 1/2/3/4); "4" on BI-RADS 2-5 names C by value and D by place: neither
+        holders = [k for k, ws in enumerate(per_option) if str(n) in ws or token.lower() in ws]
+        return letters[n - 1] if holders == [n - 1] else None
 
     def sub(m) -> str:
         found = letter(m.group(1))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple, Sequence
 
-from .option_aliases import aliases, head_nouns, lead_words, shared_initialisms
+from .option_aliases import SIDES, aliases, head_nouns, lead_words, shared_initialisms
 from .option_conditions import POSSIBLE, consequent, counterfactual, possibilities_listed, words_after, words_before
 
 _APOSTROPHES = "'’`´"
@@ -492,13 +492,18 @@ _LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
 def _closing_label(source: str, options: Sequence[str]) -> int | None:
     """The option whose first word alone closes the response ("Tinea.", "Rib notching = coarctation."), when
     nothing else names an option (option_aliases.lead_words)."""
-    text = source[-200:].rstrip(" .!)]*\n")
+    text = source[-200:].rstrip(" .!)]*\n。")
     cut = max([text.rfind(sep) + len(sep) for sep in _LABEL_SEPARATORS if sep in text] + [0])
     words = fold(text[cut:]).text.split()
+    if len(words) > 1 and words[-2:-1] == ["is"] and "answer" in words[-5:-1]:
+        words = words[-1:]  # letters-v12: "The final answer is Bilateral." (the label after an answer statement)
+    if words and all("\u2e80" <= w <= "\u9fff" for w in words):
+        words = ["".join(words)]  # "右侧": the Chinese label as one word
     if len(words) != 1:
         return None
     leads = lead_words(tuple(folded_option(o) for o in options))
-    named = [k for k, lead in enumerate(leads) if lead is not None and words[0] in (lead, lead + "s")]
+    named = [k for k, lead in enumerate(leads) if lead is not None and (
+        words[0] in (lead, lead + "s") or words[0] in SIDES.get(lead, ()))]
     return named[0] if len(named) == 1 else None
 
 

@@ -35,14 +35,19 @@ def numbered_family(words: list[str], all_words: list[list[str]]) -> set[str]:
     siblings = [ws for ws in all_words if ws and ws[:-1] == prefix and ws[-1] != words[-1] and _NUMBER.match(ws[-1])]
     if not siblings:
         return set()
-    number = words[-1]
-    out = {f"{family} {number}" for family in _FAMILY_WORDS}
-    out.add("".join(prefix) + " " + number)  # "birads 4"
-    out.add("".join(prefix) + number)  # "birads4"
-    if len(prefix) >= 2 and prefix[-1] in _FAMILY_WORDS:  # "Kellgren-Lawrence grade 3": "KL grade 3"
-        out.add("".join(w[0] for w in prefix[:-1]) + f" {prefix[-1]} {number}")
-        out.add("".join(w[0] for w in prefix[:-1]) + f" {number}")
+    out = set()
+    for number in (words[-1], *_OTHER_NUMERAL.get(words[-1], ())):  # letters-v12: "grade 2" for "Meyerding grade II"
+        out.update(f"{family} {number}" for family in _FAMILY_WORDS)
+        out.add("".join(prefix) + " " + number)  # "birads 4"
+        out.add("".join(prefix) + number)  # "birads4"
+        if len(prefix) >= 2 and prefix[-1] in _FAMILY_WORDS:  # "Kellgren-Lawrence grade 3": "KL grade 3"
+            out.add("".join(w[0] for w in prefix[:-1]) + f" {prefix[-1]} {number}")
+            out.add("".join(w[0] for w in prefix[:-1]) + f" {number}")
     return out
+
+
+_ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+_OTHER_NUMERAL = {**{r: (str(k),) for k, r in enumerate(_ROMANS, 1)}, **{str(k): (r,) for k, r in enumerate(_ROMANS, 1)}}
 
 
 def tnm_spaced(words: list[str]) -> set[str]:
@@ -105,6 +110,10 @@ _WHOLE_OPTION = {
     "liver": ("hepatic", "肝脏", "肝"), "kidney": ("renal", "肾脏", "肾"), "spleen": ("splenic", "脾脏", "脾"),
     "pancreas": ("pancreatic", "胰腺"), "lung": ("pulmonary", "肺部", "肺"), "heart": ("cardiac", "心脏"),
     "brain": ("cerebral", "脑部", "颅脑"), "normal": ("正常", "未见异常"), "abnormal": ("异常",),
+    # letters-v12: a side ("The pneumothorax is on the right side.", "右侧")
+    "left": ("left side", "left sided", "left hand side", "左侧", "左边"), "right": ("right side", "right sided",
+                                                                           "right hand side", "右侧", "右边"),
+    "bilateral": ("both sides", "bilaterally", "both lungs", "双侧", "两侧"),
 }
 
 
@@ -128,14 +137,24 @@ _KEPT = frozenset(("no", "non", "not", "without", "normal", "abnormal", "absent"
                    "of", "the", "and", "or", "in", "on", "to", "for", "at", "by", "from", "a", "an"))
 
 
-def one_word_left_out(words: list[str]) -> set[str]:
+def _in_order(part: list[str], words: list[str]) -> bool:
+    """Are `part`'s words all in `words`, in the same order (a subsequence)?"""
+    it = iter(words)
+    return all(w in it for w in part)
+
+
+def one_word_left_out(words: list[str], all_words: list[list[str]] = ()) -> set[str]:
     """"central vein occlusion" for "Central retinal vein occlusion", "perforated ulcer" for "Perforated peptic
     ulcer": a qualifier inside the name left out (never its first or last word, a polarity or linking word, or a
     number). option_aliases keeps the result only when no other option's text holds it or gives it too."""
     if not 3 <= len(words) <= 6:
         return set()
+    others = [ws for ws in all_words if ws != words]
     return {" ".join(words[:k] + words[k + 1:]) for k in range(1, len(words) - 1)
-            if words[k] not in _KEPT and words[k].isalpha() and len(words[k]) >= 4 and not _NUMBER.match(words[k])}
+            if words[k] not in _KEPT and words[k].isalpha() and len(words[k]) >= 4 and not _NUMBER.match(words[k])
+            # letters-v12: not when another option holds the shortened name with a word of its own inside
+            # ("hypertrophic cardiomyopathy" is in "Hypertrophic non-obstructive cardiomyopathy" too)
+            and not any(_in_order(words[:k] + words[k + 1:], ws) for ws in others)}
 
 
 def variants(words: list[str], all_words: list[list[str]]) -> set[str]:
@@ -143,4 +162,4 @@ def variants(words: list[str], all_words: list[list[str]]) -> set[str]:
     if not words:
         return set()
     return (numbered_family(words, all_words) | tnm_spaced(words) | imaging_study(words) | whole_option_names(words)
-            | one_word_left_out(words))
+            | one_word_left_out(words, all_words))

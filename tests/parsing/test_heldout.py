@@ -87,6 +87,10 @@ BLIND_SETS = [
     ("blind_letters21.jsonl", 200, 197, 29, 29, "unseen: v10 at cb5650c 186, v11 at 692d8ce and 0f65d7e 186; seen: v12 "
      "197 (left: three descriptions a clinician maps: laser to the whole periphery, the side nearest the fovea, a "
      "smooth dome with a thin inner layer)"),
+    ("blind_letters26.jsonl", 200, 200, 30, 30, "unseen: v11 at 0f65d7e 194, v12 at a524084 194; seen: v12 200"),
+    ("blind_letters27.jsonl", 200, 197, 32, 32, "unseen: v11 at 0f65d7e 181, v12 at a524084 182; seen: v12 197 (left: "
+     "two grades described, not named, and line 116 'the correct answer is C) Left lower lobe' where that is B, which "
+     "the writer labels C against the brief's letter/text convention)"),
 ]
 
 

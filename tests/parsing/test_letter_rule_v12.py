@@ -152,3 +152,80 @@ def test_one_word_labels(text, options, expected):
 ])
 def test_other_names(text, options, expected):
     assert _parse(text, options) == expected
+
+
+# ---------------------------------------------------------------- after blind sets 26 and 27
+KL = ["Kellgren-Lawrence grade 1", "Kellgren-Lawrence grade 2", "Kellgren-Lawrence grade 3", "Kellgren-Lawrence grade 4"]
+KL_GLOSSED = ["Grade 1 (doubtful)", "Grade 2 (minimal)", "Grade 3 (moderate)", "Grade 4 (severe)"]
+BIRADS = ["BI-RADS 2", "BI-RADS 3", "BI-RADS 4", "BI-RADS 5"]
+ROMAN = ["Grade I", "Grade II", "Grade III", "Grade IV"]
+SIDE = ["Left", "Right", "Bilateral", "No pneumothorax"]
+EFFUSION_SIDE = ["Left", "Right", "Bilateral", "No pleural effusion"]
+BREAST = ["Left breast", "Right breast", "Both breasts", "Neither breast"]
+HILAR = ["Left hilar", "Right hilar", "Bilateral hilar", "No hilar adenopathy"]
+COUNTS = ["1", "2", "3", "4 or more"]
+COUNT_WORDS = ["One", "Two", "Three", "No fracture"]
+CARDIO = ["Dilated cardiomyopathy", "Hypertrophic obstructive cardiomyopathy", "Hypertrophic non-obstructive cardiomyopathy",
+          "Cardiac amyloidosis"]
+BONE = ["Ewing sarcoma", "Osteosarcoma", "Osteomyelitis", "Lymphoma of bone"]
+HEMATOMA_EN = ["Epidural hematoma", "Subdural hematoma", "Subarachnoid hemorrhage", "Hemorrhagic contusion"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # a number that is also an option's value counts when both readings name the same option
+    ("2", KL, "B"), ("Answer: 1", COUNTS, "A"), ("4", BIRADS, None), ("Answer: 3", BIRADS, None),
+    # roman and arabic numerals name the same grade
+    ("The image shows a grade 4 tumor.", ROMAN, "D"),
+    ("Grade 2", ["Meyerding grade I", "Meyerding grade II", "Meyerding grade III", "Meyerding grade IV"], "B"),
+    # an option's bracketed gloss names it
+    ("The knee shows moderate osteoarthritis.", KL_GLOSSED, "C"), ("There is moderate to severe narrowing.", KL_GLOSSED, None),
+])
+def test_numbers_numerals_and_glosses(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("The pneumothorax is on the right side.", SIDE, "B"), ("left", BREAST, "A"), ("右侧", BREAST, "B"),
+    ("Step 1: look at both hila.\nStep 2: both hilar shadows are enlarged.\n\nThe final answer is Bilateral.", HILAR, "C"),
+    ("Left or right, hard to say.", BREAST, None),  # two sides: no label
+    # a sign of an effusion never answers "No pleural effusion"
+    ("There appears to be blunting of the costophrenic angle and a meniscus sign.", EFFUSION_SIDE, None),
+])
+def test_sides(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("There are 3 hypodense lesions in the liver.", COUNTS, "C"), ("There are 6 nodules.", COUNTS, "D"),
+    ("There are two stones in the left kidney.", ["One", "Two", "Three", "Four"], "B"),
+    ("共可见3个结节。", COUNTS, "C"),
+    ("There are 2 or 3 lesions.", COUNTS, None), ("The 3 cm lesion is at level 2.", COUNTS, None),
+    ("The image does not show any signs of rib fracture.", COUNT_WORDS, "D"),
+    ("The image shows a rib fracture.", COUNT_WORDS, None),
+])
+def test_counts_and_a_denied_finding(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("The answer is A. Acute myocarditis. However, the subendocardial enhancement makes infarction more likely, so the "
+     "correct answer is B.", ["Acute myocarditis", "Myocardial infarction", "Takotsubo cardiomyopathy", "Sarcoidosis"], "B"),
+    ("Answer: B\nHowever, looking more carefully, the line runs through the epiphysis only. This is type III.\nAnswer: C",
+     ["Salter-Harris type I", "Salter-Harris type II", "Salter-Harris type III", "Salter-Harris type IV"], "C"),
+    ("B — no wait, the mass crosses the midline and involves both hemispheres. C.",
+     ["Left", "Right", "Bilateral", "Midline only"], "C"),
+    # a diagnosis concluded before a letter naming another option: neither
+    ("The most likely diagnosis is Ewing's sarcoma, because of the onion-skin periosteal reaction.\n\nAnswer: B", BONE, None),
+    ("The most likely diagnosis is Ewing's sarcoma. Actually, on reflection, the sunburst pattern fits better.\n\nAnswer: B",
+     BONE, "B"),
+    ("The most likely diagnosis is osteosarcoma, given the sunburst pattern.\n\nAnswer: B", BONE, "B"),
+    # a shortened name two options hold names neither
+    ("The answer is hypertrophic cardiomyopathy.", CARDIO, None),
+    ("central vein occlusion", ["Central retinal vein occlusion", "Branch retinal vein occlusion",
+                                "Central retinal artery occlusion", "Normal"], "A"),
+    # cut inside a word: a description before the cut answers nothing
+    ("The image shows an axial CT of the head. There is a hyperdense crescentic collection along the left convexity "
+     "crossing the sutures, with mild midline shift to the ri", HEMATOMA_EN, None),
+])
+def test_revisions_conflicts_and_cuts(text, options, expected):
+    assert _parse(text, options) == expected
