@@ -86,16 +86,26 @@ _LABEL_GAPS = (". ", ") ", ": ", "．", "、", "）", "：", " - ", " – ", " �
 
 
 def enumerated(s: str, positions: list[tuple[int, str]], letters: str) -> bool:
-    """letters-v12: are the letters found exactly the options' letters, in order, each labelling the start of its own
-    line ("A. 正常眼底——…\nB. 高血压视网膜病变——…\nC. …\nD. …")? An option-by-option analysis then only walks
-    the options, whatever language their texts are written in; the conclusion after it decides (step 4)."""
-    if [letter for _, letter in positions] != list(letters):
+    """letters-v12: do the lines opening with a letter label ("A. 正常眼底——…\nB. 高血压视网膜病变——…\nC. …\nD. …",
+    "* E. Methylprednisolone: no.") walk exactly the options' letters, in order, and are the letters found
+    (`positions`, (index, letter)) only those labels? An option-by-option analysis then only walks the options,
+    whatever language their texts are written in; the conclusion after it decides (step 4)."""
+    labels, at = [], 0
+    while at < len(s) and len(labels) <= len(letters):
+        end = s.find("\n", at)
+        end = len(s) if end < 0 else end
+        line = s[at:end]
+        k = len(line) - len(line.lstrip(" *#-_>"))
+        if k < len(line) and line[k] in letters and line.startswith(_LABEL_GAPS, k + 1):
+            labels.append((at + k, line[k]))
+        at = end + 1
+    if [letter for _, letter in labels] != list(letters):
         return False
-    for i, _ in positions:
-        line_start = s.rfind("\n", 0, i) + 1
-        if s[line_start:i].strip(" *#-_>") != "" or not s.startswith(_LABEL_GAPS, i + 1):
-            return False
-    return True
+    last_line_end = s.find("\n", labels[-1][0])
+    if last_line_end < 0 or not s[last_line_end:].strip():
+        return False  # the option list echoed and nothing after it ("A. Yes\nB. No"): no walk, no conclusion
+    label_at = {i for i, _ in labels}
+    return all(i in label_at for i, _ in positions)
 
 
 def labels_only(s: str, positions: list[tuple[int, str]], spans, letters: str) -> bool:

@@ -218,7 +218,7 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("ferruginous bodies", "asbestos bodies"), ("asbestosis",)),
     # ECG
     (("delta wave", "delta waves", "slurred upstroke"), ("wolff parkinson white", "wpw")),
-    (("sawtooth", "saw tooth", "flutter waves"), ("atrial flutter",)),
+    (("sawtooth", "saw tooth", "flutter waves", "锯齿状扑动波", "锯齿状f波", "锯齿波"), ("atrial flutter", "心房扑动", "房扑")),
     # eye (letters-v12): the fluorescein leak of central serous chorioretinopathy
     (("smokestack", "smoke stack", "ink blot leakage", "inkblot leakage"), ("central serous chorioretinopathy",)),
     (("irregularly irregular", "no discernible p waves", "absent p waves", "fibrillatory waves"),
@@ -231,7 +231,7 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("u waves", "u wave"), ("hypokalemia",)),
     (("osborn wave", "osborn waves", "j waves"), ("hypothermia",)),
     (("electrical alternans",), ("pericardial effusion", "cardiac tamponade")),
-    (("diffuse st elevation", "pr depression"), ("pericarditis",)),
+    (("diffuse st elevation", "pr depression", "pr segment depression"), ("pericarditis", "心包炎")),
     (("coved st elevation",), ("brugada",)),
     (("s1q3t3", "s1 q3 t3"), ("pulmonary embolism",)),
     (("torsades",), ("torsades de pointes",)),

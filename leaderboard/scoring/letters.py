@@ -67,6 +67,7 @@ from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bou
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end, unresolved
 from .option_counts import count_option
+from .option_typos import misspelled_option
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import concluded_elsewhere, settle_pair
 from .letter_windows import matches
@@ -562,6 +563,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         end = len(s)
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
+        if found == _CONFLICT and options and enumerated(s, [], letters):
+            found = None  # letters-v12: "A. <text>: ...\nB. <text>: ..." walks the options; it leads with no answer
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
     if found is None and (found := trailing_letter(s, candidates, (lambda letter, text: letter in letters and folded_option(
             text) == folded_option(options[letters.index(letter)])) if options else None)) is not None:
@@ -597,6 +600,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             found = letters[gapped]  # letters-v11: "双侧股骨头均可见坏死" names "双侧股骨头坏死"
         elif (count := count_option(s, options)) is not None:
             found = letters[count]  # letters-v12: "There are 3 hypodense lesions." answers "3" of 1 / 2 / 3 / 4 or more
+        elif (typo := misspelled_option(s, options)) is not None:
+            found = letters[typo]  # letters-v12: "Osteosarcome" answers "Osteosarcoma"
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
             not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option

@@ -135,7 +135,8 @@ def _contains(haystack: str, needle: str) -> bool:
 _PLACES = {"cerebral", "brain", "intracranial", "pulmonary", "lung", "renal", "kidney", "hepatic", "liver", "splenic",
            "spleen", "pancreatic", "cardiac", "myocardial", "colonic", "gastric", "esophageal", "orbital", "spinal",
            "cutaneous", "skin", "breast", "thyroid", "adrenal", "ovarian", "testicular", "prostatic", "bladder", "bone",
-           "muscle", "retinal", "corneal", "intestinal", "bowel"}
+           "muscle", "retinal", "corneal", "intestinal", "bowel",
+           "optic", "disc", "disk", "macula", "fovea", "pericardium"}  # letters-v12: "the optic disc" says where
 _POLARITY = frozenset(("normal", "no", "non", "not", "without", "absent", "negative", "abnormal"))
 _ROMAN = {"ii", "iii", "iv", "vi", "vii"}  # letters-v7: "Mobitz II" tells "Mobitz II ..." from "Mobitz I ..."
 _LEVEL = re2.compile(r"^[ctls][1-9][0-2]?$")  # a vertebral level: C2, T12, L4, S1 (letters-v11)

@@ -81,7 +81,8 @@ def _ordinal_letter(m) -> str:
 # option's text ("3" on a BI-RADS 2-5 item names nothing), and it must end its statement: "Answer: 3 days",
 # "Answer: 2.5 cm" are measurements.
 _ANSWER_NUMBER = re2.compile(r"(?i)(?:^|[^a-z])(?:(?:final |correct )?answer(?: is)?|my answer is|i choose|i pick|i select|"
-                             r"(?:final |correct |right |best )(?:option|choice) (?:is|would be))"  # letters-v11
+                             r"(?:final |correct |right |best )(?:option|choice) (?:is|would be)|"  # letters-v11
+                             r"(?:最终)?答案(?:是|为|為|应为)?)"  # letters-v12: "答案：2"
                              r" ?[:=]? ?\(?([1-9]|i{1,3}|iv|v)\)?(?:\.?$|\.?\n|[.,;!)] )")
 _BARE_NUMBER = re2.compile(r"^\(?([1-9])[.)]?$")
 _CJK_PICK = re2.compile(r"(?:选|選|答案是|答案为|答案為) ?第 ?([1-9]) ?(?:个|個)(?:选项|選項|项|項)?"

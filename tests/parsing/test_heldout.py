@@ -91,6 +91,7 @@ BLIND_SETS = [
     ("blind_letters27.jsonl", 200, 197, 32, 32, "unseen: v11 at 0f65d7e 181, v12 at a524084 182; seen: v12 197 (left: "
      "two grades described, not named, and line 116 'the correct answer is C) Left lower lobe' where that is B, which "
      "the writer labels C against the brief's letter/text convention)"),
+    ("blind_letters24.jsonl", 200, 200, 31, 31, "unseen: v11 at 0f65d7e 189, v12 at a2911e6 190; seen: v12 200"),
 ]
 
 

@@ -229,3 +229,41 @@ def test_counts_and_a_denied_finding(text, options, expected):
 ])
 def test_revisions_conflicts_and_cuts(text, options, expected):
     assert _parse(text, options) == expected
+
+
+# ---------------------------------------------------------------- after blind set 24
+HSV = ["Intravenous ceftriaxone and vancomycin", "Intravenous acyclovir", "Oral valacyclovir", "Intravenous ganciclovir",
+       "High-dose intravenous methylprednisolone"]
+PAP = ["Repeat Pap smear in 1 year", "Colposcopy with directed biopsy", "Loop electrosurgical excision procedure (LEEP)",
+       "Reflex HPV testing only", "Total hysterectomy"]
+SHOULDER = ["Midshaft clavicle fracture", "Acromioclavicular joint separation", "Anterior glenohumeral dislocation",
+            "Proximal humerus fracture"]
+DISC = ["Idiopathic intracranial hypertension", "Optic neuritis", "Central retinal vein occlusion", "Optic disc drusen"]
+FLUTTER = ["心房颤动", "心房扑动", "阵发性室上性心动过速", "窦性心动过速"]
+BONE_TUMOURS = ["Ewing sarcoma", "Osteosarcoma", "Chondroblastoma", "Giant cell tumor of bone"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("* A. Intravenous ceftriaxone and vancomycin: does not treat HSV.\n* B. Intravenous acyclovir: first-line.\n"
+     "* C. Oral valacyclovir: inadequate.\n* D. Intravenous ganciclovir: for CMV.\n* E. Methylprednisolone: no.\n\n"
+     "The most appropriate treatment is intravenous acyclovir.", HSV, "B"),
+    ("Guidelines allow either excision or colposcopy with biopsy.\n\nThe most appropriate next step is colposcopy.", PAP, "B"),
+    ("Guidelines allow either a LEEP or colposcopy with biopsy.", PAP, None),
+    ("The image shows a fracture of the clavicle.", SHOULDER, "A"),
+    ("It could be either A) Idiopathic intracranial hypertension or B) Optic neuritis. Both change the appearance of "
+     "the optic disc.", DISC, None),  # "the optic disc" says where: no part-name of "Optic disc drusen"
+    ("心电图可见规律的锯齿状扑动波，频率约300次/分。", FLUTTER, "B"),
+    ("答案：2", ["肠套叠", "先天性肥厚性幽门狭窄", "先天性巨结肠", "先天性肠旋转不良"], "B"),
+    ("This is Boerhaave syndrome after forceful vomiting.", ["Mallory-Weiss tear", "Spontaneous esophageal rupture",
+                                                              "Esophageal candidiasis", "Achalasia"], "B"),
+    ("These findings are consistent with inflammation of the pericardium.",
+     ["Acute anterior STEMI", "Acute pericarditis", "Benign early repolarization", "Left ventricular aneurysm"], "B"),
+    ("This is most consistent with perforation of an ulcer.",
+     ["Perforated peptic ulcer", "Small bowel obstruction", "Sigmoid volvulus", "Acute pancreatitis"], "A"),
+    # a misspelled option alone: one edit, no other option near
+    ("Osteosarcome", BONE_TUMOURS, "B"), ("Hyperkalemai", ["Hypokalemia", "Hyperkalemia", "Hyponatremia", "Normal"], None),
+    ("Pneumothroax", ["Pneumothorax", "Pneumonia"], None), ("Osteosarcome of the distal femur in a teenager",
+                                                          BONE_TUMOURS, None),
+])
+def test_set_24_classes(text, options, expected):
+    assert _parse(text, options) == expected
