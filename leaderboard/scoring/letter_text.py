@@ -71,6 +71,11 @@ def cut_off_mid_sentence(s: str) -> bool:
         return True  # letters-v9: "... 在这张图片中，" / "... the findings include X, Y," stop before the sentence does
     if tail[-1:] in _CJK_DANGLING and len(s) >= 40:
         return True  # "最可能的诊断是" (the most likely diagnosis is)
+    last_line = s[s.rfind("\n") + 1:]
+    if len(s) >= 60 and "\u4e00" <= tail[-1:] <= "\u9fff" and "。" in s[:-1] and len(last_line) >= 8 \
+            and not any(label in last_line for label in ("：", ":", "答案", "诊断")):
+        return True  # letters-v12: a Chinese analysis that writes full stops and stops on a character ("…最厚处约"),
+        # not a closing label line ("答案：文氏型房室传导阻滞")
     if words and len(words[-1]) <= 2 and words[-1].isalpha() and words[-1].islower() and words[-1] not in _ENDING_WORDS \
             and len(s.split()) >= 8:
         return True  # letters-v12: "... mild midline shift to the ri": cut inside a word

@@ -67,6 +67,7 @@ from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bou
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end, unresolved
 from .option_counts import count_option
+from .option_overlap import overlapping_option
 from .option_typos import misspelled_option
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import concluded_elsewhere, settle_pair
@@ -275,7 +276,12 @@ _EXPLICIT_SPECS = (
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),
     (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
-    # letters-v12: "... most closely matches option A.", "best corresponds to C."
+    # letters-v12: "So the finding that is NOT present is C.", "The device not seen is E." (a which-is-absent item)
+    (rf"(?:finding|device|feature|structure|abnormality|sign|line|tube|one|option)(?: that is| which is| that's)? not "
+     rf"(?:present|seen|visible|shown|identified|demonstrated)(?: here| on (?:the|this) (?:image|film|study|radiograph))?"
+     rf"(?: is|:) {_L_END}", _WORD_BEFORE, None),
+    # letters-v12: "... most closely matches option A.", "best corresponds to C.", "corresponds to option A."
+    (rf"corresponds to (?:option|choice) {_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
     (rf"(?:most closely|most|best|closely) (?:matches|fits|corresponds to|resembles)(?: (?:option|choice))? {_L}[)\]]?",
      _WORD_BEFORE, _sentence_ends),
     (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
@@ -602,6 +608,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             found = letters[count]  # letters-v12: "There are 3 hypodense lesions." answers "3" of 1 / 2 / 3 / 4 or more
         elif (typo := misspelled_option(s, options)) is not None:
             found = letters[typo]  # letters-v12: "Osteosarcome" answers "Osteosarcoma"
+        elif (telling := overlapping_option(s, options)) is not None:
+            found = letters[telling]  # letters-v12: "Left PICC, tip at the CAJ." among long sibling options
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
             not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option

@@ -92,6 +92,9 @@ BLIND_SETS = [
      "two grades described, not named, and line 116 'the correct answer is C) Left lower lobe' where that is B, which "
      "the writer labels C against the brief's letter/text convention)"),
     ("blind_letters24.jsonl", 200, 200, 31, 31, "unseen: v11 at 0f65d7e 189, v12 at a2911e6 190; seen: v12 200"),
+    ("blind_letters23.jsonl", 200, 194, 30, 29, "unseen: v11 at 0f65d7e 181, v12 at fca3734 181; seen: v12 194 (left: "
+     "a repetition cut off, a which-is-absent item answered in Chinese, two tube positions in prose, a Chinese letter "
+     "against its gloss, 'UIP' between definite and probable UIP)"),
 ]
 
 

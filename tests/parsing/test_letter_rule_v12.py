@@ -267,3 +267,62 @@ BONE_TUMOURS = ["Ewing sarcoma", "Osteosarcoma", "Chondroblastoma", "Giant cell 
 ])
 def test_set_24_classes(text, options, expected):
     assert _parse(text, options) == expected
+
+
+# ---------------------------------------------------------------- after blind set 23
+LOBES = ["Right upper lobe consolidation with air bronchograms", "Right middle lobe consolidation with air bronchograms",
+         "Right lower lobe consolidation with air bronchograms", "Left lower lobe consolidation with air bronchograms",
+         "Lingular consolidation with air bronchograms"]
+PICC = ["Right PICC with tip at the cavoatrial junction", "Right PICC with tip in the right internal jugular vein",
+        "Left PICC with tip at the cavoatrial junction", "Left PICC with tip in the left brachiocephalic vein"]
+NODULE = ["Solid nodule in the right upper lobe measuring 8 mm", "Ground-glass nodule in the right upper lobe measuring 8 mm",
+          "Part-solid nodule in the right upper lobe measuring 8 mm", "Calcified granuloma in the right upper lobe measuring 8 mm"]
+CAVITY = ["Thick-walled cavitating lesion in the right upper lobe with an air-fluid level",
+          "Thin-walled cavitating lesion in the right upper lobe without an air-fluid level",
+          "Thick-walled cavitating lesion in the left upper lobe with an air-fluid level",
+          "Mycetoma within a thin-walled cavity in the right upper lobe with an air-crescent sign"]
+DEVICES = ["Dual-chamber pacemaker with leads in the right atrium and right ventricle",
+           "Single-chamber pacemaker with a lead in the right ventricle",
+           "Implantable cardioverter-defibrillator with a lead in the right ventricle",
+           "Biventricular pacemaker with leads in the right atrium, right ventricle and coronary sinus"]
+FINDINGS = ["Centrilobular emphysema predominantly in the upper lobes", "Cylindrical bronchiectasis predominantly in the lower lobes",
+            "Mediastinal lymphadenopathy in the subcarinal station", "Hilar lymphadenopathy in the right hilar station"]
+INSPIRATION = ["Adequate inspiration, no rotation", "Adequate inspiration, rotated to the right", "Poor inspiration, no rotation",
+               "Poor inspiration, rotated to the left"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # the words that tell one long option from its siblings
+    ("Left PICC, tip at the CAJ.", PICC, "C"), ("The nodule is a ground-glass nodule.", NODULE, "B"),
+    ("Aspergilloma in a right upper lobe cavity.", CAVITY, "D"), ("The device is an AICD with a single RV lead.", DEVICES, "C"),
+    ("右肺中叶实变伴支气管充气征", LOBES, "B"), ("病变位于右肺下叶，可见实变及支气管充气征。", LOBES, "C"),
+    ("吸气不足，向左旋转", INSPIRATION, "D"), ("Poor inspiration, no rotation.", INSPIRATION, "C"),
+    # near misses: a hedge, a question, a denial, a sibling's words too, nothing telling, short options
+    ("Left PICC, tip at the CAJ or higher.", PICC, None),
+    ("Left PICC, tip at the CAJ?", PICC, None),
+    ("No ground-glass nodule.", NODULE, None),
+    ("Right PICC, tip at the CAJ, and a left PICC.", PICC, None),
+    ("Consolidation with air bronchograms.", LOBES, None),
+    ("There is an intramural component.", ["Stanford type A dissection", "Stanford type B dissection", "Intramural hematoma",
+                                           "Penetrating aortic ulcer"], None),
+    # a long analysis cut off mid-sentence concludes nothing
+    ("我们来逐步分析这张胸部CT：\n1. 病灶位置：右肺上叶可见一空洞性病变。\n2. 洞壁厚度：洞壁较厚且不规则，最厚处约", CAVITY, None),
+])
+def test_telling_words_of_long_options(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("Evaluate each finding:\nA. Centrilobular emphysema — present.\nB. Cylindrical bronchiectasis — present.\n"
+     "C. Mediastinal lymphadenopathy — I do not see it.\nD. Hilar lymphadenopathy — present.\n\n"
+     "So the finding that is NOT present is C.", FINDINGS, "C"),
+    ("The device not seen is E.", ["Endotracheal tube", "Nasogastric tube", "Central venous catheter", "Chest drain",
+                                   "Sternotomy wires"], "E"),
+    ("I can't give a definitive diagnosis, but the thick irregular wall with an air-fluid level corresponds to option A.",
+     CAVITY, "A"),
+    ("心电图分析：\n1. PR 间期逐渐延长。\n2. 脱漏后 PR 最短。\n以上为典型的文氏现象。\n\n答案：文氏型房室传导阻滞",
+     ["First-degree AV block", "Second-degree AV block, Mobitz I (Wenckebach)", "Second-degree AV block, Mobitz II",
+      "Third-degree AV block"], "B"),
+])
+def test_set_23_statements(text, options, expected):
+    assert _parse(text, options) == expected
