@@ -10,8 +10,8 @@ words it does not.
 How: each option's content words less the words every option has are its telling words. The response's words (folded
 as option_text folds; a few abbreviations written out, "CAJ" -> "cavoatrial junction"; Chinese report terms glossed
 in English, "右肺中叶" -> "right middle lobe") score each option: telling words used, less other options' telling words
-used that this option lacks. The one best option, ahead by one at least, answers. Only when no earlier step found anything, every option is written in Latin letters with four content words
-or more, and the response is short (600 characters; one longer than 120 must end its sentence), asks nothing, and
+used that this option lacks. The one best option, ahead by one at least, answers. Only when no earlier step found
+anything, every option is written in Latin letters with four content words or more, and the response is short (600 characters; one longer than 120 must end its sentence), asks nothing, and
 hedges, refuses or denies nothing (a denial may only repeat the winner's own: "no rotation").
 """
 from __future__ import annotations
