@@ -16,7 +16,8 @@ from .letter_conclusion import _sentence
 
 _LEAN_BEFORE = ("most likely", "more likely", "likely", "probably", "most probably", "favor", "favour",
                 "favoring", "favouring", "lean towards", "lean toward", "leaning towards", "leaning toward",
-                "leans towards", "leans toward", "lean to", "倾向于", "倾向", "更倾向于", "更倾向", "考虑为", "首先考虑")
+                "leans towards", "leans toward", "lean to", "倾向于", "倾向", "更倾向于", "更倾向", "考虑为", "首先考虑",
+                "最可能是", "最可能为", "最有可能是", "可能性最大的是")  # letters-v12
 _LEAN_AFTER = ("seems more likely", "is more likely", "is most likely", "looks more likely", "more likely",
                "seems likelier", "is likelier", "is favored", "is favoured", "fits better", "fits best",
                "可能性更大", "可能性较大", "可能性大", "更符合", "更可能", "更为可能")

@@ -57,7 +57,8 @@ _DANGLING = frozenset(("and", "or", "but", "with", "of", "the", "a", "an", "betw
                        "favor", "favour", "favors", "favours", "favoring", "favouring", "suggest", "suggesting",
                        "indicate", "indicating", "toward", "towards", "including", "such", "as", "into", "at",
                        "representing", "considering", "supporting", "most", "more", "either", "neither", "its",
-                       "their", "therefore", "thus", "hence"))
+                       "their", "therefore", "thus", "hence", "so", "although", "though", "since", "if", "when",
+                       "where", "was", "were", "has", "have", "not"))  # letters-v12: "... without fluid, so"
 _CUT_PUNCTUATION = frozenset("，、,；;")  # a sentence never ends on these (a colon may: "Answer:" is read elsewhere)
 _CJK_DANGLING = frozenset("是为的和与或及在")
 
@@ -71,7 +72,7 @@ def cut_off_mid_sentence(s: str) -> bool:
         return True  # letters-v9: "... 在这张图片中，" / "... the findings include X, Y," stop before the sentence does
     if tail[-1:] in _CJK_DANGLING and len(s) >= 40:
         return True  # "最可能的诊断是" (the most likely diagnosis is)
-    last_line = s[s.rfind("\n") + 1:]
+    last_line = s[max(s.rfind("\n"), s.rfind("。")) + 1:]  # the last line, from its last full stop
     if len(s) >= 60 and "\u4e00" <= tail[-1:] <= "\u9fff" and "。" in s[:-1] and len(last_line) >= 8 \
             and not any(label in last_line for label in ("：", ":", "答案", "诊断")):
         return True  # letters-v12: a Chinese analysis that writes full stops and stops on a character ("…最厚处约"),

@@ -77,7 +77,7 @@ from .letter_leans import leaned_letter
 from .letter_ranked import ranked_first
 from .letter_signs import sign_option
 from .option_yes_no import yes_no_option
-from .option_cjk_gaps import gapped_option
+from .option_cjk_gaps import gapped_option, shortened_option
 from .letter_rule import RULE_SUMMARY, RULE_VERSION, rule_of  # noqa: F401 (callers import them from here)
 from .option_text import folded_option, named_option
 
@@ -313,7 +313,7 @@ _EXPLICIT_SPECS = (
      _PY_WORD_BEFORE, None),
     # Chinese, Japanese, Korean: "答案：C", "正确答案是 B", "最终答案为D", "正确选项是C", "故选D", "C正确"
     (rf"(?P<final>最终|最終|最后|最後)?的?(?:正确|正確)?(?:答案|答え|正解|정답)(?:应该|應該|应|應)?"
-     rf"(?:是|为|為|は|选|選)?:? ?(?:选项|選項)? ?{_L_END}", None, None),
+     rf"(?:改为|改選|改选)?(?:是|为|為|は|选|選)?:? ?(?:选项|選項)? ?{_L_END}", None, None),  # v12: "答案改为B"
     (rf"(?:正确|正確|最佳|最合适的|最合适|最终|最終)的?(?:选项|選項|选择|選択)(?:应该|应)?(?:是|为|為|は)?:? ?{_L_END}", None, None),
     # letters-v12: "最可能的诊断是 D", "首先考虑 C" (leans, "倾向于 A，但…", are letter_leans.py's)
     (rf"(?:最可能|最符合|最有可能)的?(?:诊断|選項|选项)(?:应该|应)?(?:是|为|為)?:? ?{_L_END}", None, None),
@@ -604,6 +604,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             found = letters[answer]  # letters-v11: "是的，..." answers "yes", "否。" answers "no"
         elif (gapped := gapped_option(s, options)) is not None:
             found = letters[gapped]  # letters-v11: "双侧股骨头均可见坏死" names "双侧股骨头坏死"
+        elif (short := shortened_option(s, options)) is not None:
+            found = letters[short]  # letters-v12: "乳头状癌" answers "甲状腺乳头状癌"
         elif (count := count_option(s, options)) is not None:
             found = letters[count]  # letters-v12: "There are 3 hypodense lesions." answers "3" of 1 / 2 / 3 / 4 or more
         elif (typo := misspelled_option(s, options)) is not None:

@@ -22,11 +22,12 @@ An alias shared by two options (or equal to a part of another option's text) nam
 from __future__ import annotations
 
 import functools
+import unicodedata
 from typing import NamedTuple, Sequence
 
 import re2
 
-from .option_synonyms import INITIALISMS as SYNONYM_INITIALISMS, synonyms
+from .option_synonyms import INITIALISMS as SYNONYM_INITIALISMS, fold_cjk, synonyms
 from .option_variants import CAPITALS as VARIANT_CAPITALS, variants
 
 _LINKING = {"of", "the", "a", "an", "and", "or", "with", "without", "in", "on", "to", "for", "at", "by", "from"}
@@ -266,17 +267,22 @@ def head_nouns(folded_options: tuple) -> list[str | None]:
 
 @functools.lru_cache(maxsize=4096)
 def _glosses(option: str) -> list[str]:
-    """letters-v12: the words an option glosses itself with in brackets, "moderate" of "Grade 3 (moderate)",
-    "doubtful" of "Grade 1 (doubtful)" (at most three words; folded as aliases are: lower case, single spaces)."""
+    """letters-v12: the words an option glosses itself with in brackets, "moderate" of "Grade 3 (moderate)", "hsil" of
+    "宫颈高级别鳞状上皮内病变（HSIL）" (at most three words, one of four letters or more), and the option without its
+    bracket, "预激综合征" of "预激综合征（WPW）" (folded as responses are: CJK one character a word)."""
+    option = unicodedata.normalize("NFKC", option)
     out = []
     start = option.find("(")
     while 0 <= start < len(option):
         end = option.find(")", start)
         if end < 0:
             break
-        words = "".join(c.lower() if c.isalnum() else " " for c in option[start + 1:end]).split()
+        words = fold_cjk(option[start + 1:end]).split()
         if 1 <= len(words) <= 3 and any(w.isalpha() and len(w) >= 4 for w in words):
             out.append(" ".join(words))
+        outside = fold_cjk(option[:start] + " " + option[end + 1:])
+        if len(outside.replace(" ", "")) >= 3:
+            out.append(outside)
         start = option.find("(", end)
     return out
 

@@ -24,8 +24,8 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "aortic dissection": ("主动脉夹层",), "aortic aneurysm": ("主动脉瘤",), "abdominal aortic aneurysm": ("腹主动脉瘤",),
     "tetralogy of fallot": ("法洛四联症",), "transposition of the great arteries": ("大动脉转位",),
     "total anomalous pulmonary venous return": ("完全性肺静脉异位引流",), "ebstein anomaly": ("三尖瓣下移畸形",),
-    "coarctation of the aorta": ("主动脉缩窄",), "atrial septal defect": ("房间隔缺损",),
-    "ventricular septal defect": ("室间隔缺损",), "patent ductus arteriosus": ("动脉导管未闭",),
+    "coarctation of the aorta": ("主动脉缩窄",), "atrial septal defect": ("房间隔缺损", "房缺"),
+    "ventricular septal defect": ("室间隔缺损", "室缺"), "patent ductus arteriosus": ("动脉导管未闭",),
     "mitral stenosis": ("二尖瓣狭窄",), "mitral regurgitation": ("二尖瓣反流", "二尖瓣关闭不全"),
     "aortic stenosis": ("主动脉瓣狭窄",), "aortic regurgitation": ("主动脉瓣反流", "主动脉瓣关闭不全"),
     "infective endocarditis": ("感染性心内膜炎",), "myocardial infarction": ("心肌梗死", "心梗"),
@@ -171,4 +171,12 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "sickle cell disease": ("镰状细胞病",), "sickle cell anemia": ("镰状细胞贫血",), "thalassemia": ("地中海贫血",),
     "megaloblastic anemia": ("巨幼细胞贫血",), "hereditary spherocytosis": ("遗传性球形红细胞增多症",),
     "malaria": ("疟疾",),
+    # letters-v12 (blind set 25): lobes, renal tumours, gynaecology, other short names Chinese reports use
+    "right upper lobe": ("右肺上叶", "右上叶"), "right middle lobe": ("右肺中叶", "右中叶"), "right lower lobe": ("右肺下叶", "右下叶"),
+    "left upper lobe": ("左肺上叶", "左上叶"), "left lower lobe": ("左肺下叶", "左下叶"),
+    "clear cell renal cell carcinoma": ("透明细胞性肾细胞癌", "肾透明细胞癌", "透明细胞肾细胞癌", "透明细胞癌"),
+    "papillary renal cell carcinoma": ("乳头状肾细胞癌",), "chromophobe renal cell carcinoma": ("嫌色细胞性肾细胞癌", "嫌色细胞癌"),
+    "oncocytoma": ("嗜酸细胞腺瘤", "嗜酸细胞瘤"), "ectopic pregnancy": ("宫外孕", "异位妊娠"), "tubal pregnancy": ("输卵管妊娠", "宫外孕"),
+    "ovarian endometrioma": ("卵巢子宫内膜异位囊肿", "巧克力囊肿", "卵巢巧克力囊肿"),
+    "ungradable": ("无法分级", "不可分级", "无法进行分级", "不能分级"),
 }

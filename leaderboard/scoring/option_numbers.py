@@ -27,6 +27,7 @@ _ORDINAL = re2.compile(r"(?i)\b(?:the )?(first|second|third|fourth|fifth) option
                       r"|\b(?:option|choice) (one|two|three|four|five)\b")
 _CJK = re2.compile(r"(?:选项|選項) ?([1-5])\b|第 ?([1-5]) ?(?:个|個)?(?:选项|選項|项|項)")
 _CJK_ORDINAL = re2.compile(r"第([一二三四五])(?:个|個)?(?:选项|選項|项|項)")
+_CJK_OPTION_WORD = re2.compile(r"(?:选项|選項)([一二三四五])([^一二三四五六七八九十]|$)")  # letters-v12: "答案是选项二"
 _BESIDE_UNDERSCORE = re2.compile(r"_[0-9]+|[0-9]+_")
 _ORDINALS = {"first": "A", "second": "B", "third": "C", "fourth": "D", "fifth": "E",
              "one": "A", "two": "B", "three": "C", "four": "D", "five": "E",
@@ -60,6 +61,8 @@ def numbers_as_letters(text: str) -> str:
                             text)
     if "第" in text:
         text = _CJK_ORDINAL.sub(lambda m: "选项" + _ORDINALS[m.group(1)], text)
+    if "选项" in text or "選項" in text:
+        text = _CJK_OPTION_WORD.sub(lambda m: "选项" + _ORDINALS[m.group(1)] + m.group(2), text)
     lowered = text.lower()
     if "option" in lowered or "choice" in lowered or " one" in lowered:
         text = _ORDINAL.sub(_ordinal_letter, text)

@@ -254,7 +254,8 @@ def mentions(folded: Folded, options: Sequence[str]) -> list[Mention]:
                 if alias.genus and not _genus_initial(folded, s):
                     continue  # "E. coli": the capital and its full stop
                 following = (folded.text[e:e + 40].split(maxsplit=1) or [""])[0]
-                if len(words) == 1 and following in _DESCRIBED and following not in folded_option(options[index]).split():
+                if len(words) == 1 and following in _DESCRIBED and following not in folded_option(options[index]).split() \
+                        and not alias.listed:  # (letters-v12: another name is still the name: "a Wenckebach pattern")
                     continue  # letters-v8: "follicular architecture" describes a finding; it names no option
                 found.append(Mention(s, e, index, 1))
     found.extend(_context_initialisms(folded, options))

@@ -95,6 +95,8 @@ BLIND_SETS = [
     ("blind_letters23.jsonl", 200, 194, 30, 29, "unseen: v11 at 0f65d7e 181, v12 at fca3734 181; seen: v12 194 (left: "
      "a repetition cut off, a which-is-absent item answered in Chinese, two tube positions in prose, a Chinese letter "
      "against its gloss, 'UIP' between definite and probable UIP)"),
+    ("blind_letters25.jsonl", 200, 198, 30, 29, "unseen: v11 at 0f65d7e 177, v12 at 6a48d9d 179; seen: v12 198 (left: a "
+     "simple cyst described in Chinese, an English analysis cut off on an adjective)"),
 ]
 
 

@@ -326,3 +326,46 @@ def test_telling_words_of_long_options(text, options, expected):
 ])
 def test_set_23_statements(text, options, expected):
     assert _parse(text, options) == expected
+
+
+# ---------------------------------------------------------------- after blind set 25
+THYROID = ["甲状腺乳头状癌", "甲状腺滤泡状癌", "甲状腺髓样癌", "甲状腺未分化癌"]
+DVT = ["急性下肢深静脉血栓", "慢性下肢深静脉血栓", "浅静脉血栓性静脉炎", "腘窝囊肿（Baker囊肿）"]
+GLEASON = ["Gleason评分 3+3=6分", "Gleason评分 3+4=7分", "Gleason评分 4+3=7分", "Gleason评分 4+4=8分", "Gleason评分 4+5=9分"]
+ARRHYTHMIA = ["心房颤动", "心房扑动", "阵发性室上性心动过速", "室性心动过速"]
+CERVIX = ["宫颈低级别鳞状上皮内病变（LSIL）", "宫颈高级别鳞状上皮内病变（HSIL）", "宫颈鳞状细胞癌", "宫颈腺癌"]
+LOBE_NAMES = ["Right upper lobe", "Right middle lobe", "Right lower lobe", "Left upper lobe", "Left lower lobe"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    # a Chinese option named with characters left out
+    ("乳头状癌", THYROID, "A"), ("血栓回声增强，管腔部分再通，考虑慢性血栓。", DVT, "B"), ("Gleason 4+3", GLEASON, "C"),
+    ("甲状腺癌", THYROID, None), ("无血栓", DVT, None),
+    # option numbers in Chinese words
+    ("答案是选项二", ARRHYTHMIA, "B"), ("选项一", ARRHYTHMIA, "A"),
+    # a lean in Chinese, a revised answer in Chinese
+    ("锯齿状F波最明显。最可能是B（心房扑动），但心房颤动（A）不能完全排除。", ARRHYTHMIA, "B"),
+    ("初步判断为A。但免疫组化CK7、CK19阳性，更符合胆管细胞癌。因此答案改为B。",
+     ["肝细胞癌", "肝内胆管细胞癌", "转移性腺癌", "肝细胞腺瘤"], "B"),
+    # brackets: the gloss and the name without it
+    ("HSIL", CERVIX, "B"), ("预激综合征", ["完全性右束支传导阻滞", "完全性左束支传导阻滞", "左前分支阻滞", "预激综合征（WPW）"], "D"),
+    # Chinese names
+    ("右肺中叶", LOBE_NAMES, "B"), ("左肺下叶", LOBE_NAMES, "E"), ("宫外孕", ["宫内早孕", "输卵管妊娠", "黄体囊肿破裂", "卵巢畸胎瘤"], "B"),
+    ("巧克力囊肿", ["卵巢成熟性畸胎瘤", "卵巢子宫内膜异位囊肿", "卵巢浆液性囊腺瘤", "多囊卵巢"], "B"),
+    ("室缺", ["房间隔缺损", "室间隔缺损", "动脉导管未闭", "法洛四联症"], "B"),
+    ("透明细胞性肾细胞癌", ["Clear cell renal cell carcinoma", "Papillary renal cell carcinoma",
+                           "Chromophobe renal cell carcinoma", "Oncocytoma"], "A"),
+    ("该病灶可能为透明细胞肾细胞癌，也可能为嗜酸细胞腺瘤，难以区分。", ["Clear cell renal cell carcinoma", "Angiomyolipoma",
+                                                                "Oncocytoma", "Complex renal cyst"], None),
+    # another name before a word that describes: still the name
+    ("This is a Wenckebach pattern: the PR interval lengthens progressively.", ["First-degree AV block",
+     "Second-degree AV block, Mobitz type I", "Second-degree AV block, Mobitz type II", "Third-degree AV block"], "B"),
+    # an analysis cut off after "so", and a Chinese one cut after its last full stop
+    ("The OCT shows a hyperreflective lesion above the RPE with subretinal fluid. Drusen would appear as discrete "
+     "dome-shaped RPE elevations without fluid, so", ["Normal", "Choroidal neovascularization", "Diabetic macular edema",
+                                                       "Drusen"], None),
+    ("首先观察心电图：P波消失，代之以大小不等、形态各异的f波，RR间期绝对不齐，QRS波群形态正常。这些特征与心房扑动的锯齿状F波不同，"
+     "也不符合室上性", ARRHYTHMIA, None),
+])
+def test_set_25_classes(text, options, expected):
+    assert _parse(text, options) == expected
