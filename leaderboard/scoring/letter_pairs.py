@@ -19,6 +19,7 @@ from typing import Sequence
 
 import re2
 
+from .cjk import is_cjk
 from .option_text import named_option, read_mentions
 
 _GAP_CHARS = frozenset(" )]:.,-–—(=")  # between the letter and the text: "B: ", "B) ", "(C) – ", "A (", "C. ", "B, "
@@ -37,7 +38,7 @@ def _letter_before(s: str, start: int, letters: str) -> int | None:
     if s[k].islower() and s[k + 1] not in ":).":
         return None  # "a pneumothorax", "e pleural ...": words; "b: pneumothorax" is a letter
     before = s[k - 1:k] if k else ""
-    if (before.isalnum() and not "\u2e80" <= before <= "\u9fff") or (k + 1 < len(s) and s[k + 1].isalnum()):
+    if (before.isalnum() and not is_cjk(before)) or (k + 1 < len(s) and s[k + 1].isalnum()):
         # (letters-v11: a Chinese character may stand right before the letter: "答案是C(胸腔积液)")
         return None
     if s[k] == "A" and s[k + 1:start] == " ":
@@ -112,7 +113,7 @@ def may_pair(s: str, letter: str) -> bool:
         while k < len(s) and k - at <= _MAX_GAP and s[k] in _GAP_CHARS:
             k += 1
         if k > at + 1 and k < len(s) and s[k].isalnum() and not (at and s[at - 1].isalnum()
-                                                                  and not "\u2e80" <= s[at - 1] <= "\u9fff"):
+                                                                  and not is_cjk(s[at - 1])):
             return True
     return False
 

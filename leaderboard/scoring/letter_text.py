@@ -8,6 +8,7 @@ import unicodedata
 
 import re2
 
+from leaderboard.scoring.cjk import is_cjk
 from leaderboard.scoring.option_numbers import numbers_as_letters, zero_beside_underscores
 
 HEAD, TAIL = 4000, 2000  # characters read from the start and from the end of a long response
@@ -73,7 +74,7 @@ def cut_off_mid_sentence(s: str) -> bool:
     if tail[-1:] in _CJK_DANGLING and len(s) >= 40:
         return True  # "最可能的诊断是" (the most likely diagnosis is)
     last_line = s[max(s.rfind("\n"), s.rfind("。")) + 1:]  # the last line, from its last full stop
-    if len(s) >= 60 and "\u4e00" <= tail[-1:] <= "\u9fff" and "。" in s[:-1] and len(last_line) >= 8 \
+    if len(s) >= 60 and is_cjk(tail[-1:]) and "。" in s[:-1] and len(last_line) >= 8 \
             and not any(label in last_line for label in ("：", ":", "答案", "诊断")):
         return True  # letters-v12: a Chinese analysis that writes full stops and stops on a character ("…最厚处约"),
         # not a closing label line ("答案：文氏型房室传导阻滞")

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .cjk import in_order, is_cjk
+
 MAX_GAP = 3
 _NEGATIONS = frozenset("未无没不非否")
 _CLAUSE_ENDS = frozenset("，。；！？,.;!?\n：:")
-
-
-def _cjk(ch: str) -> bool:
-    return "\u4e00" <= ch <= "\u9fff"
 
 
 def _found_gapped(text: str, chars: str) -> bool:
@@ -43,14 +41,14 @@ def _found_gapped(text: str, chars: str) -> bool:
 def gapped_option(source: str, options: Sequence[str]) -> int | None:
     """The index of the one all-Chinese option whose characters the response writes in order with short insertions,
     else None."""
-    if not any(_cjk(ch) for ch in source[:200]):
+    if not any(is_cjk(ch) for ch in source[:200]):
         return None
     texts = ["".join((option or "").split()) for option in options]
     if any(text and text in source for text in texts):
         return None  # an option written whole: the option-text step has read it (and maybe found a hedge)
     matched = []
     for index, chars in enumerate(texts):
-        if len(chars) >= 3 and all(_cjk(ch) for ch in chars) and _found_gapped(source, chars):
+        if len(chars) >= 3 and all(is_cjk(ch) for ch in chars) and _found_gapped(source, chars):
             matched.append(index)
     return matched[0] if len(matched) == 1 else None
 
@@ -76,25 +74,20 @@ def _answer_phrase(source: str) -> str | None:
     return None
 
 
-def _in_order(part: str, whole: str) -> bool:
-    it = iter(whole)
-    return all(ch in it for ch in part)
-
-
 def shortened_option(source: str, options: Sequence[str]) -> int | None:
     """The index of the one option holding, in order, the characters of the response's short answer phrase (two or
     more, at least 40 % of the option's, one of them Chinese, no negation), else None."""
-    if not any(_cjk(ch) for ch in source[:400]) and not any(_cjk(ch) for o in options for ch in (o or "")):
+    if not any(is_cjk(ch) for ch in source[:400]) and not any(is_cjk(ch) for o in options for ch in (o or "")):
         return None
     phrase = _answer_phrase(source)
     if phrase is None:
         return None
     phrase = "".join(phrase.split()).lower()
-    if len(phrase) < 2 or _NEGATIONS.intersection(phrase) or not any(_cjk(ch) for ch in phrase + "".join(options)):
+    if len(phrase) < 2 or _NEGATIONS.intersection(phrase) or not any(is_cjk(ch) for ch in phrase + "".join(options)):
         return None
     matched = []
     for index, option in enumerate(options):
         text = "".join((option or "").split()).lower()
-        if text and len(phrase) >= _MIN_SHARE * len(text) and _in_order(phrase, text):
+        if text and len(phrase) >= _MIN_SHARE * len(text) and in_order(phrase, text):
             matched.append(index)
     return matched[0] if len(matched) == 1 else None

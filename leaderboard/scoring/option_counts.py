@@ -15,6 +15,7 @@ from typing import Sequence
 
 import re2
 
+from .cjk import has_cjk
 _WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
           "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "零": 0, "一": 1, "两": 2, "二": 2, "三": 3,
           "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
@@ -59,7 +60,7 @@ def count_option(source: str, options: Sequence[str]) -> int | None:
         return None
     stated = {_value(g) for m in _STATED.finditer(source[:4000]) for g in m.groups() if g}
     stated |= {_value(m.group(1)) for m in _STATED_AFTER.finditer(source[:4000])}
-    if any("\u4e00" <= ch <= "\u9fff" for ch in source[:200]):
+    if has_cjk(source[:200]):
         stated |= {_value(m.group(1)) for m in _CJK_STATED.finditer(source[:4000])}
     if len(stated) != 1 or _RANGE.search(source[:4000]):
         return None  # no count, several, or a hedge between two ("2 or 3 lesions")

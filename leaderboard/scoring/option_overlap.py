@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .cjk import has_cjk
 from .option_text import fold, folded_option
 
 _MAX_CHARS = 600
@@ -71,7 +72,7 @@ def _response_words(source: str) -> set[str] | None:
     out = set(words)
     for word in words:
         out.update(_WRITTEN_OUT.get(word, "").split())
-    if any("\u4e00" <= ch <= "\u9fff" for ch in source):
+    if has_cjk(source):
         rest = source
         for term in sorted(_GLOSSARY, key=len, reverse=True):
             if term in rest:
@@ -82,7 +83,7 @@ def _response_words(source: str) -> set[str] | None:
 
 def overlapping_option(source: str, options: Sequence[str]) -> int | None:
     """The index of the one long option the response's telling words point to (module docstring), else None."""
-    if any("\u2e80" <= ch <= "\u9fff" for o in options for ch in (o or "")):
+    if any(has_cjk(o or "") for o in options):
         return None  # Chinese options fold one character a word: no telling words to compare
     option_words = [{w for w in _content(folded_option(o).split()) if not w.isdigit()} for o in options]
     if len(option_words) < 2 or min(map(len, option_words)) < _MIN_OPTION_WORDS:

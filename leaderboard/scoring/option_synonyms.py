@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 
+from .cjk import is_cjk
 from .option_chinese import CHINESE
 
 # names of one condition, each usable for the others
@@ -315,7 +316,7 @@ def fold_cjk(name: str) -> str:
     digits one lower-case word ("弥漫大B细胞淋巴瘤" -> "弥 漫 大 b 细 胞 淋 巴 瘤")."""
     words, run = [], ""
     for ch in name:
-        if ch.isalnum() and "\u2e80" <= ch <= "\u9fff":
+        if ch.isalnum() and is_cjk(ch):
             words += [run] if run else []
             words.append(ch)
             run = ""

@@ -24,8 +24,9 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple, Sequence
 
+from .cjk import is_cjk
 from .option_aliases import SIDES, aliases, head_nouns, lead_words, shared_initialisms
-from .option_conditions import POSSIBLE, consequent, counterfactual, possibilities_listed, words_after, words_before
+from .option_conditions import POSSIBLE, consequent, counterfactual, possibilities_listed, words_before
 
 _APOSTROPHES = "'’`´"
 _CLAUSE_ENDS = ".,;:!?\n—→。；"  # letters-v7: a dash or an arrow ends a clause too ("CSC vs. DME — ... favors CSC")
@@ -95,7 +96,7 @@ def fold(source: str) -> Folded:
     for i, ch in enumerate(source):
         if ch in _APOSTROPHES:
             continue  # "Crohn's" = "Crohns"
-        if ch.isalnum() and "\u2e80" <= ch <= "\u9fff":  # a CJK character is a word of its own (no spaces)
+        if ch.isalnum() and is_cjk(ch):  # a CJK character is a word of its own (no spaces)
             if chars[-1] != " ":
                 chars.append(" ")
                 origin.append(i)
@@ -505,7 +506,7 @@ def _closing_label(source: str, options: Sequence[str], stated: bool = False) ->
         words = words[-1:]  # letters-v12: "The final answer is Bilateral.", "The most appropriate next step is colposcopy."
     elif stated:
         return None
-    if words and all("\u2e80" <= w <= "\u9fff" for w in words):
+    if words and all(is_cjk(w) for w in words):
         words = ["".join(words)]  # "右侧": the Chinese label as one word
     if len(words) != 1:
         return None

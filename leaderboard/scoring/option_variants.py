@@ -17,6 +17,7 @@ import functools
 
 import re2
 
+from .cjk import in_order
 _FAMILY_WORDS = ("category", "grade", "class", "stage", "type", "score", "level", "tier")
 _NUMBER = re2.compile(r"^(?:\d{1,2}[a-c]?|[ivx]{1,4}[a-c]?)$")
 _TNM = re2.compile(r"^(t[0-4xis]{1,2}[a-d]?)(n[0-3x][a-c]?)(m[01x][a-c]?)$")
@@ -137,12 +138,6 @@ _KEPT = frozenset(("no", "non", "not", "without", "normal", "abnormal", "absent"
                    "of", "the", "and", "or", "in", "on", "to", "for", "at", "by", "from", "a", "an"))
 
 
-def _in_order(part: list[str], words: list[str]) -> bool:
-    """Are `part`'s words all in `words`, in the same order (a subsequence)?"""
-    it = iter(words)
-    return all(w in it for w in part)
-
-
 def one_word_left_out(words: list[str], all_words: list[list[str]] = ()) -> set[str]:
     """"central vein occlusion" for "Central retinal vein occlusion", "perforated ulcer" for "Perforated peptic
     ulcer": a qualifier inside the name left out (never its first or last word, a polarity or linking word, or a
@@ -154,7 +149,7 @@ def one_word_left_out(words: list[str], all_words: list[list[str]] = ()) -> set[
             if words[k] not in _KEPT and words[k].isalpha() and len(words[k]) >= 4 and not _NUMBER.match(words[k])
             # letters-v12: not when another option holds the shortened name with a word of its own inside
             # ("hypertrophic cardiomyopathy" is in "Hypertrophic non-obstructive cardiomyopathy" too)
-            and not any(_in_order(words[:k] + words[k + 1:], ws) for ws in others)}
+            and not any(in_order(words[:k] + words[k + 1:], ws) for ws in others)}
 
 
 _HEADS_OF = frozenset(("fracture", "dislocation", "tear", "rupture", "carcinoma", "cancer", "abscess", "infarction",
