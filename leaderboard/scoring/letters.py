@@ -572,8 +572,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         if found == _CONFLICT and options and enumerated(s, [], letters):
             found = None  # letters-v12: "A. <text>: ...\nB. <text>: ..." walks the options; it leads with no answer
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
-    if found is None and (found := trailing_letter(s, candidates, (lambda letter, text: letter in letters and folded_option(
-            text) == folded_option(options[letters.index(letter)])) if options else None)) is not None:
+    if found is None and (found := trailing_letter(s, candidates, (lambda letter, text: letter in letters[:len(options)] and
+            folded_option(text) == folded_option(options[letters.index(letter)])) if options else None)) is not None:
         end = len(s)  # letters-v9: reasoning, then the letter alone on the last line ("...\n\n**D**")
     if found is not None and found != _CONFLICT:  # letters-v7: "The answer is D ... no, scratch that, I mean E"
         letters_after = lambda start: [(i + start, x) for i, x in _standalone(  # noqa: E731

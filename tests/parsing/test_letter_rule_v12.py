@@ -369,3 +369,11 @@ LOBE_NAMES = ["Right upper lobe", "Right middle lobe", "Right lower lobe", "Left
 ])
 def test_set_25_classes(text, options, expected):
     assert _parse(text, options) == expected
+
+
+def test_more_letters_than_options_is_no_crash():
+    # the fuzzer's find (bench/fuzz_letters.py now passes option sets): a closing "K. <text>" on letters A-Z with four
+    # options looked up a fifth option's text that is not there
+    chest = ["Pneumothorax", "Pleural effusion", "Pneumonia", "Pulmonary edema"]
+    assert parse_letter("Reasoning first.\n\nK. Pneumonia", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", chest) is None
+    assert parse_letter("Reasoning first.\n\nC. Pneumonia", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", chest) == "C"
