@@ -1,7 +1,7 @@
 """Multiple-choice letter parsing shared by the benchmarks whose items are options A-E.
 
 `parse_letter(text, letters)` returns the option letter a careful reader takes as the response's answer,
-or None (unparseable: scored wrong, counted). Rule letters-v11 (docs/parsing.md is the full text), in order of
+or None (unparseable: scored wrong, counted). Rule letters-v12 (docs/parsing.md is the full text), in order of
 precedence:
 
 1. Explicit answer statements decide: "Answer: C", "The final/correct answer is (C)", "The correct option
@@ -39,7 +39,10 @@ letters-v10: a lean with a concession ("most likely B, though C cannot be exclud
 likely", "更倾向于D，但B也不能完全排除") takes the lean (letter_leans.py); Chinese names answer English options
 (option_chinese.py); "不对 ... 应为D" corrects; 'A "quoted term"' is the article. letters-v11: other writings of an
 option's text ("category 4", "T3 N2 M0", "non-contrast head CT": option_variants.py); a Chinese yes/no or "Present."
-answers a yes/no item (option_yes_no.py).
+answers a yes/no item (option_yes_no.py). letters-v12: an option-by-option walk only labels the options
+(letter_conclusion.enumerated); a stated count (option_counts.py), a side or a grade by its value names its option;
+a Chinese option with characters left out (option_cjk_gaps.shortened_option), a misspelled option alone
+(option_typos.py) and, last, the telling words of one long report-style option (option_overlap.py) name it.
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
