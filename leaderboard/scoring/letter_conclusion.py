@@ -206,7 +206,9 @@ _DECLINES = re2.compile(
     r"(?: [a-z]+)? (?:answer|option|choice|diagnosis|letter)|"
     # "I can't make a psychiatric diagnosis based on someone's facial expression": a refusal
     r"(?:can ?not|can'?t|can’t|unable to|not able to|not possible to|impossible to|won'?t|will not) "
-    r"(?:make|provide|give|offer|render|establish|determine) (?:a|any|an)(?: [a-z]+){0,2} diagnos[ie]s")
+    r"(?:make|provide|give|offer|render|establish|determine) (?:a|any|an)(?: [a-z]+){0,2} diagnos[ie]s|"
+    # letters-v12: "I can't diagnose medical conditions from images, but I can describe what's visible."
+    r"(?:can ?not|can'?t|can’t|unable to|not able to) diagnose (?:medical )?(?:conditions?|diseases?|this|images?)")
 
 
 # after a disclaimer, these go on to answer: "I'm not able to provide a diagnosis, but ... the best fit is B." ("but I can

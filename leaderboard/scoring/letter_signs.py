@@ -219,7 +219,12 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # ECG
     (("delta wave", "delta waves", "slurred upstroke"), ("wolff parkinson white", "wpw")),
     (("sawtooth", "saw tooth", "flutter waves", "锯齿状扑动波", "锯齿状f波", "锯齿波"), ("atrial flutter", "心房扑动", "房扑")),
-    # eye (letters-v12): the fluorescein leak of central serous chorioretinopathy
+    # eye (letters-v12): blood or pus layered in the anterior chamber; the fluorescein leak of CSC
+    (("blood in the anterior chamber", "layer of blood in the anterior chamber", "blood layered in the anterior chamber",
+      "blood settled in the inferior anterior chamber", "blood settled in the anterior chamber",
+      "layered blood in the anterior chamber"), ("hyphema",)),
+    (("pus in the anterior chamber", "layer of pus in the anterior chamber", "pus layered in the anterior chamber",
+      "layered pus in the anterior chamber", "white cells layered in the anterior chamber"), ("hypopyon",)),
     (("smokestack", "smoke stack", "ink blot leakage", "inkblot leakage"), ("central serous chorioretinopathy",)),
     (("irregularly irregular", "no discernible p waves", "absent p waves", "fibrillatory waves"),
      ("atrial fibrillation",)),

@@ -285,6 +285,9 @@ _EXPLICIT_SPECS = (
      rf"(?: is|:) {_L_END}", _WORD_BEFORE, None),
     # letters-v12: "... most closely matches option A.", "best corresponds to C.", "corresponds to option A."
     (rf"corresponds to (?:option|choice) {_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
+    # letters-v12: "the option that best matches is C, pyogenic granuloma."
+    (rf"(?:option|choice|answer|one) that (?:best |most closely )?(?:matches|fits|corresponds)(?: best)?(?: is| would be)"
+     rf"{_ADVERB} {_L_END}", _WORD_BEFORE, None),
     (rf"(?:most closely|most|best|closely) (?:matches|fits|corresponds to|resembles)(?: (?:option|choice))? {_L}[)\]]?",
      _WORD_BEFORE, _sentence_ends),
     (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,

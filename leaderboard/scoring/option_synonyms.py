@@ -268,11 +268,13 @@ GROUPS: tuple[tuple[str, ...], ...] = (
      "berhaave", "berhaaves syndrome", "esophageal rupture",
      "effort rupture of the esophagus"),
     ("acute pericarditis", "inflammation of the pericardium", "pericardial inflammation"),
+    ("hereditary hemorrhagic telangiectasia", "osler weber rendu syndrome", "osler weber rendu disease", "osler weber rendu",
+     "hht"),  # letters-v12 (blind set 28)
     ("pericarditis", "inflammation of the pericardium", "pericardial inflammation"),
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave", "sclc", "ga", "cdh", "pvns"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave", "sclc", "ga", "cdh", "pvns", "hht"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

@@ -97,6 +97,7 @@ BLIND_SETS = [
      "against its gloss, 'UIP' between definite and probable UIP)"),
     ("blind_letters25.jsonl", 200, 198, 30, 29, "unseen: v11 at 0f65d7e 177, v12 at 6a48d9d 179; seen: v12 198 (left: a "
      "simple cyst described in Chinese, an English analysis cut off on an adjective)"),
+    ("blind_letters28.jsonl", 200, 200, 30, 30, "unseen: v11 at 0f65d7e 195, v12 at 8228894 196; seen: v12 200"),
 ]
 
 

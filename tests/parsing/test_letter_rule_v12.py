@@ -377,3 +377,24 @@ def test_more_letters_than_options_is_no_crash():
     chest = ["Pneumothorax", "Pleural effusion", "Pneumonia", "Pulmonary edema"]
     assert parse_letter("Reasoning first.\n\nK. Pneumonia", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", chest) is None
     assert parse_letter("Reasoning first.\n\nC. Pneumonia", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", chest) == "C"
+
+
+# ---------------------------------------------------------------- after blind set 28
+ELECTROLYTES = ["Hyperkalemia", "Hypokalemia", "Hypercalcemia", "Acute anterior myocardial infarction"]
+EYE_FRONT = ["Hyphema", "Hypopyon", "Subconjunctival hemorrhage", "Chemosis"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("I can't diagnose medical conditions from images, but I can describe what's visible. The ECG appears to show tall, "
+     "peaked T waves. These findings can be associated with several conditions.", ELECTROLYTES, None),
+    ("The ECG shows tall, peaked T waves.", ELECTROLYTES, "A"),  # the sign without the refusal
+    ("I can't provide a definitive diagnosis. That said, the option that best matches is C, pyogenic granuloma.",
+     ["Cherry angioma", "Amelanotic melanoma", "Pyogenic granuloma", "Kaposi sarcoma"], "C"),
+    ("This looks like Osler-Weber-Rendu syndrome: telangiectasias on the lips and tongue.",
+     ["Hereditary hemorrhagic telangiectasia", "CREST syndrome", "Spider angiomas", "Fabry disease"], "A"),
+    ("There is a layer of blood settled in the inferior anterior chamber, so that's the finding shown.", EYE_FRONT, "A"),
+    ("A layer of pus in the anterior chamber.", EYE_FRONT, "B"),
+    ("No blood in the anterior chamber.", EYE_FRONT, None),
+])
+def test_set_28_classes(text, options, expected):
+    assert _parse(text, options) == expected
