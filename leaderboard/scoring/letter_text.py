@@ -182,3 +182,15 @@ def genus_abbreviation(s: str, i: int) -> bool:
     word = s[i + 3:i + 24]
     end = next((k for k, ch in enumerate(word) if not ch.isalpha()), len(word))
     return word[:end] not in _NOT_SPECIES and word[:end].endswith(_EPITHET_ENDINGS)
+
+
+_CJK_IF = re2.compile(r"如果|假如|倘若|若是|要是|假设|若(?:有|为|患者|病人|存在)")
+_CJK_MUST = re2.compile(r"(?:如果|假如|若是|要是)(?:必须|一定要|只能|非要|硬要)")  # "如果必须选择，答案是A" commits
+
+
+def cjk_conditional(s: str, i: int) -> bool:
+    """letters-v12: is s[i] inside a Chinese if-clause's sentence, before it ("如果患者有明确外伤史，则选 A")? Not "如果必须
+    选择" (if I must choose), which commits."""
+    head = s[max(0, i - 60):i]
+    head = head[max(head.rfind(ch) for ch in "。；！？\n") + 1:]
+    return _CJK_IF.search(head) is not None and _CJK_MUST.search(head) is None

@@ -39,10 +39,8 @@ letters-v10: a lean with a concession ("most likely B, though C cannot be exclud
 likely", "更倾向于D，但B也不能完全排除") takes the lean (letter_leans.py); Chinese names answer English options
 (option_chinese.py); "不对 ... 应为D" corrects; 'A "quoted term"' is the article. letters-v11: other writings of an
 option's text ("category 4", "T3 N2 M0", "non-contrast head CT": option_variants.py); a Chinese yes/no or "Present."
-answers a yes/no item (option_yes_no.py). letters-v12: an option-by-option walk only labels the options
-(letter_conclusion.enumerated); a stated count (option_counts.py), a side or a grade by its value names its option;
-a Chinese option with characters left out (option_cjk_gaps.shortened_option), a misspelled option alone
-(option_typos.py) and, last, the telling words of one long report-style option (option_overlap.py) name it.
+answers a yes/no item (option_yes_no.py). letters-v12: an option-by-option walk only labels the options; a count, a
+side, a grade by its value, a shortened Chinese name, a typo, a long option's telling words name it (option_answer.py).
 
 At each step one letter is the answer if it is among `letters`, and unparseable if it is not (E for a
 4-option item); several different letters ("A or C") or none at all steps are unparseable. Before
@@ -66,21 +64,15 @@ from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
 from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bounded, cut_off_mid_sentence,  # noqa: F401
-                                             cut_off_thinking, genus_abbreviation, normalised, read)  # (HEAD, TAIL: callers)
+                                             cjk_conditional, cut_off_thinking, genus_abbreviation, normalised, read)  # (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
 from .letter_corrections import corrected, retracted_at_end, unresolved
-from .option_counts import count_option
-from .option_overlap import overlapping_option
-from .option_typos import misspelled_option
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import concluded_elsewhere, settle_pair
 from .letter_windows import matches
-from .letter_normal import normal_option
 from .letter_leans import leaned_letter
 from .letter_ranked import ranked_first
-from .letter_signs import sign_option
-from .option_yes_no import yes_no_option
-from .option_cjk_gaps import gapped_option, shortened_option
+from .option_answer import unnamed_option
 from .letter_rule import RULE_SUMMARY, RULE_VERSION, rule_of  # noqa: F401 (callers import them from here)
 from .option_text import folded_option, named_option
 
@@ -388,18 +380,6 @@ def _hypothetical(s: str, start: int, end: int) -> bool:
     return _word_in(_IF_CLAUSE, s, max(clause_start, lo), clause_end, _COMMITS_ANYWAY)
 
 
-_CJK_IF = re2.compile(r"如果|假如|倘若|若是|要是|假设|若(?:有|为|患者|病人|存在)")
-_CJK_MUST = re2.compile(r"(?:如果|假如|若是|要是)(?:必须|一定要|只能|非要|硬要)")  # "如果必须选择，答案是A" commits
-
-
-def _cjk_conditional(s: str, i: int) -> bool:
-    """letters-v12: is s[i] inside a Chinese if-clause's sentence, before it ("如果患者有明确外伤史，则选 A")? Not "如果必须
-    选择" (if I must choose), which commits."""
-    head = s[max(0, i - 60):i]
-    head = head[max(head.rfind(ch) for ch in "。；！？\n") + 1:]
-    return _CJK_IF.search(head) is not None and _CJK_MUST.search(head) is None
-
-
 class _Statement(NamedTuple):
     start: int
     end: int
@@ -420,7 +400,7 @@ def _explicit_read(s: str) -> tuple[str | None, int]:
             continue  # not a letter; or "neither A nor B is correct" (letters-v5)
         if (" would be " in m.group(0).lower() or m.group(0)[:2].lower() == "it") and _hypothetical(s, m.start(), m.end()):
             continue  # "If the OCT showed fluid, the answer would be D" describes another case
-        if _cjk_conditional(s, m.start()):
+        if cjk_conditional(s, m.start()):
             continue  # letters-v12: "如果患者有明确外伤史，则选 A" (if there is a history of trauma, choose A)
         final = any(m.group(g) for g in ("final", "final2") if g in groups)
         old = found.get(i)
@@ -541,7 +521,7 @@ def _standalone(s: str, candidates: set[str], spans: list[tuple[int, int, int]] 
             else:  # letters-v5: "Maybe A?", "If it's B, we would see ...": named, but not stated
                 found.add(ch)
                 positions.append((i, ch))
-                (asked if in_question(s, i) or _hypothetical(s, i, i + 1) or _cjk_conditional(s, i) else stated).add(ch)
+                (asked if in_question(s, i) or _hypothetical(s, i, i + 1) or cjk_conditional(s, i) else stated).add(ch)
     found -= rejected  # a letter the response rejects anywhere ("B or C ...; C is unlikely") is not its answer
     positions = [(i, ch) for i, ch in positions if ch not in rejected]
     if len(found) > 1:  # letters-v5: a concluding last sentence settles the discussion ("..., option B.")
@@ -602,22 +582,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
             named, _ = named_option(s, options, frozenset(letters.index(x) for x in rejected if x in letters))
         if named is not None:
             found = letters[named]  # 4. no letter stated: the one option named by its text
-        elif (normal := normal_option(s, options)) is not None:
-            found = letters[normal]  # letters-v9: "The chest X-ray appears to be normal." answers "No acute abnormality"
-        elif (sign := sign_option(s, options)) is not None:
-            found = letters[sign]  # letters-v9: "a meniscus sign at the right base" answers "Pleural effusion"
-        elif (answer := yes_no_option(s, options)) is not None:
-            found = letters[answer]  # letters-v11: "是的，..." answers "yes", "否。" answers "no"
-        elif (gapped := gapped_option(s, options)) is not None:
-            found = letters[gapped]  # letters-v11: "双侧股骨头均可见坏死" names "双侧股骨头坏死"
-        elif (short := shortened_option(s, options)) is not None:
-            found = letters[short]  # letters-v12: "乳头状癌" answers "甲状腺乳头状癌"
-        elif (count := count_option(s, options)) is not None:
-            found = letters[count]  # letters-v12: "There are 3 hypodense lesions." answers "3" of 1 / 2 / 3 / 4 or more
-        elif (typo := misspelled_option(s, options)) is not None:
-            found = letters[typo]  # letters-v12: "Osteosarcome" answers "Osteosarcoma"
-        elif (telling := overlapping_option(s, options)) is not None:
-            found = letters[telling]  # letters-v12: "Left PICC, tip at the CAJ." among long sibling options
+        elif (other := unnamed_option(s, options)) is not None:
+            found = letters[other]  # v9-v12: a normal study, a sign, a Chinese yes/no, a count, ... (option_answer.py)
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
             not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
