@@ -28,6 +28,8 @@ _RESTATES = re2.compile(r"(?i)(?:i mean|i meant|make that|change (?:that|my answ
                         r" ?:? ?(?:option |choice |选项)?\(?$")
 # "Wait, no: C.", "Actually, it's C." -- the new letter ending its sentence right after the marker
 _RESTATES_ALONE = re2.compile(r"(?i)(?:^|[^a-z])(?:no|actually|rather|sorry) ?[:,]? ?(?:it['’]?s |it is )?(?:option |choice )?\(?$")
+# letters-v12: "... sigmoid volvulus, which is B.", "... so it's B, medial subperiosteal abscess."
+_IS_LETTER = re2.compile(r"(?i)(?:which|that|so it|it|this)(?:['’]s| is) (?:option |choice )?\(?$")
 _SENTENCE_END = re2.compile(r"^[)\]]?(?:[.!]|$|\n)")
 # the response's last words take back what it said, offering nothing instead
 _RETRACTION_AT_END = re2.compile(r"(?i)(?:^|[.!?;\n] ?)(?:wait|actually|hmm|hold on|oh)?[,.!]? ?"
@@ -65,7 +67,7 @@ def corrected(s: str, end: int, letter: str, letters_after, text_letter=None) ->
     if len({x for _, x in later}) != 1:
         return None
     i, other = later[-1]
-    if _RESTATES.search(s[max(start, i - 40):i]) or commits(s, i) \
+    if _RESTATES.search(s[max(start, i - 40):i]) or commits(s, i) or _IS_LETTER.search(s[max(start, i - 20):i]) \
             or (_RESTATES_ALONE.search(s[max(start, i - 40):i]) and _SENTENCE_END.match(s[i + 1:i + 3])) \
             or (s[i - 2:i] in (", ", ": ", ". ") and not s[i + 1:].strip(" .!)]*\n")):  # v12: "... callosum. C."
         return other  # letters-v11: "Actually no, looking again at the Kerley lines, D." (the response's last word)

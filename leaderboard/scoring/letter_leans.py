@@ -25,6 +25,8 @@ _CONCESSIVE = (" though", " although", " but ", " while ", " however", "但", "�
 _OPEN = ("cannot be excluded", "cannot be completely excluded", "cannot be entirely excluded", "cannot be fully excluded",
          "cannot be ruled out", "cannot be completely ruled out", "cannot be entirely ruled out",
          "can't be excluded", "can't be ruled out", "not excluded", "not be excluded", "not be ruled out",
+         "can't be fully excluded", "can't be completely excluded", "can't be entirely excluded",  # letters-v12
+         "can't be completely ruled out", "can't be fully ruled out",
          "remains possible", "remain possible", "is possible", "still possible", "remains a possibility",
          "remains in the differential", "borderline", "cannot exclude", "can't exclude", "not exclude",
          "不能排除", "不能完全排除", "不除外",

@@ -219,6 +219,11 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # ECG
     (("delta wave", "delta waves", "slurred upstroke"), ("wolff parkinson white", "wpw")),
     (("sawtooth", "saw tooth", "flutter waves", "锯齿状扑动波", "锯齿状f波", "锯齿波"), ("atrial flutter", "心房扑动", "房扑")),
+    # pathology (letters-v12): Giardia's disc and face, Gaucher cells
+    (("ventral adhesive disc", "smiling face", "falling leaf motility"), ("giardia",)),
+    (("crumpled tissue paper", "wrinkled tissue paper", "glucocerebrosidase deficiency"), ("gaucher",)),
+    # knee (letters-v12): the displaced fragment of a bucket-handle tear under the PCL
+    (("double pcl sign", "double pcl"), ("bucket handle tear",)),
     # eye (letters-v12): blood or pus layered in the anterior chamber; the fluorescein leak of CSC
     (("blood in the anterior chamber", "layer of blood in the anterior chamber", "blood layered in the anterior chamber",
       "blood settled in the inferior anterior chamber", "blood settled in the anterior chamber",
@@ -270,7 +275,7 @@ _DENIALS = frozenset(("no", "without", "absent", "absence", "not", "lack", "lack
 
 
 _UNASSERTED = frozenset(("if", "whether", "unless", "would", "could", "should", "might", "typically", "usually",
-                         "classically", "expected", "expect", "absent", "cannot"))
+                         "classically", "expected", "expect", "absent", "cannot", "otherwise"))
 
 
 def _signs_in(folded: Folded) -> list[str]:

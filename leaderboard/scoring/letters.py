@@ -73,6 +73,7 @@ from .letter_windows import matches
 from .letter_leans import leaned_letter
 from .letter_ranked import ranked_first
 from .option_answer import unnamed_option
+from .letter_statements import LINE_START, NOT_BU, NOT_NEGATED, PY_WORD_BEFORE, STATEMENTS, WORD_BEFORE, py_word
 from .letter_rule import RULE_SUMMARY, RULE_VERSION, rule_of  # noqa: F401 (callers import them from here)
 from .option_text import folded_option, named_option
 
@@ -100,11 +101,6 @@ def _ascii_letter(ch: str) -> bool:
     return "a" <= ch <= "z" or "A" <= ch <= "Z"
 
 
-def _py_word(ch: str) -> bool:
-    """Python's `\\w` on str."""
-    return bool(ch) and (ch.isalnum() or ch == "_")
-
-
 # ------------------------------------------------------------------ is this letter an option letter?
 _WORD = "A-Za-z0-9\u00c0-\u024f"  # letters and digits of Latin scripts (CJK characters are not word chars)
 # each is matched on a short slice before or after the letter (a whole-text call costs RE2 the whole text)
@@ -120,7 +116,7 @@ _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|
                           r"lines|bands?|fib(?:er|re)s?|toxins?|virus|viruses|receptors?|chains?|subunits?))"
                           r"(?:[^A-Za-z]|$)")
 _GLOSSED_ARTICLE = re2.compile(r"\([^()\n]{1,40}\) [a-z]")
-_A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|"
+_A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|over|"
                        r"because|since|as|has|remains|looks)(?:[^a-z]|$)")
 
 
@@ -212,128 +208,19 @@ def _hedged(s: str, end: int, context: str) -> str | None:
 
 
 # ------------------------------------------------------------------ step 1: explicit answer statements
-_L = r"\(?\[?(?P<l>[A-Za-z])"  # the letter, maybe in brackets; alone (no word character either side): `_explicit`
-# ... and where the statement ends with it, the character after it (not a word character) is part of the match:
-# RE2 then takes the path a backtracking engine would ("Respuesta: A incorrecta" is A, not the "i" after "a ")
-_L_END = _L + r"(?P<guard>[^A-Za-z0-9\x{c0}-\x{24f}]|$)"
-_ADVERB = r"(?:(?:therefore|thus|hence|then|likely|probably|most likely|clearly|definitely|indeed|actually) )?"
-_OPTION = r"(?:(?:option|choice|letter|answer|alternative) )?"
-_VERB = (r"(?: ?[:=][ \n]?| [-–—] | (?:is|would be|should be|must be|will be|has to be|seems to be|appears to be)"
-         r"(?: ?:)? )")
-_VERDICT = (r"(?:correct|right|best|better fit|better choice|favou?red|preferred|most (?:likely|appropriate|accurate|consistent)|"
-            r"more likely)")  # v8: "Both B and C fit, but B is more likely"
-_MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
-
-_WORD_BEFORE, _LINE_START, _PY_WORD_BEFORE, _NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked
-_NOT_NEGATED = "negated"  # letters-v10: a word before, and not "not going with A"
-
-
-def _verdict_stands(tail: str) -> bool:
-    """`(?![\\w-])(?! (?:incorrect|wrong|not|false|unlikely|excluded|ruled))` after "B is correct"."""
-    return not (_py_word(tail[:1]) or tail[:1] == "-" or _RETRACTED.match(tail[:16]))
-
-
-def _sentence_ends(tail: str) -> bool:
-    return tail in ("", ".") or tail.startswith(("\n", ".\n", ". "))
-
-
-_GLOSS_ENDS = re2.compile(r" \([^()\n]{1,60}\)(?:[.!]|$|\n|,? (?:though|although|while) )")
-_REASON_FOLLOWS = re2.compile(r"(?i) (?:given|because|since|due|as) ")  # "C fits better given ..." (letters-v7)
-_RETRACTED = re2.compile(r"(?i) (?:incorrect|wrong|not|false|unlikely|excluded|ruled)")
-# (pattern, the lookbehind at its start, the lookahead after its end as a check on the rest of the text)
-_EXPLICIT_SPECS = (
-    # "Answer: C", "The final answer is (C)", "The correct answer, therefore, is option C"
-    (rf"{_MODIFIER}?answer(?: choice| option)?(?: to (?:this|the) question| here)?"
-    rf"(?:, (?:therefore|then|thus|hence),)?{_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
-    # label at the start of a line: "Answer C", "### Final Answer\nC", "Choice: C"
-    (rf"(?P<bare>){_MODIFIER}?(?:answer(?: choice| option)?(?: |\n)|(?:option|choice|selection) ?: ?|ans\.? ?[:=] ?){_L_END}",
-     _LINE_START, None),  # letters-v11: "Ans: e"
-    (rf"(?P<final>final)(?: choice| pick| verdict)? ?: ?{_L_END}", _LINE_START, None),  # "Final: B" (letters-v5)
-    # "The correct option is B", "The most likely diagnosis is (E) Retinoblastoma", "My choice: D"
-    (rf"{_MODIFIER}(?:option|choice|selection|diagnosis|response|one){_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
-    # letters-v11: "the next best step is **D. ...**", "The most appropriate management would be B"
-    (rf"(?:next|best|most appropriate|appropriate|initial|first)(?: best| next)? (?:step|management|investigation|test|"
-     rf"treatment|intervention)(?: in management)?{_VERB}{_ADVERB}{_OPTION}{_L_END}", _WORD_BEFORE, None),
-    # "the most likely is C", "the likeliest one is B" (letters-v7)
-    (rf"(?:most likely|most probable|likeliest|best)(?: one| pick| bet)? (?:is|would be|remains) {_ADVERB}{_OPTION}{_L_END}",
-     _WORD_BEFORE, None),
-    # "C is the correct answer", "Option D is most likely", "B is correct", "D - most likely" (a verdict table)
-    (rf"(?:(?:option|choice|answer|letter) )?{_L}[)\]]?"
-     rf"(?: (?:is|would be|seems to be|appears to be|must be)(?: the)? (?:(?P<final>final answer)|answer|{_VERDICT})"
-     rf"| ?[-–—:|] {_VERDICT})", _WORD_BEFORE, _verdict_stands),
-    # "most consistent with D", "D fits the picture", "fits D best", "Hence, C."
-    (rf"most consistent with (?:(?:option|choice|answer) )?{_L_END}", None, None),
-    (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?(?:{_VERDICT}|answer)", _WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
-    # letters-v7: "... makes it B.", "Most likely B." (a sentence ending with the letter)
-    (rf"(?:makes (?:it|this)|most likely|most probably|probably)[,:]? (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
-     lambda tail: _sentence_ends(tail) or _GLOSS_ENDS.match(tail[:80]) is not None),  # v8: "Most likely B (Ewing ...)."
-    (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
-     r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", _WORD_BEFORE,
-     lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),
-    (rf"(?:fits|matches)(?: (?:option|choice))? {_L}[)\]]? (?:best|better)", None, None),
-    # letters-v12: "So the finding that is NOT present is C.", "The device not seen is E." (a which-is-absent item)
-    (rf"(?:finding|device|feature|structure|abnormality|sign|line|tube|one|option)(?: that is| which is| that's)? not "
-     rf"(?:present|seen|visible|shown|identified|demonstrated)(?: here| on (?:the|this) (?:image|film|study|radiograph))?"
-     rf"(?: is|:) {_L_END}", _WORD_BEFORE, None),
-    # letters-v12: "... most closely matches option A.", "best corresponds to C.", "corresponds to option A."
-    (rf"corresponds to (?:option|choice) {_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
-    # letters-v12: "the option that best matches is C, pyogenic granuloma."
-    (rf"(?:option|choice|answer|one) that (?:best |most closely )?(?:matches|fits|corresponds)(?: best)?(?: is| would be)"
-     rf"{_ADVERB} {_L_END}", _WORD_BEFORE, None),
-    (rf"(?:most closely|most|best|closely) (?:matches|fits|corresponds to|resembles)(?: (?:option|choice))? {_L}[)\]]?",
-     _WORD_BEFORE, _sentence_ends),
-    (rf"(?:hence|therefore|thus|so|accordingly),? (?:actually |then |really )?(?:it(?:'s| is) )?(?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE,
-     _sentence_ends),
-    (rf"(?:favou?rs?|favou?ring|points? to|supports?) (?:(?:option|choice) )?{_L}[)\]]?", _WORD_BEFORE, _sentence_ends),
-    # "i think it's e.", "It is most likely C." (letters-v5; lower case counts only before punctuation or the end)
-    (rf"it(?:['’]s| is| should be| must be| has to be)(?: (?:probably|likely|most likely|definitely|clearly))? (?:(?:option|choice) )?{_L}[)\]]?",
-     _WORD_BEFORE, _sentence_ends),
-    # "I choose C", "I'd go with option B", "We select (D)", "I lean towards D"
-    (r"(?:I|we)(?: would| will| am| are|['’]d|['’]ll|['’]m)?"
-     r" (?:choose|chose|select|pick|go with|opt for|say|lean(?:ing)? towards?|(?:am )?(?:going|opting) (?:with|for)|"
-     r"(?:am )?(?:choosing|selecting|picking))"
-     rf"(?: (?:option|choice|answer|letter))?:? {_L_END}", _WORD_BEFORE, None),
-    # letters-v10: "Going with C.", "Let's go with C", "Settling on C", "My pick: C", "C it is."
-    (rf"(?:go(?:ing)? with|settl(?:e|ing) on|choosing|my (?:pick|vote|bet|guess))(?: is)?:? (?:(?:option|choice) )?{_L}[)\]]?",
-     _NOT_NEGATED, lambda tail: _sentence_ends(tail) or _GLOSS_ENDS.match(tail[:80]) is not None),
-    (rf"{_L} it is", _WORD_BEFORE, lambda tail: tail[:1] in ("", ".", "!", "\n")),
-    # structured output: \boxed{C}, <answer>C</answer>, {"answer": "C"}
-    (rf"(?P<final>\\boxed\{{) ?(?:\\text(?:bf)?\{{|\\mathrm\{{)? ?{_L_END}", None, None),
-    (rf"(?P<final><answer>) ?{_L_END}", None, None),
-    (rf"(?P<final>[\"'](?:final ?answer|answer|choice|option|selected ?option|prediction|letter)[\"']) ?: ?[\"']? ?{_L_END}",
-     None, None),
-    # Spanish, Portuguese, French, Italian, German
-    (r"(?:(?:richtige|korrekte|bonne|(?P<final>endgültige)) )?"
-     r"(?:respuesta|resposta|réponse|reponse|risposta|antwort|lösung)"
-     r"(?: (?:correcta|correta|correcte|corretta|juste|richtige|(?P<final2>final|finale)))?"
-     r"(?: ?: ?| (?:es|é|est|è|ist|lautet|sería|seria|serait|sarebbe)(?: ?:)? )"
-     rf"(?:(?:la |a |l')?(?:opción|opcion|opção|opcao|option|opzione|alternativa) |(?:la|el|a|le|die) )?{_L_END}",
-     _PY_WORD_BEFORE, None),
-    # Chinese, Japanese, Korean: "答案：C", "正确答案是 B", "最终答案为D", "正确选项是C", "故选D", "C正确"
-    (rf"(?P<final>最终|最終|最后|最後)?的?(?:正确|正確)?(?:答案|答え|正解|정답)(?:应该|應該|应|應)?"
-     rf"(?:改为|改選|改选)?(?:是|为|為|は|选|選)?:? ?(?:选项|選項)? ?{_L_END}", None, None),  # v12: "答案改为B"
-    (rf"(?:正确|正確|最佳|最合适的|最合适|最终|最終)的?(?:选项|選項|选择|選択)(?:应该|应)?(?:是|为|為|は)?:? ?{_L_END}", None, None),
-    # letters-v12: "最可能的诊断是 D", "首先考虑 C" (leans, "倾向于 A，但…", are letter_leans.py's)
-    (rf"(?:最可能|最符合|最有可能)的?(?:诊断|選項|选项)(?:应该|应)?(?:是|为|為)?:? ?{_L_END}", None, None),
-    (rf"(?:首先考虑|首选|考虑为) ?(?:选项)? ?{_L_END}", None, None),
-    # "选" before "项"/"择" starts another word; what may follow here (":", " ", a letter) never is one
-    (rf"(?:选择|選擇|选|選)(?:择)?:? ?{_L_END}", _NOT_BU, None),
-    (rf"(?:选项|選項)? ?{_L}[)\]]? ?(?:选项|選項)?(?:是)?(?:正确|正確)", None, None),
-)
-_EXPLICIT = [(re2.compile("(?i)" + p), before, after) for p, before, after in _EXPLICIT_SPECS]
 
 
 def _explicitmatches(s: str):
     """Every statement match of every pattern, with the lookarounds RE2 lacks checked on its neighbours."""
-    for pattern, before, after in _EXPLICIT:
+    for pattern, before, after in STATEMENTS:
         letter = pattern.groupindex["l"]
 
         def ok(m, before=before, after=after, letter=letter):
             start, i = m.start(), m.start(letter)
             prev = s[start - 1:start]
-            if (before == _WORD_BEFORE and _word(prev)) or (before == _LINE_START and prev not in ("", "\n")) \
-                    or (before == _PY_WORD_BEFORE and _py_word(prev)) or (before == _NOT_BU and prev == "不") \
-                    or (before == _NOT_NEGATED and (_word(prev) or s[max(0, start - 7):start].lower().endswith(
+            if (before == WORD_BEFORE and _word(prev)) or (before == LINE_START and prev not in ("", "\n")) \
+                    or (before == PY_WORD_BEFORE and py_word(prev)) or (before == NOT_BU and prev == "不") \
+                    or (before == NOT_NEGATED and (_word(prev) or s[max(0, start - 7):start].lower().endswith(
                         ("not ", "n't ", "n’t ", "never ")))):
                 return False
             if _word(s[i - 1:i] if i else "") or _word(s[i + 1:i + 2]):
@@ -352,7 +239,7 @@ _REVISION = re2.compile(r"(?i)(?:wait|actually|on second thought|on reflection|c
                         r"不对|更正|纠正|再仔细看|重新考虑|仔细看|等一下|等等)")
 
 
-_IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether)")
+_IF_CLAUSE = re2.compile(r"(?i)(?:if|unless|assuming|suppose|whether|otherwise)")  # v12: "...; otherwise B (gout)"
 _COMMITS_ANYWAY = re2.compile(r"(?i) (?:i|we) (?:had|have|must|need) to| (?:i|we) must | forced")  # "If I had to choose, ..."
 
 
@@ -398,7 +285,8 @@ def _explicit_read(s: str) -> tuple[str | None, int]:
         if not _is_option_letter(s, i, "explicit", bare="bare" in groups and m.group("bare") is not None) \
                 or (i - m.start() < 3 and _negated_before(s, i)):
             continue  # not a letter; or "neither A nor B is correct" (letters-v5)
-        if (" would be " in m.group(0).lower() or m.group(0)[:2].lower() == "it") and _hypothetical(s, m.start(), m.end()):
+        if (" would be " in m.group(0).lower() or m.group(0)[:2].lower() == "it" or _otherwise_after(s, m.end())) \
+                and _hypothetical(s, m.start(), m.end()):  # v12: "If ..., the answer is B; otherwise, C ..." too
             continue  # "If the OCT showed fluid, the answer would be D" describes another case
         if cjk_conditional(s, m.start()):
             continue  # letters-v12: "如果患者有明确外伤史，则选 A" (if there is a history of trauma, choose A)
@@ -476,6 +364,16 @@ def _leading(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = (
     return letter
 
 
+def _otherwise_after(s: str, end: int) -> bool:
+    """Does an "otherwise" follow in the same sentence (the statement before it is one branch of a condition)?"""
+    tail = s[end:end + 120]
+    stop = min([k for k in (tail.find(ch) for ch in ".!?\n") if k >= 0] + [len(tail)])
+    return "otherwise" in tail[:stop].lower()
+
+
+_NAMED_BEFORE = re2.compile(r"(?i)(?:option|choice|answer|is|mean)$")
+
+
 def _line_letter(line: str) -> str | None:
     """The letter a line opens with ("B.", "(B) ...", "Option B:"), _CONFLICT for "B or C", else None."""
     m = _LEADING.match(line[:40])
@@ -496,6 +394,7 @@ def _line_letter(line: str) -> str | None:
     follows = (lambda m: not rest[m.end():m.end() + 1].isspace() and m.end() < len(rest)) if item is _LIST_ITEM[":"] \
         else (lambda m: rest[m.end():m.end() + 1] in _UPPER_OR_DIGIT)
     if item and any(m.group(1) != line[i].upper() and _is_option_letter(line, i + 2 + m.start(1), "standalone")
+                    and not _NAMED_BEFORE.search(rest[max(0, m.start() - 8):m.start()])  # v12: "... is option B. The"
                     for m in matches(item, rest, follows)):
         return _CONFLICT  # "A) Drusen B) Exudates": the options, echoed on one line
     return line[i].upper()

@@ -55,6 +55,9 @@ _TABLE = {
     "panretinal photocoagulation": ("prp",), "pan retinal photocoagulation": ("prp",), "neovascularization elsewhere": ("nve",),
     "neovascularization of the disc": ("nvd",), "neovascularization at the disc": ("nvd",), "geographic atrophy": ("ga",),
     "polypoidal choroidal vasculopathy": ("pcv",),
+    # letters-v12: ankle ligaments by the abbreviations radiologists write (talo-fibular: ATFL, not "ATL")
+    "anterior talofibular ligament": ("atfl",), "posterior talofibular ligament": ("ptfl",),
+    "calcaneofibular ligament": ("cfl",), "anterior inferior tibiofibular ligament": ("aitfl",),
     "pneumocystis pneumonia": ("pcp", "pjp"), "neuromyelitis optica": ("nmo", "nmosd"),
     "age related macular degeneration": ("amd", "armd"), "diabetic macular edema": ("dme",),
     "chronic obstructive pulmonary disease": ("copd",), "tuberculosis": ("tb",),

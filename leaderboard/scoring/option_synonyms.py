@@ -268,6 +268,20 @@ GROUPS: tuple[tuple[str, ...], ...] = (
      "berhaave", "berhaaves syndrome", "esophageal rupture",
      "effort rupture of the esophagus"),
     ("acute pericarditis", "inflammation of the pericardium", "pericardial inflammation"),
+    ("popliteal cyst", "bakers cyst", "baker cyst"),  # letters-v12 (blind set 29)
+    # letters-v12 (blind sets 30, 31): anatomical eponyms, tumour and inclusion eponyms
+    ("maxillary sinus", "antrum of highmore", "maxillary antrum"),
+    ("free fluid in the hepatorenal recess", "free fluid in morisons pouch", "fluid in morisons pouch",
+     "free fluid in morison pouch", "fluid in the hepatorenal recess"),
+    ("hepatorenal recess", "morisons pouch", "morison pouch"),
+    ("papillary cystadenoma lymphomatosum", "warthin tumor", "warthins tumor"),
+    ("clear cell renal cell carcinoma", "ccrcc", "clear cell rcc"),
+    ("mallory denk body", "mallory hyaline", "mallory body", "mallory bodies", "mallory denk bodies"),
+    ("histiocytic necrotizing lymphadenitis", "kikuchi disease", "kikuchi fujimoto disease", "kikuchi"),
+    # letters-v12: free air or gas under, beneath or below the diaphragm or one hemidiaphragm
+    ("pneumoperitoneum", *(f"free {gas} {under} {place}" for gas in ("air", "gas") for under in ("under", "beneath", "below")
+                           for place in ("the diaphragm", "the right hemidiaphragm", "the left hemidiaphragm",
+                                         "the hemidiaphragm", "the hemidiaphragms", "both hemidiaphragms"))),
     ("hereditary hemorrhagic telangiectasia", "osler weber rendu syndrome", "osler weber rendu disease", "osler weber rendu",
      "hht"),  # letters-v12 (blind set 28)
     ("pericarditis", "inflammation of the pericardium", "pericardial inflammation"),

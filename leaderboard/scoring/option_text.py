@@ -40,7 +40,8 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
                    ("unlikely",), ("is", "less", "likely"), ("less", "likely"), ("is", "not"), ("was", "excluded"),
                    ("was", "ruled", "out"), ("can", "be", "excluded"), ("can", "be", "ruled", "out"),
                    ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"),
-                   ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",))  # letters-v7: contractions
+                   ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",),  # letters-v7: contractions
+                   ("appears", "intact"), ("is", "intact"), ("intact",), ("are", "intact"))  # v12: "The CFL appears intact."
 # letters-v8: "综上，最可能的诊断是X" (in sum, the most likely diagnosis is X)
 _CJK_CONCLUDING = ("最可能", "最有可能", "诊断是", "诊断为", "診斷是", "診斷為", "综上", "答案", "因此", "故选", "符合",
                    "考虑为", "首先考虑", "倾向于")  # letters-v11: "综上，考虑为 DCIS。" (the cue opens the clause)
@@ -56,7 +57,7 @@ _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus
 # letters-v5: a mention after one of these in its clause is not asserted ("I cannot determine whether this is a
 # pneumothorax", "It is not possible to diagnose pleural effusion", "If pleural effusion is present, ...")
 _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossible", "unsure", "uncertain",
-                "insufficient", "couldnt", "wont"}
+                "insufficient", "couldnt", "wont", "otherwise"}  # v12: "...; otherwise B (gout) fits"
 _UNASSERTING_PAIRS = {("not", "possible"), ("not", "able"), ("dont", "know"), ("not", "sure"), ("difficult", "to"),
                       ("hard", "to"), ("can", "not"), ("do", "not"), ("not", "determine"), ("not", "certain"),
                       # letters-v8: a purpose clause restating the question ("To determine the type of heart block, ...")
