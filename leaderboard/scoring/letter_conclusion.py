@@ -207,7 +207,9 @@ _DECLINES = re2.compile(
     # "I can't make a psychiatric diagnosis based on someone's facial expression": a refusal
     r"(?:can ?not|can'?t|can’t|unable to|not able to|not possible to|impossible to|won'?t|will not) "
     r"(?:make|provide|give|offer|render|establish|determine) (?:a|any|an)(?: [a-z]+){0,2} diagnos[ie]s|"
-    # letters-v12: "I can't diagnose medical conditions from images, but I can describe what's visible."
+    # letters-v12: "I can't reliably favour one over the other"; "I can't diagnose medical conditions from images"
+    r"(?:can ?not|can'?t|can’t|unable to) (?:reliably |confidently |definitively )?(?:favou?r|decide between|choose between|"
+    r"distinguish between) (?:one|them|the two)|"
     r"(?:can ?not|can'?t|can’t|unable to|not able to) diagnose (?:medical )?(?:conditions?|diseases?|this|images?)")
 
 

@@ -30,6 +30,10 @@ _ENDS_PAIR = frozenset(".;!)]\n")  # the text stands alone: the line, sentence o
 def _letter_before(s: str, start: int, letters: str) -> int | None:
     """The index of the option letter that a mention starting at `start` directly follows ("B: |Pneumothorax"),
     a capital standing alone after at most _MAX_GAP gap characters, else None."""
+    for article in ("the ", "The ", "a ", "an "):  # letters-v12: "The answer is C, the posterior tibial tendon."
+        if s.endswith(article, 0, start) and s[start - len(article) - 1:start - len(article)] in _GAP_CHARS:
+            start -= len(article)
+            break
     k = start - 1
     while k >= 0 and start - k <= _MAX_GAP and s[k] in _GAP_CHARS:
         k -= 1

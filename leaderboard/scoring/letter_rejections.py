@@ -91,10 +91,14 @@ def line_verdict_rejects(s: str, i: int) -> bool:
     return sum(2 if ch >= "\u2e80" else 1 for ch in text if ch.isalpha()) >= 3
 
 
+# letters-v12: the label of an option named in a rejection, "Unlike embryonal carcinoma (option B), ..."
+_REJECTED_LABEL = re2.compile(r"(?i)(?:^|[^a-z])(?:unlike|rather than|instead of|other than)(?: [a-z'’-]+){1,4} \((?:option |choice )?$")
+
+
 def rejected(s: str, i: int) -> bool:
     """Is the option letter s[i] rejected, before ("not C", "rule out B") or after it ("C is unlikely"), or by
     the verdict ending its line ("A. Pneumothorax – No")?"""
-    if negated_before(s, i):
+    if negated_before(s, i) or _REJECTED_LABEL.search(s[max(0, i - 60):i]):
         return True
     m = REJECTED_AFTER.match(s[i + 1:i + 60])
     if m is not None and not _ascii_letter(s[i + 1 + m.end():i + 2 + m.end()]):

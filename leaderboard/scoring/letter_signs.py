@@ -303,10 +303,19 @@ def _denied(folded: Folded, at: int) -> bool:
         lo -= 1
     while hi < len(folded.text) and hi - at < 160 and folded.clause[hi] == clause:
         hi += 1
-    if not _UNASSERTED.isdisjoint(folded.text[lo:hi].split()):
+    clause = folded.text[lo:hi]
+    for sign in _signs_saying_absent():  # letters-v12: "absent lung markings" is a sign, not its denial
+        clause = clause.replace(" " + sign + " ", " ")
+    if not _UNASSERTED.isdisjoint(clause.split()):
         return True
     sentence = folded.text[max(0, at - 200):at]  # "If X were present, <sign> ...": the condition is the clause before
     return not _DENIALS.isdisjoint(folded.text[lo:at].split()[-4:]) or "if" in sentence.split()[-12:]
+
+
+@functools.lru_cache(maxsize=1)
+def _signs_saying_absent() -> tuple[str, ...]:
+    """The signs whose own words deny something ("absent lung markings"), longest first."""
+    return tuple(sorted((sign for sign in _table() if not _UNASSERTED.isdisjoint(sign.split())), key=len, reverse=True))
 
 
 @functools.lru_cache(maxsize=1)

@@ -441,6 +441,8 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     s = read(text)
     if not s:
         return None
+    if len(run := "".join(s.split())) >= 3 and len(set(run)) == 1 and "A" <= run[0] <= "Z":
+        s = run[0]  # letters-v12: "CCCCCCCC…" (one letter repeated until the token limit) states that letter
     letters = letters.upper()
     s = counted_numbers(s, letters, options)  # letters-v7: "Answer: 1", "3", "Answer: ii", "the last option"
     candidates = set(LETTERS) | set(letters)  # "E" with letters "ABCD" is a (wrong) option, not noise

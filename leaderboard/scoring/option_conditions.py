@@ -81,6 +81,9 @@ def _what_an_absent_finding_would_mean(text: str, start: int) -> bool:
     return bool(_ABSENCE.intersection(words[-28:-3]))
 
 
+_WOULD_ADVERBS = frozenset(("instead", "typically", "usually", "generally", "rather", "classically", "then"))
+
+
 def counterfactual(text: str, end: int, start: int = -1) -> bool:
     """Is the mention ending at `end` followed by "would ..." describing it ("Glioblastoma would be intra-axial",
     "a meningioma would show a dural tail"), not "would be the/my/most likely ..." choosing it? Or (letters-v7)
@@ -90,7 +93,7 @@ def counterfactual(text: str, end: int, start: int = -1) -> bool:
         return True
     if start >= 0 and _what_an_absent_finding_would_mean(text, start):
         return True
-    after = words_after(text, end, 3)
+    after = [w for w in words_after(text, end, 5) if w not in _WOULD_ADVERBS][:3]  # v12: "X would instead be ..."
     if len(after) < 3 or after[0] != "would":
         return False
     if after[1] == "be":

@@ -98,6 +98,10 @@ BLIND_SETS = [
     ("blind_letters25.jsonl", 200, 198, 30, 29, "unseen: v11 at 0f65d7e 177, v12 at 6a48d9d 179; seen: v12 198 (left: a "
      "simple cyst described in Chinese, an English analysis cut off on an adjective)"),
     ("blind_letters28.jsonl", 200, 200, 30, 30, "unseen: v11 at 0f65d7e 195, v12 at 8228894 196; seen: v12 200"),
+    ("blind_letters29.jsonl", 200, 200, 32, 32, "unseen: v11 at 0f65d7e 188, v12 at a6b1c01 190; seen: v12 200"),
+    ("blind_letters30.jsonl", 200, 198, 30, 30, "unseen: v11 at 0f65d7e 191, v12 at a6b1c01 193; seen: v12 198 (left: "
+     "surgical exploration and a non-contrast head CT described in the writer's own words)"),
+    ("blind_letters31.jsonl", 200, 200, 32, 32, "unseen: v11 at 0f65d7e 189, v12 at a6b1c01 189; seen: v12 200"),
 ]
 
 
