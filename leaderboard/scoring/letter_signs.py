@@ -222,6 +222,8 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # pathology (letters-v12): Giardia's disc and face, Gaucher cells
     (("ventral adhesive disc", "smiling face", "falling leaf motility"), ("giardia",)),
     (("crumpled tissue paper", "wrinkled tissue paper", "glucocerebrosidase deficiency"), ("gaucher",)),
+    # nuclear medicine (letters-v12): the bone-scan flare of a responding tumour
+    (("osteoblastic healing response", "healing response"), ("flare phenomenon", "flare")),
     # knee (letters-v12): the displaced fragment of a bucket-handle tear under the PCL
     (("double pcl sign", "double pcl"), ("bucket handle tear",)),
     # eye (letters-v12): blood or pus layered in the anterior chamber; the fluorescein leak of CSC

@@ -132,6 +132,8 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "hangmans fracture": ("绞刑者骨折", "枢椎椎弓骨折"), "clay shoveler fracture": ("铲土者骨折",),
     "complete response": ("完全缓解",), "partial response": ("部分缓解",), "stable disease": ("疾病稳定", "病情稳定"),
     "progressive disease": ("疾病进展", "病情进展"),
+    "progressive metabolic disease": ("疾病进展", "代谢进展", "病情进展"), "complete metabolic response": ("完全代谢缓解",),
+    "partial metabolic response": ("部分代谢缓解",), "stable metabolic disease": ("代谢稳定", "疾病稳定"),  # letters-v12
     "pancreatic head cancer": ("胰头癌", "胰头恶性肿瘤"), "primary cns lymphoma": ("原发性中枢神经系统淋巴瘤",), "diffusion weighted imaging": ("弥散加权成像", "扩散加权成像"),
     "cannot be determined": ("无法确定", "无法判断"),
     # skin

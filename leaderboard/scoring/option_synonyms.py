@@ -269,6 +269,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
      "effort rupture of the esophagus"),
     ("acute pericarditis", "inflammation of the pericardium", "pericardial inflammation"),
     ("popliteal cyst", "bakers cyst", "baker cyst"),  # letters-v12 (blind set 29)
+    ("progressive metabolic disease", "disease has progressed", "metabolic progression", "progressive disease",
+     "disease progression"),  # letters-v12 (blind set 35)
     # letters-v12 (blind sets 30, 31): anatomical eponyms, tumour and inclusion eponyms
     ("maxillary sinus", "antrum of highmore", "maxillary antrum"),
     ("free fluid in the hepatorenal recess", "free fluid in morisons pouch", "fluid in morisons pouch",

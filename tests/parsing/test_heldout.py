@@ -102,6 +102,9 @@ BLIND_SETS = [
     ("blind_letters30.jsonl", 200, 198, 30, 30, "unseen: v11 at 0f65d7e 191, v12 at a6b1c01 193; seen: v12 198 (left: "
      "surgical exploration and a non-contrast head CT described in the writer's own words)"),
     ("blind_letters31.jsonl", 200, 200, 32, 32, "unseen: v11 at 0f65d7e 189, v12 at a6b1c01 189; seen: v12 200"),
+    ("blind_letters35.jsonl", 200, 195, 32, 32, "unseen: v11 at 0f65d7e 193, v12 at 76ec5c1 192; seen: v12 195 (left: a "
+     "hilar cholangiocarcinoma described, a commitment cut off mid-sentence, an echoed option list read by a sign, a "
+     "next step in other words, an option list before a bare closing name)"),
 ]
 
 
