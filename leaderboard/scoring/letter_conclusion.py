@@ -128,6 +128,33 @@ def labels_only(s: str, positions: list[tuple[int, str]], spans, letters: str) -
     return True
 
 
+_PAIR_JOINS = (" or ", " and ", "/", " vs ", " vs. ", " versus ")
+_NARROWS = re2.compile(r"(?i)(?:one of|either|between) (?:options? )?\(?$")
+
+
+def narrowed_to_pair(s: str, positions: list[tuple[int, str]], spans, named: int | None, letters: str) -> bool:
+    """letters-v13: are the only letters a pair the response narrows to ("... suggest one of A or B. ... the
+    diagnosis is chondrosarcoma."), with the option named afterwards by its text, in a sentence that concludes, one of
+    the two? Then the pair is no answer and the text decides."""
+    if named is None or named >= len(letters) or len(positions) != 2:
+        return False
+    (i, first), (j, second) = positions
+    return (first != second and s[i + 1:j] in _PAIR_JOINS and letters[named] in (first, second)
+            and _NARROWS.search(s[max(0, i - 24):i]) is not None
+            and any(index == named and start > j and commits(s, start) for start, _, index in spans))
+
+
+def named_in_echo(s: str, positions: list[tuple[int, str]], spans, named: int | None, letters: str) -> bool:
+    """letters-v13: are the letters found every option's label in order, each beside its own text (the question's
+    option list, echoed: "... A. Pneumothorax B. Pleural effusion C. Lobar pneumonia D. Pulmonary edema Answer with
+    the option's letter ..."), and is option `named` named nowhere after that list? Then the echo names it."""
+    if named is None or [x for _, x in positions] != list(letters) or "\n" in s[positions[0][0]:positions[-1][0]]:
+        return False  # (a walk line by line is enumerated()'s: its lines may judge the options)
+    last = positions[-1][0]
+    list_end = min([end for start, end, index in spans if index == len(letters) - 1 and start > last] or [last + 1])
+    return not any(index == named and start >= list_end for start, _, index in spans)
+
+
 def commits(s: str, i: int) -> bool:
     """Does the sentence holding the letter s[i] conclude without hedging ("so this is complete heart block: D")?
     (letters-v7, a correction's new letter)"""
@@ -197,6 +224,59 @@ def stops_in_option_analysis(s: str, spans) -> bool:
     return _ANALYSIS_PREFACE.search(s[max(0, start - 2000):start]) is not None
 
 
+_SENTENCE_ENDS = frozenset(".!?。！？")
+_STEP_HEADING = re2.compile(r"(?im)^[#*\s]*step ?(\d{1,2})\b([^\n]{0,80})")
+_WALK_PREFACE = re2.compile(r"(?i)(?:evaluat|analy[sz]|consider|review|go(?:ing)? through|look(?:ing)? at)[a-z]* "
+                            r"(?:the |all |each )?(?:answer )?(?:options|choices)|differential(?: diagnos[ie]s)?:|"
+                            r"option[- ]by[- ]option|逐一分析|逐项分析|分析各选项|各选项")
+_CONCLUDING_STEP = re2.compile(r"(?i)conclu|answer|diagnos|final|summar|select|choos|decision|verdict|impression")
+
+
+def walk_cut_off(s: str, letters: str) -> bool:
+    """letters-v13: does an option-by-option walk, after some analysis, stop partway through the options, on the line
+    of the last option it reached and without ending its sentence ("## Evaluating the options\n\n- **A. Ulcerative
+    colitis** —", "B. 胆囊结石：图中确实可见结石，但")? The response was cut off before it chose."""
+    body = s.rstrip()
+    if not body or body[-1] in _SENTENCE_ENDS:
+        return False
+    labels, at = [], 0
+    while at < len(body):
+        end = body.find("\n", at)
+        end = len(body) if end < 0 else end
+        line = body[at:end]
+        k = len(line) - len(line.lstrip(" *#-_>•"))
+        if k < len(line) and line[k] in letters and line.startswith(_LABEL_GAPS, k + 1):
+            labels.append((at, line[k]))
+        at = end + 1
+    walked = "".join(letter for _, letter in labels)
+    if not (0 < len(walked) < len(letters) and letters.startswith(walked) and labels[0][0] > 0
+            and "\n" not in body[labels[-1][0]:]):
+        return False
+    before = body[max(0, labels[0][0] - 2000):labels[0][0]]  # announced: "Findings:\n\nA. Pneumothorax – ..." answers
+    return _ANALYSIS_PREFACE.search(before) is not None or _WALK_PREFACE.search(before) is not None
+
+
+def cut_off_in_steps(s: str) -> bool:
+    """letters-v13: does a step-by-step analysis ("**Step 3: Evaluate the spleen.**") stop mid-sentence inside a step
+    that is not its conclusion ("**Step 4: Evaluate the kidneys.**\nBoth kidneys")? It was cut off before it chose."""
+    body = s.rstrip()
+    if not body or not (body[-1].isalnum()):
+        return False
+    steps = list(_STEP_HEADING.finditer(body))
+    return len(steps) >= 2 and _CONCLUDING_STEP.search(steps[-1].group(2)) is None
+
+
+# the response cannot decide between the options it weighed: this undoes even a stated letter ("the dural tail
+# favours B. ... I can't reliably distinguish between these two.")
+_UNDECIDED_PATTERN = (
+    # letters-v12: "I can't reliably favour one over the other"
+    r"(?:can ?not|can'?t|can’t|unable to) (?:reliably |confidently |definitively )?(?:favou?r|decide between|choose between|"
+    r"distinguish between) (?:one|them|the two|these two|those two|the options|these options)|"
+    # letters-v13: "it's not possible to determine which is more likely"; Chinese "两者都有可能，无法确定"
+    r"(?:can ?not|can'?t|can’t|unable to|not possible to|impossible to|not able to) (?:determine|tell|say|decide) "
+    r"which (?:one |option )?(?:is|it is)|"
+    r"无法确定|难以确定|不能确定|无法区分|难以区分|无法判断|难以判断")
+_UNDECIDED = re2.compile("(?i)" + _UNDECIDED_PATTERN)
 # letters-v9: "Without that information, I can't confidently select a single answer." The writer declines to choose;
 # a reader takes none of the options it discussed (a stated answer, step 1 or 2, still stands).
 _DECLINES = re2.compile(
@@ -207,10 +287,15 @@ _DECLINES = re2.compile(
     # "I can't make a psychiatric diagnosis based on someone's facial expression": a refusal
     r"(?:can ?not|can'?t|can’t|unable to|not able to|not possible to|impossible to|won'?t|will not) "
     r"(?:make|provide|give|offer|render|establish|determine) (?:a|any|an)(?: [a-z]+){0,2} diagnos[ie]s|"
-    # letters-v12: "I can't reliably favour one over the other"; "I can't diagnose medical conditions from images"
-    r"(?:can ?not|can'?t|can’t|unable to) (?:reliably |confidently |definitively )?(?:favou?r|decide between|choose between|"
-    r"distinguish between) (?:one|them|the two)|"
-    r"(?:can ?not|can'?t|can’t|unable to|not able to) diagnose (?:medical )?(?:conditions?|diseases?|this|images?)")
+    # letters-v13: "I'm not able to provide medical diagnoses, but I can describe what's visible."
+    r"(?:make|provide|give|offer|render) (?:[a-z]+ )?diagnos[ie]s,? but i can (?:only )?describe|"
+    # letters-v13: "I'm not able to determine this from the image provided"
+    r"(?:can ?not|can'?t|can’t|unable to|not able to) (?:determine|judge|assess|answer|tell) (?:this|that|it)"
+    r"(?: [a-z]+){0,3} from (?:the|this)(?: [a-z]+)? (?:image|picture|photo)|"
+    r"(?:can ?not|can'?t|can’t|unable to|not able to) diagnose (?:medical )?(?:conditions?|diseases?|this|images?)|"
+    # letters-v13: "Honestly, I can't narrow this to one option with confidence."
+    r"(?:can ?not|can'?t|can’t|unable to|not able to) narrow (?:this|it|them|the options)(?: down)? to (?:one|a single)|"
+    + _UNDECIDED_PATTERN)
 
 
 # after a disclaimer, these go on to answer: "I'm not able to provide a diagnosis, but ... the best fit is B." ("but I can
@@ -219,7 +304,8 @@ _ANSWERS_ANYWAY = re2.compile(r"(?i)(?:^|[^a-z])(?:most likely|best fits?|answer
                               r"the answer|would (?:choose|pick|go with|select)|my (?:answer|choice|pick)|if i had to|"
                               r"if i (?:must|have to|need to|were to) (?:choose|pick|select|answer)|if forced|"  # v11
                               r"i can (?:tell you|say) that|"  # v11: "I can't diagnose. However, I can tell you that ..."
-                              r"most consistent|consistent with)(?:[^a-z]|$)")
+                              r"most consistent|consistent with)(?:[^a-z]|$)|"
+                              r"最可能|最有可能|倾向|考虑为|答案|选择?[A-E]|更符合")  # v13: "无法确定，但最可能为…"
 
 
 def declines_to_choose(s: str) -> bool:
@@ -232,6 +318,14 @@ def declines_to_choose(s: str) -> bool:
 
 _TRAILING = re2.compile(r"^[(\[]?([A-Z])[.)\]]?(?: ([^\n]{1,120}))?$")
 _ALONE = re2.compile(r"^[(\[]?([A-Z])[.)\]]?$")
+
+
+def undecided_after(s: str, end: int) -> bool:
+    """letters-v13: does the response, after its last statement (ending at `end`), say it cannot decide between the
+    options it weighed, and not answer after all? ("... while the dural tail favours B. Without perfusion imaging,
+    I can't reliably distinguish between these two.")"""
+    m = _UNDECIDED.search(s[end:])
+    return m is not None and _ANSWERS_ANYWAY.search(s[end + m.end():]) is None
 
 
 def trailing_letter(s: str, candidates: set[str], own_text=None) -> str | None:

@@ -18,8 +18,8 @@ from .letter_conclusion import commits
 
 _MARKER = re2.compile(r"(?i)(?:^|[^a-z])(?:actually|no,? scratch that|scratch that|i mean|i meant|on second thought|"
                       r"on reflection|wait|correction|let me correct(?: that)?|make that|change (?:that|my answer) to|"
-                      # letters-v8: "B... no, sorry, A", "答案A。更正：应为C"
-                      r"no,? sorry|sorry,? (?:i mean|no)|(?:\.\.\.|…) ?no|更正|纠正|改为|改选|应为|应该为|"
+                      # letters-v8: "B... no, sorry, A", "答案A。更正：应为C"; v13: "C. <text> — sorry, that is option D."
+                      r"no,? sorry|sorry,? (?:i mean|i meant|no|that(?:['’]s| is| was| should be))|(?:\.\.\.|…) ?no|更正|纠正|改为|改选|应为|应该为|"
                       # letters-v10: "答案是B。\n不对，重新看一下图片：... 应为D。" (no, look at the image again)
                       r"不对|错了|重新(?:看|考虑|分析|审视))"
                       r"(?:[^a-z]|$)")

@@ -2,8 +2,8 @@
 to read back the rule an older result was scored under (letters.py is the rule itself)."""
 from __future__ import annotations
 
-RULE_VERSION = "letters-v12"
-RULE_SUMMARY = ("letters-v12: explicit answer statement (final ones decide) > lone leading letter > single standalone "
+RULE_VERSION = "letters-v13"
+RULE_SUMMARY = ("letters-v13: explicit answer statement (final ones decide) > lone leading letter > single standalone "
                 "capital letter, rejected letters dropped (not C, isn't C, not erysipelas (B), C is unlikely), several settled "
                 "only by a concluding last sentence > the one option named by its text (no letter stated; longest match, "
                 "rejected mentions dropped), else by an unambiguous abbreviation or part of it (ARDS, E. coli, T2, type A, "
@@ -23,6 +23,10 @@ RULE_SUMMARY = ("letters-v12: explicit answer statement (final ones decide) > lo
                 "on their own lines) labels and its conclusion decides, self-corrections in Chinese, Chinese if-clauses and an unsure "
                 "retraction (actually ... might be C. I'm not sure) answer nothing, 'makes A the answer', a stated count, a "
                 "side (on the right side) or a grade by its value (2 on grades 1-4, grade 4 for Grade IV) names its option; "
+                "v13: a pair the response narrows to (one of A or B) is settled by the option its conclusion names, an "
+                "option walk or step-by-step analysis cut off partway answers nothing, 'cannot tell which' undoes a stated "
+                "letter, 'sorry, that is option D' corrects, 'most likely represents A —', 'Probably D:', 'the most "
+                "fitting option is C', 'A is more consistent' and 'option is number 4' state a letter; "
                 "think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")

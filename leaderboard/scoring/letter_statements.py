@@ -17,8 +17,9 @@ _OPTION = r"(?:(?:option|choice|letter|answer|alternative) )?"
 _VERB = (r"(?: ?[:=][ \n]?| [-–—] | (?:is|would be|should be|must be|will be|has to be|seems to be|appears to be)"
          r"(?: ?:)? )")
 _VERDICT = (r"(?:correct|right|best|better fit|better choice|favou?red|preferred|most (?:likely|appropriate|accurate|consistent)|"
-            r"more likely)")  # v8: "Both B and C fit, but B is more likely"
-_MODIFIER = r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our) )"
+            r"more likely|more consistent)")  # v8: "Both B and C fit, but B is more likely"; v13: "So A is more consistent"
+_MODIFIER = (r"(?:(?P<final>final)(?: correct)? |(?:correct|right|best|most likely|most appropriate|my|our|"
+             r"most fitting|best[- ]fitting|most suitable) )")  # letters-v13: "The most fitting option is C."
 
 WORD_BEFORE, LINE_START, PY_WORD_BEFORE, NOT_BU = "word", "line", "pyword", "bu"  # lookbehinds, checked
 NOT_NEGATED = "negated"  # letters-v10: a word before, and not "not going with A"
@@ -40,6 +41,7 @@ def _sentence_ends(tail: str) -> bool:
 
 _GLOSS_ENDS = re2.compile(r" \([^()\n]{1,60}\)(?:[.!]|$|\n|,? (?:though|although|while) )")
 _REASON_FOLLOWS = re2.compile(r"(?i) (?:given|because|since|due|as) ")  # "C fits better given ..." (letters-v7)
+_REASON_OPENS = re2.compile(r"(?::|;| [-–—] ?)")  # letters-v13: "Probably D: the lesion ...", "A — the ovary ..."
 _RETRACTED = re2.compile(r"(?i) (?:incorrect|wrong|not|false|unlikely|excluded|ruled)")
 # (pattern, the lookbehind at its start, the lookahead after its end as a check on the rest of the text)
 _EXPLICIT_SPECS = (
@@ -67,7 +69,10 @@ _EXPLICIT_SPECS = (
     (rf"makes (?:(?:option|choice) )?{_L}[)\]]? (?:the )?(?:{_VERDICT}|answer)", WORD_BEFORE, _verdict_stands),  # "makes C the most likely"
     # letters-v7: "... makes it B.", "Most likely B." (a sentence ending with the letter)
     (rf"(?:makes (?:it|this)|most likely|most probably|probably)[,:]? (?:(?:option|choice) )?{_L}[)\]]?", WORD_BEFORE,
-     lambda tail: _sentence_ends(tail) or _GLOSS_ENDS.match(tail[:80]) is not None),  # v8: "Most likely B (Ewing ...)."
+     lambda tail: _sentence_ends(tail) or _GLOSS_ENDS.match(tail[:80]) is not None or _REASON_OPENS.match(tail[:4]) is not None),
+    # letters-v13: "This most likely represents A — the right ovary is ...", "probably reflects D: ..."
+    (rf"(?:most likely|most probably|probably|likely) (?:represents|reflects) (?:(?:option|choice) )?\(?\[?(?P<l>(?-i:[A-Z]))[)\]]?",
+     WORD_BEFORE, lambda tail: _sentence_ends(tail) or _REASON_OPENS.match(tail[:4]) is not None),
     (rf"(?:(?:option|choice) )?{_L}[)\]]? (?:fits|matches)"
      r"(?: (?:the|this) [a-z]{1,20}(?: [a-z]{1,20})?)?(?: best| better| well)?", WORD_BEFORE,
      lambda tail: tail[:1] in ("", ".", ",", ";", "!", "\n") or _REASON_FOLLOWS.match(tail[:10]) is not None),

@@ -58,7 +58,8 @@ import re2
 
 from leaderboard.scoring.letter_conclusion import (alternative_after, concluding_letter, declines_to_choose, trailing_letter,
                                                    ends_in_analysis, enumerated, in_question, labels_only, listed_together,
-                                                   stops_in_option_analysis)
+                                                   narrowed_to_pair, stops_in_option_analysis, undecided_after,
+                                                   walk_cut_off, cut_off_in_steps, named_in_echo)
 from leaderboard.scoring.letter_rejections import REJECTED_AFTER as _REJECTED_AFTER
 from leaderboard.scoring.letter_rejections import checklist_letter, line_verdict_rejects
 from leaderboard.scoring.letter_rejections import negated_before as _negated_before
@@ -364,6 +365,14 @@ def _leading(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = (
     return letter
 
 
+def _echoed_first_line(s: str, letters: str, spans) -> bool:
+    """letters-v13: is the first line the item's option list, echoed ("A. Pneumothorax B. Pleural effusion C. ... D.
+    ...")? It leads with no answer; what follows may give one."""
+    first = s.split("\n", 1)[0]
+    positions = _standalone(first, set(letters), spans)[2]
+    return [x for _, x in positions] == list(letters) and labels_only(first, positions, spans, letters)
+
+
 def _otherwise_after(s: str, end: int) -> bool:
     """Does an "otherwise" follow in the same sentence (the statement before it is one branch of a condition)?"""
     tail = s[end:end + 120]
@@ -371,7 +380,7 @@ def _otherwise_after(s: str, end: int) -> bool:
     return "otherwise" in tail[:stop].lower()
 
 
-_NAMED_BEFORE = re2.compile(r"(?i)(?:option|choice|answer|is|mean)$")
+_NAMED_BEFORE = re2.compile(r"(?i)(?:option|choice|answer|is|mean|meant)$")  # v13: "sorry, I meant C. <text>"
 
 
 def _line_letter(line: str) -> str | None:
@@ -456,7 +465,7 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         end = len(s)
     if found is None:
         found = _leading(s, candidates, spans)  # 2. a lone leading letter
-        if found == _CONFLICT and options and enumerated(s, [], letters):
+        if found == _CONFLICT and options and (enumerated(s, [], letters) or _echoed_first_line(s, letters, spans)):
             found = None  # letters-v12: "A. <text>: ...\nB. <text>: ..." walks the options; it leads with no answer
         end = s.find(found) + 1 if found and found != _CONFLICT else 0
     if found is None and (found := trailing_letter(s, candidates, (lambda letter, text: letter in letters[:len(options)] and
@@ -472,9 +481,11 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
     if found is None:
         found, rejected, positions = _standalone(s, candidates, spans)  # 3. a single standalone capital letter
         step = 3
-        if found == _CONFLICT and options and (labels_only(s, positions, spans, letters) or enumerated(s, positions, letters)):
+        if found == _CONFLICT and options and (labels_only(s, positions, spans, letters) or enumerated(s, positions, letters)
+                                               or narrowed_to_pair(s, positions, spans, named, letters)):
             found = None  # letters-v5: "Fibroadenoma (A) and phyllodes tumor (C) ...": labels; the texts decide
-            if named is not None and listed_together(s, positions, spans, named):
+            if named is not None and (listed_together(s, positions, spans, named)
+                                      or named_in_echo(s, positions, spans, named, letters)):
                 named = None  # letters-v7: "The differential includes A (meningioma) and B (...)": a list
     if found is None and options and (ranked := ranked_first(s, options, named_option))[0]:
         named = ranked[1]  # letters-v8: a ranked differential answers with its first item
@@ -486,12 +497,14 @@ def parse_letter(text: str | None, letters: str = LETTERS, options: Sequence[str
         elif (other := unnamed_option(s, options)) is not None:
             found = letters[other]  # v9-v12: a normal study, a sign, a Chinese yes/no, a count, ... (option_answer.py)
     if step > 1 and (cut_off_thinking(text) or (step > 2 and found is not None and (cut_off_mid_sentence(s) or (
-            not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))))):
+            not rejected and (ends_in_analysis(s, spans, letters) or stops_in_option_analysis(s, spans)))
+            or walk_cut_off(s, letters) or cut_off_in_steps(s)))):
         found = None  # letters-v7: reasoning cut off before an answer statement; an analysis that stops mid-option
     if found is not None and retracted_at_end(s):
         found = None  # letters-v7: "I think the answer is a phlebolith. Wait, no.": withdrawn
-    if step > 2 and found is not None and declines_to_choose(s):
-        found = None  # letters-v9: "... I can't confidently select a single answer.": no choice was made
+    if found is not None and ((step > 2 and declines_to_choose(s)) or (step <= 2 and undecided_after(s, end))):
+        found = None  # letters-v9: "... I can't confidently select a single answer.": no choice was made (v13: after a
+        # stated letter, "... favours B. ... I can't reliably distinguish between these two." too)
     if options and found is not None and found != _CONFLICT and found in letters:
         found = settle_pair(s, found, letters, options)  # letters-v7: "The answer is B: <option A's text>"
         if found is not None and step <= 2 and concluded_elsewhere(s, found, end, letters, options):

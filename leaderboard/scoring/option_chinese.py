@@ -167,7 +167,8 @@ CHINESE: dict[str, tuple[str, ...]] = {
     # blood and lymph
     "hodgkin lymphoma": ("霍奇金淋巴瘤",), "non hodgkin lymphoma": ("非霍奇金淋巴瘤",),
     "diffuse large b cell lymphoma": ("弥漫大B细胞淋巴瘤",), "burkitt lymphoma": ("伯基特淋巴瘤", "Burkitt淋巴瘤"),
-    "follicular lymphoma": ("滤泡性淋巴瘤",), "acute myeloid leukemia": ("急性髓系白血病",),
+    "follicular lymphoma": ("滤泡性淋巴瘤",),
+    "lymphatic malformation": ("淋巴管畸形", "囊性淋巴管瘤", "淋巴管瘤", "囊状水瘤"),  # letters-v13 "acute myeloid leukemia": ("急性髓系白血病",),
     "acute lymphoblastic leukemia": ("急性淋巴细胞白血病",), "chronic myeloid leukemia": ("慢性髓系白血病",),
     "chronic lymphocytic leukemia": ("慢性淋巴细胞白血病",), "iron deficiency anemia": ("缺铁性贫血",),
     "sickle cell disease": ("镰状细胞病",), "sickle cell anemia": ("镰状细胞贫血",), "thalassemia": ("地中海贫血",),

@@ -82,11 +82,11 @@ def _ordinal_letter(m) -> str:
 # letters-v7: numbers that need the item's option count, read after normalising (parse_letter): "Answer: 1", a bare
 # "3", "Answer: ii", "我选第4个", "the last option". The number must be within the option count and be no word of an
 # option's text ("3" on a BI-RADS 2-5 item names nothing), and it must end its statement: "Answer: 3 days",
-# "Answer: 2.5 cm" are measurements.
+# "Answer: 2.5 cm" are measurements. letters-v13: "The correct option is number 4." (a word before the number)
 _ANSWER_NUMBER = re2.compile(r"(?i)(?:^|[^a-z])(?:(?:final |correct )?answer(?: is)?|my answer is|i choose|i pick|i select|"
                              r"(?:final |correct |right |best )(?:option|choice) (?:is|would be)|"  # letters-v11
                              r"(?:最终)?答案(?:是|为|為|应为)?)"  # letters-v12: "答案：2"
-                             r" ?[:=]? ?\(?([1-9]|i{1,3}|iv|v)\)?(?:\.?$|\.?\n|[.,;!)] )")
+                             r" ?[:=]? ?(?:number |no\. ?|# ?)?\(?([1-9]|i{1,3}|iv|v)\)?(?:\.?$|\.?\n|[.,;!)] )")
 _BARE_NUMBER = re2.compile(r"^\(?([1-9])[.)]?$")
 _CJK_PICK = re2.compile(r"(?:选|選|答案是|答案为|答案為) ?第 ?([1-9]) ?(?:个|個)(?:选项|選項|项|項)?"
                         r"|第 ?([1-9]) ?(?:个|個)([。！.]|$)")

@@ -165,7 +165,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("gastresophageal reflux disease", "gastro esophageal reflux disease", "acid reflux"),
     ("benign prostatic hyperplasia", "enlarged prostate"),
     ("cardiomegaly", "enlarged heart"), ("hepatomegaly", "enlarged liver"), ("splenomegaly", "enlarged spleen"),
-    ("pneumothorax", "collapsed lung"),
+    ("pneumothorax", "collapsed lung", "ptx"),  # letters-v13: "Consistent with PTX."
     ("sialolithiasis", "salivary stone", "salivary gland stone"),
     # letters-v9: lay and clinical other names real models write (a reader takes them for the option)
     ("ureteric calculus", "ureteral calculus", "ureteric stone", "ureteral stone", "ureterolithiasis", "kidney stone",
@@ -287,10 +287,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("hereditary hemorrhagic telangiectasia", "osler weber rendu syndrome", "osler weber rendu disease", "osler weber rendu",
      "hht"),  # letters-v12 (blind set 28)
     ("pericarditis", "inflammation of the pericardium", "pericardial inflammation"),
+    # letters-v13 (blind sets 32-38)
+    ("hypertrophic cardiomyopathy", "hcm", "hocm"),
+    ("congenital dermal melanocytosis", "mongolian spot", "mongolian blue spot", "dermal melanocytosis"),
+    ("endometrioma", "chocolate cyst", "endometriotic cyst", "ovarian endometrioma"),
+    ("infantile cortical hyperostosis", "caffey disease", "caffeys disease", "caffey syndrome"),
+    ("cephalohematoma", "cephalhematoma"),
+    ("b lines", "comet tail artifact", "comet tail artefact", "lung rockets"),
+    ("anteroposterior compression", "open book pelvis", "open book pelvic fracture", "open book pelvic injury"),
 )
 
 # initialisms among the names: they count only written in capitals, as option_aliases' own initialisms
-INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave", "sclc", "ga", "cdh", "pvns", "hht"})  # (folding leaves them as they are)
+INITIALISMS = frozenset({"chb", "gpa", "egpa", "cppd", "nf1", "arni", "pdr", "gave", "sclc", "ga", "cdh", "pvns", "hht",
+                         "ptx", "hcm", "hocm"})  # (folding leaves them as they are)
 
 # a broader or looser name that a careful reader takes for the option when no other option fits it
 BROADER: dict[str, tuple[str, ...]] = {

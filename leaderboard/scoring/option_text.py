@@ -41,7 +41,8 @@ _NEGATION_AFTER = (("is", "excluded"), ("excluded",), ("is", "absent"), ("absent
                    ("was", "ruled", "out"), ("can", "be", "excluded"), ("can", "be", "ruled", "out"),
                    ("would", "not"), ("does", "not"), ("seems", "unlikely"), ("is", "incorrect"), ("is", "wrong"),
                    ("isnt",), ("arent",), ("doesnt",), ("wasnt",), ("wouldnt",),  # letters-v7: contractions
-                   ("appears", "intact"), ("is", "intact"), ("intact",), ("are", "intact"))  # v12: "The CFL appears intact."
+                   ("appears", "intact"), ("is", "intact"), ("intact",), ("are", "intact"),
+                   ("are", "unlikely"), ("are", "less", "likely"), ("are", "excluded"))  # v12: "The CFL appears intact."
 # letters-v8: "综上，最可能的诊断是X" (in sum, the most likely diagnosis is X)
 _CJK_CONCLUDING = ("最可能", "最有可能", "诊断是", "诊断为", "診斷是", "診斷為", "综上", "答案", "因此", "故选", "符合",
                    "考虑为", "首先考虑", "倾向于")  # letters-v11: "综上，考虑为 DCIS。" (the cue opens the clause)
@@ -52,8 +53,10 @@ _CONCLUDING = ("answer", "diagnosis", "likely", "consistent", "therefore", "thus
                "favor", "favour", "favors", "favours", "favoring", "favouring", "best", "makes", "conclude",
                "conclusion", "choose", "select", "go", "indicates", "indicating", "indicate", "typical",
                "characteristic", "classic", "diagnostic", "confirms", "confirming", "pathognomonic", "compatible", "fits",
-               "points", "represents",
+               "points", "represents", "point", "pointing", "hallmark",  # v13: "... U waves point to hypokalemia"
                "appropriate", "step")  # letters-v12: "The most appropriate treatment is X", "the next step is X"
+_MODAL_CUES = frozenset(("point", "pointing", "points"))  # letters-v13: "... could point to a carcinoid (B)" concludes nothing
+_MODALS = frozenset(("could", "might", "may", "would", "can"))
 # letters-v5: a mention after one of these in its clause is not asserted ("I cannot determine whether this is a
 # pneumothorax", "It is not possible to diagnose pleural effusion", "If pleural effusion is present, ...")
 _UNASSERTING = {"whether", "if", "unless", "cannot", "cant", "unable", "impossible", "unsure", "uncertain",
@@ -195,8 +198,10 @@ def _negated(folded: Folded, start: int, end: int, next_start: int) -> bool:
     in_clause = len(text[end:cut].split())
     if after[:1] == ["no"] and folded.source[folded.origin[end - 1] + 1:folded.origin[end - 1] + 3].strip() in _VERDICT_MARKS:
         return True  # "Pneumothorax? No.", "RA - no" (a verdict list; letters-v5)
-    for skip in range(_GAP + 1):
-        if skip and (skip > in_clause - 1 or after[skip - 1] in _GAP_STOPS or len(after[skip - 1]) == 1):
+    joined = after[:1] in (["and"], ["or"])  # letters-v13: "makes scurvy and inflicted injury less likely": the pair
+    for skip in range(_GAP + 1 + joined):
+        if skip and (skip > in_clause - 1 or (after[skip - 1] in _GAP_STOPS and not (joined and skip == 1))
+                     or len(after[skip - 1]) == 1):
             return False
         rest = tuple(after[skip:skip + 4])
         if any(rest[:len(p)] == p for p in _NEGATION_AFTER):
@@ -585,4 +590,5 @@ def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:
                 or label_words[-2:] == ["bottom", "line"]:
             return True  # letters-v11: "Bottom line: this is a Stanford type A dissection"
     joined = "".join(words)  # folded CJK text is one character per word
-    return any(word in _CONCLUDING for word in words) or any(cue in joined for cue in _CJK_CONCLUDING)
+    return any(word in _CONCLUDING and not (word in _MODAL_CUES and k and words[k - 1] in _MODALS)
+               for k, word in enumerate(words)) or any(cue in joined for cue in _CJK_CONCLUDING)

@@ -79,8 +79,8 @@ BLIND_SETS = [
      "95 and 144: esophageal varices and erythema toxicum described, not named: domain inference)"),
     ("blind_letters17.jsonl", 200, 197, 33, 32, "unseen: v10 at cb5650c 187, v11 at 692d8ce 187; seen: v11 197 (left: a "
      "Chinese analysis cut off, a lean 'but it could also be', a normal study in prose)"),
-    ("blind_letters22.jsonl", 200, 197, 29, 27, "unseen: v10 at cb5650c 186, v11 at 692d8ce 188; seen: v11 197 (left: a "
-     "mechanism described, a retraction by rejecting the chosen option's text, a Chinese analysis cut off)"),
+    ("blind_letters22.jsonl", 200, 198, 29, 28, "unseen: v10 at cb5650c 186, v11 at 692d8ce 188; seen: v11 197, v13 198 "
+     "(left: a mechanism described, a retraction by rejecting the chosen option's text)"),
     ("blind_letters15.jsonl", 200, 200, 31, 31, "unseen: v10 at cb5650c 193, v11 at 692d8ce and 0f65d7e 194; seen: v12 200"),
     ("blind_letters18.jsonl", 200, 198, 31, 30, "unseen: v10 at cb5650c 184, v11 at 692d8ce and 0f65d7e 188; seen: v12 "
      "198 (left: an ECG analysis cut off on 'sawtooth', a placenta covering the os described in Chinese)"),
@@ -105,6 +105,22 @@ BLIND_SETS = [
     ("blind_letters35.jsonl", 200, 195, 32, 32, "unseen: v11 at 0f65d7e 193, v12 at 76ec5c1 192; seen: v12 195 (left: a "
      "hilar cholangiocarcinoma described, a commitment cut off mid-sentence, an echoed option list read by a sign, a "
      "next step in other words, an option list before a bare closing name)"),
+    # round 11: kept unread through round 10, measured unseen under v12 (sets 32-34 at 76ec5c1, 36-38 at 8b1470d), then
+    # read for letters-v13
+    ("blind_letters32.jsonl", 200, 199, 29, 29, "unseen: v11 at 0f65d7e 194, v12 at 76ec5c1 194; seen: v13 199 (left: "
+     "a pericardial effusion described)"),
+    ("blind_letters33.jsonl", 200, 198, 29, 29, "unseen: v11 192, v12 at 76ec5c1 193; seen: v13 198 (left: a haemothorax "
+     "described, 'scapholunate dissociation' beside a lunate in its fossa)"),
+    ("blind_letters34.jsonl", 200, 196, 34, 34, "unseen: v11 185, v12 at 76ec5c1 186; seen: v13 196 (left: three "
+     "descriptions a clinician maps, 'Intussusception.' for 'Ileocolic intussusception', which the project's earlier "
+     "corpora label unparseable as a head noun alone)"),
+    ("blind_letters36.jsonl", 200, 199, 31, 31, "unseen: v11 194, v12 at 8b1470d 195; seen: v13 199 (left: a boxer's "
+     "fracture described)"),
+    ("blind_letters37.jsonl", 200, 196, 30, 30, "unseen: v11 192, v12 at 8b1470d 192; seen: v13 196 (left: a "
+     "subperiosteal abscess described in English and Chinese, a lean cut off while reconsidering, 'probably A, but it "
+     "might also be C', which earlier corpora label unparseable)"),
+    ("blind_letters38.jsonl", 200, 195, 30, 29, "unseen: v11 193, v12 at 8b1470d 193; seen: v13 195 (left: three "
+     "descriptions, 'Posterior STEMI' for 'Posterior myocardial infarction', a stenosis grade by its range)"),
 ]
 
 

@@ -99,7 +99,7 @@ def test_lower_case_letters_and_prose():
 
 
 def test_rule_is_versioned_and_described():
-    assert RULE_VERSION == "letters-v12"
+    assert RULE_VERSION == "letters-v13"
     assert RULE_SUMMARY.startswith(RULE_VERSION) and "\n" not in RULE_SUMMARY
     doc = letters_module.__doc__
     assert all(f"\n{k}. " in doc for k in (1, 2, 3))  # the numbered precedence list copied into the README

@@ -131,7 +131,7 @@ def test_results_keep_the_rule_they_were_scored_under():
     old_summary = ("letters-v2: explicit answer statement (final ones decide) > lone leading letter > single "
                    "standalone capital letter; ...")
     assert rule_of({"letter_rule": old_summary}) == "letters-v2"
-    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v12"
+    assert rule_of({"letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION}) == "letters-v13"
     assert rule_of({"letter_rule_version": "letters-v3", "letter_rule": old_summary}) == "letters-v3"
     assert rule_of({}) is None and rule_of({"letter_rule": "something else"}) is None
 

@@ -274,5 +274,5 @@ def test_option_text_answers_are_read_with_the_items_options(tiny):
     _, result = score(tiny, lines)
     assert result.metrics["mcq_all"] == pytest.approx(100 * 4 / 9, abs=1e-4)
     assert result.parse_failures == 1
-    assert result.protocol["letter_rule_version"] == "letters-v12"
-    assert result.protocol["letter_rule"].startswith("letters-v12:")
+    assert result.protocol["letter_rule_version"] == "letters-v13"
+    assert result.protocol["letter_rule"].startswith("letters-v13:")

@@ -334,7 +334,7 @@ def test_option_text_answers_use_the_items_options(built, tmp_path):
     correct = {i: result.per_item[i]["correct"] for i in (l["id"] for l in lines)}
     assert correct == {"img1-1": 1, "img1-2": 0, "img1-3": 0, "img1-4": 1, "img1-5": 1}
     assert result.parse_failures == 1
-    assert result.protocol["letter_rule_version"] == RULE_VERSION == "letters-v12"
+    assert result.protocol["letter_rule_version"] == RULE_VERSION == "letters-v13"
 
 
 def test_vectorised_parsing_with_options_keeps_digits():
