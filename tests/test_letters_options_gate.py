@@ -29,7 +29,9 @@ BLIND = ["heldout/blind_letters.jsonl", "heldout/blind_letters2.jsonl", "heldout
          "heldout/blind_letters25.jsonl", "heldout/blind_letters28.jsonl", "heldout/blind_letters29.jsonl",
          "heldout/blind_letters30.jsonl", "heldout/blind_letters31.jsonl", "heldout/blind_letters35.jsonl",
          "heldout/blind_letters32.jsonl", "heldout/blind_letters33.jsonl", "heldout/blind_letters34.jsonl",
-         "heldout/blind_letters36.jsonl", "heldout/blind_letters37.jsonl", "heldout/blind_letters38.jsonl"]
+         "heldout/blind_letters36.jsonl", "heldout/blind_letters37.jsonl", "heldout/blind_letters38.jsonl",
+         "heldout/blind_letters39.jsonl", "heldout/blind_letters40.jsonl", "heldout/blind_letters41.jsonl",
+         "heldout/blind_letters42.jsonl", "heldout/blind_letters44.jsonl", "heldout/blind_letters45.jsonl"]
 _BLEED = ["Epidural hematoma", "Subdural hematoma", "Subarachnoid hemorrhage", "Intraparenchymal hemorrhage"]
 _LEUKEMIA = ["Acute myeloid leukemia", "Acute lymphoblastic leukemia", "Chronic myeloid leukemia",
              "Chronic lymphocytic leukemia"]

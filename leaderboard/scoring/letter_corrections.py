@@ -69,7 +69,9 @@ def corrected(s: str, end: int, letter: str, letters_after, text_letter=None) ->
     i, other = later[-1]
     if _RESTATES.search(s[max(start, i - 40):i]) or commits(s, i) or _IS_LETTER.search(s[max(start, i - 20):i]) \
             or (_RESTATES_ALONE.search(s[max(start, i - 40):i]) and _SENTENCE_END.match(s[i + 1:i + 3])) \
-            or (s[i - 2:i] in (", ", ": ", ". ") and not s[i + 1:].strip(" .!)]*\n")):  # v12: "... callosum. C."
+            or ((s[i - 2:i] in (", ", ": ", ". ") or s[max(start, i - 4):i].rstrip("([* ")[-1:] == "\n")
+                and not s[i + 1:].strip(" .!)]*\n")):
+        # v12: "... callosum. C."; v13: "**B** — actually, no. ... it is a paraovarian cyst.\n\n**D**" (its own last line)
         return other  # letters-v11: "Actually no, looking again at the Kerley lines, D." (the response's last word)
     return None
 
@@ -79,11 +81,17 @@ _UNSURE_AT_END = re2.compile(r"(?i)(?:not sure|unsure|uncertain|can(?:no|['’])
                              r"不确定|拿不准)[^.!?\n]{0,60}[.!?。]*$")
 
 
+# letters-v13: "Answer: B\n\nActually, I'm not sure. ... It could be B or C." (unsure right after the marker)
+_UNSURE_AFTER_MARKER = re2.compile(r"(?i)[ ,.!]{0,3}(?:i['’]?m |i am )?(?:not (?:so |entirely |completely )?sure|unsure|"
+                                   r"not certain|uncertain)")
+
+
 def unresolved(s: str, end: int, letter: str, letters_after) -> bool:
     """Does a correction marker after the committed `letter` (ending at `end`) raise another letter and the response
     end unsure, with no new commitment ("Answer: A. Hmm, actually ..., it might be C. I'm not sure which one is
     right.")? A careful reader records no answer: the first one is withdrawn and the second never given."""
     marker = _MARKER.search(s[end:end + 2000])
-    if marker is None or _UNSURE_AT_END.search(s[-120:].rstrip()) is None:
+    if marker is None or (_UNSURE_AT_END.search(s[-120:].rstrip()) is None
+                          and _UNSURE_AFTER_MARKER.match(s[end + marker.end():end + marker.end() + 40]) is None):
         return False
     return any(x != letter for _, x in letters_after(end + marker.start()))

@@ -13,6 +13,7 @@ one sentence (bounded by letter_conclusion.MAX_SENTENCE): linear time.
 from __future__ import annotations
 
 from .letter_conclusion import _sentence
+from .cjk import is_cjk
 
 _LEAN_BEFORE = ("most likely", "more likely", "likely", "probably", "most probably", "favor", "favour",
                 "favoring", "favouring", "lean towards", "lean toward", "leaning towards", "leaning toward",
@@ -29,17 +30,24 @@ _OPEN = ("cannot be excluded", "cannot be completely excluded", "cannot be entir
          "can't be completely ruled out", "can't be fully ruled out",
          "remains possible", "remain possible", "is possible", "still possible", "remains a possibility",
          "remains in the differential", "borderline", "cannot exclude", "can't exclude", "not exclude",
-         "不能排除", "不能完全排除", "不除外",
+         "不能排除", "不能完全排除", "不除外", "不能完全除外", "不能除外",  # v13
+         "is a consideration", "is also a consideration", "should be considered", "remains a consideration",
          "鉴别", "鑑別")  # not "is also possible": an equal alternative (letters-v8); v12: "需与D鉴别" (to tell from D)
 _OFFERED = ("could be", "might be", "may be", "possibly", "可能是", "也可能是")
+
+
+def _cjk_name(text: str) -> bool:
+    return 0 < len(text) <= 15 and all(is_cjk(ch) for ch in text)
 
 
 def _near(sentence: str, i: int, cues, before: bool, reach: int = 25) -> bool:
     """Does one of `cues` end just before position i (before=True) or start just after it, within `reach`
     characters of text holding no other letter-like token?"""
     if before:
-        window = sentence[max(0, i - reach):i].rstrip(" ([")
-        return any(window.endswith(cue) for cue in cues)
+        window = sentence[max(0, i - reach):i].rstrip(" ([（")
+        # letters-v13: or the cue, then the option's Chinese name, then its letter ("最可能为扁平苔藓（B）")
+        return any(window.endswith(cue) or (cue in window and _cjk_name(window[window.rfind(cue) + len(cue):]))
+                   for cue in cues)
     window = sentence[i + 1:i + 1 + reach].lstrip(" )]")
     if window.startswith("("):  # "Likely C (PI-RADS 4), ..." — skip a gloss after the letter
         close = window.find(")")

@@ -161,7 +161,8 @@ def concluded_elsewhere(s: str, letter: str, end: int, letters: str, options: Se
 
 _DIAGNOSIS_BEFORE = re2.compile(r"(?i)(?:(?:most likely|final|probable|likely|the) diagnosis (?:is|would be)|"
                                 r"most consistent with|diagnostic of|pathognomonic (?:of|for)|"
-                                r"(?:a |the )?(?:typical|classic) (?:case|example|picture) of)"  # v13: "shows a typical case of"
+                                r"(?:a |the )?(?:typical|classic) (?:case|example|picture) of|"  # v13: "shows a typical case of"
+                                r"(?:findings |features )?points? to)"  # v13: "These findings point to sarcoidosis.\n\nAnswer: C"
                                 r"(?: (?:a|an|the))?[ *_:]*$")
 _REVISED = re2.compile(r"(?i)(?:^|[^a-z])(?:wait|actually|however|but|reconsider|on second thought|looking again|"
                        r"re-?evaluat|instead|rather|correction|no,)")

@@ -26,7 +26,8 @@ RULE_SUMMARY = ("letters-v13: explicit answer statement (final ones decide) > lo
                 "v13: a pair the response narrows to (one of A or B) is settled by the option its conclusion names, an "
                 "option walk or step-by-step analysis cut off partway answers nothing, 'cannot tell which' undoes a stated "
                 "letter, 'sorry, that is option D' corrects, 'most likely represents A —', 'Probably D:', 'the most "
-                "fitting option is C', 'A is more consistent' and 'option is number 4' state a letter; "
+                "fitting option is C', 'A is more consistent', 'typical of option B' and 'option is number 4' state a "
+                "letter, a line under a 'Diagnosis' heading concludes, Chinese terms (A型, 克氏B线) hold no letter; "
                 "think blocks "
                 "dropped; first 4,000 + last 2,000 chars read; several letters or option texts, a letter beyond the "
                 "options, or none = unparseable")

@@ -56,8 +56,15 @@ SIGNS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
                        "adenocarcinoma of the colon")),
     (("target sign", "doughnut sign", "donut sign", "pseudokidney sign", "coiled spring",
       # letters-v10: the mechanism itself, described
-      "telescoping of", "telescoping bowel", "bowel telescoping", "concentric alternating hypoechoic and echogenic rings"),
-     ("intussusception",)),
+      "telescoping of", "telescoping bowel", "bowel telescoping", "concentric alternating hypoechoic and echogenic rings",
+      "同心圆征", "靶环征", "套筒征", "肠管套入"),  # letters-v13: the Chinese signs
+     ("intussusception", "肠套叠")),
+    # letters-v13: gas in the bowel wall
+    (tuple(f"{gas} {where} {wall}" for gas in ("air", "gas") for where in ("in", "within")
+           for wall in ("the bowel wall", "the wall of the bowel", "the wall of the small intestine", "the intestinal wall",
+                        "the wall of the small bowel", "the wall of the colon", "the wall of the intestine",
+                        "the colonic wall")) + ("intramural gas", "intramural air"),
+     ("pneumatosis intestinalis", "pneumatosis", "肠壁积气")),
     (("string sign", "cobblestoning", "cobblestone appearance", "skip lesions", "creeping fat"), ("crohn", "pyloric stenosis")),
     (("lead pipe colon", "lead pipe", "loss of haustra", "loss of haustral markings"), ("ulcerative colitis",)),
     (("thumbprinting", "thumb printing"), ("ischemic colitis",)),

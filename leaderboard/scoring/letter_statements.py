@@ -81,6 +81,9 @@ _EXPLICIT_SPECS = (
     (rf"(?:finding|device|feature|structure|abnormality|sign|line|tube|one|option)(?: that is| which is| that's)? not "
      rf"(?:present|seen|visible|shown|identified|demonstrated)(?: here| on (?:the|this) (?:image|film|study|radiograph))?"
      rf"(?: is|:) {_L_END}", WORD_BEFORE, None),
+    # letters-v13: "These features are typical of option B.", "characteristic of choice C."
+    (rf"(?:typical|characteristic|classic|diagnostic|suggestive|indicative) (?:of|for) (?:option|choice) {_L}[)\]]?",
+     WORD_BEFORE, _sentence_ends),
     # letters-v12: "... most closely matches option A.", "best corresponds to C.", "corresponds to option A."
     (rf"corresponds to (?:option|choice) {_L}[)\]]?", WORD_BEFORE, _sentence_ends),
     # letters-v12: "the option that best matches is C, pyogenic granuloma."

@@ -67,7 +67,7 @@ from leaderboard.scoring.letter_rejections import rejected as _rejected
 from leaderboard.scoring.letter_text import (HEAD, TAIL, SHORT, answer_part, bounded, cut_off_mid_sentence,  # noqa: F401
                                              cjk_conditional, cut_off_thinking, genus_abbreviation, normalised, read)  # (HEAD, TAIL: callers)
 from leaderboard.scoring.option_numbers import DIGITS, counted_numbers  # noqa: F401 (DIGITS: batch callers zero digits with it)
-from .letter_corrections import corrected, retracted_at_end, unresolved
+from .letter_corrections import corrected, may_correct, retracted_at_end, unresolved
 from .letter_batch import needs_options, needs_options_batch  # noqa: F401 (batch callers import them from here)
 from .letter_pairs import concluded_elsewhere, settle_pair
 from .letter_windows import matches
@@ -114,7 +114,8 @@ _NOT_OPTION_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + " $")
 _TERM_LIST_BEFORE = re2.compile(r"(?i)" + _TERM_WORDS + r" [A-Z][0-9]{0,2}(?:(?:, | ?/ ?)[A-Z][0-9]{0,2})*"
                                 r"(?:,? (?:or|and|&|nor) | ?/ ?|, )$")
 _TERM_AFTER = re2.compile(r"(?i: (?:cells?|lymphocytes?|lymphoma|symptoms?|wave|waves|point|antigen|blood|strain|"
-                          r"lines|bands?|fib(?:er|re)s?|toxins?|virus|viruses|receptors?|chains?|subunits?))"
+                          r"lines|bands?|fib(?:er|re)s?|toxins?|virus|viruses|receptors?|chains?|subunits?|"
+                          r"signs?))"  # letters-v13: 'the "C sign"' 
                           r"(?:[^A-Za-z]|$)")
 _GLOSSED_ARTICLE = re2.compile(r"\([^()\n]{1,40}\) [a-z]")
 _A_VERBS = re2.compile(r" (?:or|and|nor|vs|versus|through|to|is|was|seems|appears|would|could|might|may|can|fits|matches|over|"
@@ -150,6 +151,8 @@ def _is_option_letter(s: str, i: int, context: str, bare: bool = False, negation
         return True  # "(c)", "[B]": nothing but a letter
     if "&" in (prev, nxt):
         return False  # "H&E", "A&E", "B&W": a term
+    if nxt in ("型", "类", "類", "线", "線", "超"):
+        return False  # letters-v13: "A型" (type A), "B类" (class B), "克氏B线" (Kerley B lines), "B超": Chinese terms
     if prev in ("°", "º") or (prev == " " and s[i - 2:i - 1] in ("°", "º")):
         return False  # letters-v9: a temperature's unit, "29 °C", "98.6°F"
     if _TERM_AFTER.match(s[i + 1:i + 16]):
@@ -360,8 +363,8 @@ def _leading(s: str, candidates: set[str], spans: list[tuple[int, int, int]] = (
         return letter
     if letter not in candidates:
         return None  # "I. Findings" (a roman numeral heading): not an option letter at all
-    if len(lines) > 1 and _line_letter(lines[1]) not in (None, letter):
-        return _CONFLICT
+    if len(lines) > 1 and _line_letter(lines[1]) not in (None, letter) and not may_correct(lines[0]):
+        return _CONFLICT  # (v13: not "**B** — actually, no. ... \n**D**", a correction)
     return letter
 
 

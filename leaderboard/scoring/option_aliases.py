@@ -35,12 +35,13 @@ _GENERIC_WORDS = {"left", "right", "upper", "lower", "acute", "chronic", "mild",
                   "primary", "secondary", "benign", "malignant", "bilateral", "unilateral", "central", "peripheral",
                   "anterior", "posterior", "medial", "lateral", "proximal", "distal", "early", "late", "small",
                   "large", "simple", "complex", "partial", "complete", "total", "focal", "diffuse", "multiple",
-                  "single", "stage", "grade", "type", "class", "none", "other", "both", "neither"}
+                  "single", "stage", "grade", "type", "class", "none", "other", "both", "neither",
+                  "cell", "cells"}  # letters-v13: "cell tumor" of "Leydig cell tumor" is in "germ cell tumor" too
 _MAX_PART_WORDS = 6
 SIDES = {"left": ("左侧", "左"), "right": ("右侧", "右"), "bilateral": ("双侧", "两侧"), "both": ("双侧", "两侧")}
 _PLACE_PREPOSITIONS = {"of", "in", "at", "on"}
 _PLACE_WORDS = {"lobe", "lobes", "segment", "quadrant", "side", "zone", "region", "field", "wall", "base", "apex", "pole",
-                "cord"}  # letters-v11: a place of two words or more names no option ("spinal cord" of "Spinal cord tumor")
+                "cord", "head", "neck", "vein", "veins", "artery", "arteries", "duct", "ducts", "chamber"}  # letters-v11: a place of two words or more names no option ("spinal cord" of "Spinal cord tumor")
 _SKIPPED_IN_INITIALISMS = {"of", "the", "and", "or", "with", "without", "in", "on", "to", "for"}
 _GENERIC_TAIL = {"multiforme", "weighted", "image", "images", "imaging", "sequence", "deficiency", "disease",
                  "syndrome", "type", "pattern"}
@@ -55,6 +56,11 @@ _TABLE = {
     "panretinal photocoagulation": ("prp",), "pan retinal photocoagulation": ("prp",), "neovascularization elsewhere": ("nve",),
     "neovascularization of the disc": ("nvd",), "neovascularization at the disc": ("nvd",), "geographic atrophy": ("ga",),
     "polypoidal choroidal vasculopathy": ("pcv",),
+    # letters-v13
+    "pneumocystis jirovecii pneumonia": ("pcp", "pjp"), "pneumocystis pneumonia": ("pcp", "pjp"),
+    "pneumocystis carinii pneumonia": ("pcp",), "gastrointestinal stromal tumor": ("gist",),
+    "developmental dysplasia of the hip": ("ddh",), "avascular necrosis": ("avn",),
+    "acute respiratory distress syndrome": ("ards",),
     # letters-v12: ankle ligaments by the abbreviations radiologists write (talo-fibular: ATFL, not "ATL")
     "anterior talofibular ligament": ("atfl",), "posterior talofibular ligament": ("ptfl",),
     "calcaneofibular ligament": ("cfl",), "anterior inferior tibiofibular ligament": ("aitfl",),
@@ -90,7 +96,7 @@ _TABLE = {
     "arrhythmogenic right ventricular cardiomyopathy": ("arvc",),
 }
 _SHORT_WORDS = {"staphylococcus": "staph", "streptococcus": "strep", "hepatitis": "hep", "metastasis": "mets",
-               "metastases": "mets"}
+               "metastases": "mets", "adenocarcinoma": "carcinoma"}  # v13: "colorectal carcinoma" (no other carcinoma)
 
 
 class Alias(NamedTuple):
@@ -140,7 +146,7 @@ _PLACES = {"cerebral", "brain", "intracranial", "pulmonary", "lung", "renal", "k
            "spleen", "pancreatic", "cardiac", "myocardial", "colonic", "gastric", "esophageal", "orbital", "spinal",
            "cutaneous", "skin", "breast", "thyroid", "adrenal", "ovarian", "testicular", "prostatic", "bladder", "bone",
            "muscle", "retinal", "corneal", "intestinal", "bowel",
-           "optic", "disc", "disk", "macula", "fovea", "pericardium"}  # letters-v12: "the optic disc" says where
+           "optic", "disc", "disk", "macula", "fovea", "pericardium", "femoral"}  # letters-v12: "the optic disc" says where
 _POLARITY = frozenset(("normal", "no", "non", "not", "without", "absent", "negative", "abnormal"))
 _ROMAN = {"ii", "iii", "iv", "vi", "vii"}  # letters-v7: "Mobitz II" tells "Mobitz II ..." from "Mobitz I ..."
 _LEVEL = re2.compile(r"^[ctls][1-9][0-2]?$")  # a vertebral level: C2, T12, L4, S1 (letters-v11)
@@ -164,6 +170,9 @@ def _parts(index: int, words: list[str], others: list[list[str]]) -> set[str]:
                     w in _GENERIC_WORDS or w in _PLACES or w in _PLACE_WORDS or _LEVEL.match(w) for w in part):
                 continue  # letters-v8: "upper lobe" of "Hamartoma of the upper lobe" says where, not what
                 # (letters-v11: nor "C2" of "Teardrop fracture of C2": a vertebral level)
+            if len(part) == 1 and i == 0 < n - 1 and part[0] in _PLACES:
+                continue  # letters-v13: "the liver" of "Liver laceration" says where ("a CT showing the liver, kidneys
+                # and spleen"); "Liver." alone is still its closing label (lead_words)
             distinctive = [w for w in part if w not in other_words]
             if not distinctive or all(w in _GENERIC_WORDS for w in distinctive):
                 continue
@@ -220,7 +229,7 @@ def _aliases(folded_options: tuple, options: tuple) -> list[list[Alias]]:
         if len(ws) == 2 and len(ws[0]) >= 4 and ws[0].isalpha() and (option or "").strip()[:1].isupper():
             mine.add(Alias(" " + ws[0][0] + " " + " ".join(ws[1:]) + " ", False, True))  # "e coli"
         for long, short in _SHORT_WORDS.items():
-            if long in ws:
+            if long in ws and not any(short in o for o in others):  # v13: no other carcinoma among the options
                 mine.add(Alias(" " + " ".join(short if w == long else w for w in ws) + " ", False, False))
         mine.update(Alias(p, False, False) for p in _parts(index, ws, others))
         mine.update(Alias(" " + g + " ", False, False) for g in _glosses(option or ""))

@@ -170,9 +170,23 @@ def of_form(words: list[str]) -> set[str]:
     return {f"{noun} of the {part}", f"{noun} of {part}", f"{noun} of the {whole}", f"{noun} of {whole}"}
 
 
+_IN_HEADS = frozenset(("pneumonia", "consolidation", "atelectasis", "collapse", "abscess", "nodule", "mass", "cavity",
+                       "infarct", "infarction", "contusion", "hemorrhage", "bronchiectasis"))
+_PLACES = frozenset(("lobe", "lung", "segment", "lingula", "hemithorax"))
+
+
+def in_form(words: list[str]) -> set[str]:
+    """letters-v13: "pneumonia in the right lower lobe" for "Right lower lobe pneumonia": the condition, then "in (the)"
+    or "of (the)" and the place it is in, when the option is a place in the lung and a condition."""
+    if not 3 <= len(words) <= 5 or words[-1] not in _IN_HEADS or words[-2] not in _PLACES:
+        return set()
+    noun, place = words[-1], " ".join(words[:-1])
+    return {f"{noun} in the {place}", f"{noun} of the {place}", f"{noun} in {place}"}
+
+
 def variants(words: list[str], all_words: list[list[str]]) -> set[str]:
     """Every other writing of the option (folded words) among the options' folded words `all_words`."""
     if not words:
         return set()
     return (numbered_family(words, all_words) | tnm_spaced(words) | imaging_study(words) | whole_option_names(words)
-            | one_word_left_out(words, all_words) | of_form(words))
+            | one_word_left_out(words, all_words) | of_form(words) | in_form(words))

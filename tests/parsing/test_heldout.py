@@ -111,7 +111,7 @@ BLIND_SETS = [
      "a pericardial effusion described)"),
     ("blind_letters33.jsonl", 200, 198, 29, 29, "unseen: v11 192, v12 at 76ec5c1 193; seen: v13 198 (left: a haemothorax "
      "described, 'scapholunate dissociation' beside a lunate in its fossa)"),
-    ("blind_letters34.jsonl", 200, 196, 34, 34, "unseen: v11 185, v12 at 76ec5c1 186; seen: v13 196 (left: three "
+    ("blind_letters34.jsonl", 200, 197, 34, 34, "unseen: v11 185, v12 at 76ec5c1 186; seen: v13 197 (left: two "
      "descriptions a clinician maps, 'Intussusception.' for 'Ileocolic intussusception', which the project's earlier "
      "corpora label unparseable as a head noun alone)"),
     ("blind_letters36.jsonl", 200, 199, 31, 31, "unseen: v11 194, v12 at 8b1470d 195; seen: v13 199 (left: a boxer's "
@@ -121,6 +121,19 @@ BLIND_SETS = [
      "might also be C', which earlier corpora label unparseable)"),
     ("blind_letters38.jsonl", 200, 195, 30, 29, "unseen: v11 193, v12 at 8b1470d 193; seen: v13 195 (left: three "
      "descriptions, 'Posterior STEMI' for 'Posterior myocardial infarction', a stenosis grade by its range)"),
+    # round 11: written for this round, measured unseen under letters-v13 at 71b6dfb (v12 at f76b7ff beside it), then read
+    ("blind_letters39.jsonl", 200, 200, 30, 30, "unseen: v12 192, v13 at 71b6dfb 193; seen: v13 200"),
+    ("blind_letters40.jsonl", 200, 193, 34, 33, "unseen: v12 185, v13 at 71b6dfb 185; seen: v13 193 (left: five "
+     "musculoskeletal descriptions a clinician maps, a tendon 'rupture' for a 'tear', a stress fracture not among the "
+     "options read as the subchondral one)"),
+    ("blind_letters41.jsonl", 200, 196, 30, 30, "unseen: v12 192, v13 at 71b6dfb 192; seen: v13 196 (left: two "
+     "descriptions, 'BBPS 2', 'likely C, but it could also be B', which earlier corpora label unparseable)"),
+    ("blind_letters42.jsonl", 200, 198, 29, 29, "unseen: v12 193, v13 at 71b6dfb 194; seen: v13 198 (left: two "
+     "descriptions: a boot-shaped heart, a blue nevus)"),
+    ("blind_letters44.jsonl", 200, 196, 30, 29, "unseen: v12 193, v13 at 71b6dfb 194; seen: v13 196 (left: three "
+     "descriptions (hypopyon, a monocyte, a tympanic perforation in Chinese) and a fundus description read as its sign)"),
+    ("blind_letters45.jsonl", 200, 199, 31, 31, "unseen: v12 189, v13 at 71b6dfb 189; seen: v13 199 (left: the third "
+     "ventricle described by its place, not named)"),
 ]
 
 

@@ -192,3 +192,133 @@ def test_rejections_conclusions_and_pairs(text, options, expected):
 ])
 def test_other_names(text, options, expected):
     assert _parse(text, options) == expected
+
+
+# the second part of letters-v13: blind sets 39-42, 44 and 45 (measured unseen first under letters-v13 at 71b6dfb)
+AORTA_ZH = ["主动脉瘤", "主动脉夹层", "主动脉壁内血肿", "穿透性动脉粥样硬化性溃疡"]
+LUNG_ZH = ["慢性阻塞性肺疾病", "间质性肺病", "急性呼吸窘迫综合征", "肺栓塞"]
+HIP_ZH = ["发育性髋关节发育不良", "股骨头骨骺滑脱", "股骨头骨骺骨软骨病（Perthes病）", "化脓性髋关节炎"]
+LICHEN = ["苔藓样药疹", "扁平苔藓", "银屑病", "慢性单纯性苔藓"]
+SARCOID = ["Sarcoidosis", "Lymphoma", "Tuberculosis", "Silicosis"]
+INFARCT = ["Pulmonary embolism without infarction", "Pulmonary infarction", "Pneumonia", "Atelectasis"]
+OVARY_CYST = ["Mucinous cystadenoma", "Mature cystic teratoma", "Hydrosalpinx", "Paraovarian cyst"]
+TESTIS = ["Classic seminoma", "Embryonal carcinoma", "Mature teratoma", "Yolk sac tumor", "Leydig cell tumor"]
+KIDNEY_RX = ["Radical nephrectomy with renal vein thrombectomy", "Percutaneous renal mass biopsy", "Partial nephrectomy",
+             "Active surveillance"]
+TRAUMA = ["Splenic laceration", "Liver laceration", "Renal laceration", "No solid organ injury"]
+BONE_CYST = ["Aneurysmal bone cyst", "Simple bone cyst", "Fibrous dysplasia", "Enchondroma"]
+LIPOMA = ["Simple lipoma", "Atypical lipomatous tumour / well-differentiated liposarcoma", "Myxoid liposarcoma",
+          "Intramuscular haemangioma"]
+COALITION = ["Calcaneonavicular coalition", "Talocalcaneal coalition", "Os trigonum syndrome", "Accessory navicular"]
+BOWEL = ["Pneumoperitoneum", "Portal venous gas", "Pneumatosis intestinalis", "Dilated bowel loops"]
+DYSPLASIA = ["Paget disease of bone", "Fibrous dysplasia", "Osteoblastic metastasis", "Melorheostosis"]
+CXR_LOBES = ["Right lower lobe pneumonia", "Right middle lobe pneumonia", "Right lower lobe atelectasis",
+             "Right pleural effusion"]
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("病变累及升主动脉，属于Stanford A型。\n\n综上所述，最可能的诊断是主动脉夹层。", AORTA_ZH, "B"),
+    ("未见胸腔积液及克氏B线。结合急性起病，考虑ARDS。", LUNG_ZH, "C"),
+    ("B超示胆囊壁增厚。答案：A", AORTA_ZH, "A"),  # near miss: a stated letter after the term still counts
+    ("答案：B", AORTA_ZH, "B"),
+])
+def test_letters_inside_chinese_terms(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("## 鉴别\n股骨头骨骺滑脱多见于青少年；Perthes病表现为骨骺碎裂；化脓性髋关节炎以骨质破坏为主。本例均不符合。\n\n## 诊断\nDDH（左侧）",
+     HIP_ZH, "A"),
+    ("Findings: the lesion is central with a fallen fragment.\n\n**Diagnosis**\nSimple bone cyst", BONE_CYST, "B"),
+    # near miss: a heading that does not conclude
+    ("## 鉴别\n股骨头骨骺滑脱多见于青少年；化脓性髋关节炎以骨质破坏为主。\n\n## 影像表现\n发育性髋关节发育不良可能", HIP_ZH, None),
+])
+def test_the_line_under_a_conclusion_heading_concludes(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("最可能为扁平苔藓（B），但苔藓样药疹（A）不能完全除外，需结合用药史。", LICHEN, "B"),
+    ("The ulcer is dendritic with terminal bulbs. Most likely D, though an Acanthamoeba pseudodendrite (C) is a "
+     "consideration in contact lens wearers.", ["Bacterial keratitis", "Fungal keratitis", "Acanthamoeba keratitis",
+                                               "Herpes simplex keratitis"], "D"),
+    # near miss: no concession, two options offered
+    ("可能为扁平苔藓（B）或苔藓样药疹（A）。", LICHEN, None),
+])
+def test_leans(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("These findings point to sarcoidosis.\n\nAnswer: C", SARCOID, None),
+    ("Answer: B\n\nActually, I'm not sure. The opacity could be an infarct, but pneumonia can look similar. It could be "
+     "B or C.", INFARCT, None),
+    ("**B** — actually, no. Looking more carefully, the lesion follows simple fluid signal and is separate from the "
+     "ovary. That is not a teratoma; it is a paraovarian cyst.\n\n**D**", OVARY_CYST, "D"),
+    ("I can't provide a medical diagnosis.\n\nFor educational purposes, though: these features are typical of option B.",
+     DYSPLASIA, "B"),
+    # near misses: the letter's own option is concluded; a sure correction; an echoed option list of two lines
+    ("These findings point to tuberculosis.\n\nAnswer: C", SARCOID, "C"),
+    ("Answer: B\n\nActually, I'm sure now: it is C.", INFARCT, "C"),
+    ("A. Mucinous cystadenoma\nB. Mature cystic teratoma", OVARY_CYST, None),
+])
+def test_pairs_corrections_and_statements(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("The image is most consistent with a mixed germ cell tumor.", TESTIS, None),  # "cell tumor" names no Leydig
+    ("The CT shows a large enhancing mass arising from the left kidney, with tumor extending into the left renal vein.",
+     KIDNEY_RX, None),
+    ("The image is a CT scan of the abdomen showing the liver, kidneys and spleen.", TRAUMA, None),
+    ("On the lateral radiograph there is a continuous C-shaped line (the \"C sign\"). These findings indicate a "
+     "talocalcaneal coalition.", COALITION, "B"),
+    ("These features favour an atypical lipomatous tumour / well-differentiated liposarcoma over a simple lipoma.",
+     LIPOMA, "B"),
+    ("Given the central location and the fallen fragment sign, I'd favour a unicameral bone cyst here.", BONE_CYST, "B"),
+    ("The image shows air in the wall of the small intestine.", BOWEL, "C"),
+    ("The image shows a chest X-ray with signs of pneumonia in the right lower lobe.", CXR_LOBES, "A"),
+    # near misses: the organ as a closing label still names its option; a different lobe
+    ("Liver.", TRAUMA, "B"),
+    ("There is pneumonia in the right middle lobe.", CXR_LOBES, "B"),
+])
+def test_places_parts_and_signs(text, options, expected):
+    assert _parse(text, options) == expected
+
+
+@pytest.mark.parametrize("text, options, expected", [
+    ("This is most consistent with colorectal carcinoma.", ["Diverticular stricture", "Colorectal adenocarcinoma",
+                                                           "Ischemic colitis", "Crohn disease stricture"], "B"),
+    ("The image shows a GIST in the stomach.", ["Gastric leiomyoma", "Gastrointestinal stromal tumor",
+                                                "Gastric schwannoma", "Gastric adenocarcinoma"], "B"),
+    ("The findings are classic for Kienböck disease.", ["Scaphoid nonunion", "Avascular necrosis of the lunate",
+                                                        "Scapholunate advanced collapse", "Ulnar impaction syndrome"], "B"),
+    ("PCP.", ["Pneumocystis jirovecii pneumonia", "Cytomegalovirus pneumonitis", "Disseminated Mycobacterium avium complex",
+              "Pulmonary Kaposi sarcoma"], "A"),
+    ("This looks like Erb's palsy after shoulder dystocia.", ["Upper brachial plexus injury (C5–C6)",
+                                                              "Lower brachial plexus injury (C8–T1)",
+                                                              "Clavicle fracture with pseudoparalysis"], "A"),
+    ("This is a stye.", ["Chalazion", "External hordeolum", "Preseptal cellulitis", "Sebaceous gland carcinoma"], "B"),
+    ("This is housemaid's knee.", ["Baker cyst", "Infrapatellar bursitis", "Pes anserine bursitis",
+                                   "Prepatellar bursitis"], "D"),
+    ("This is Ménétrier disease.", ["Hypertrophic protein-losing gastropathy", "Zollinger-Ellison syndrome",
+                                    "Gastric lymphoma", "Linitis plastica"], "A"),
+    ("Taken together, this is most consistent with a Klatskin tumor.", ["Hilar cholangiocarcinoma",
+                                                                         "Gallbladder carcinoma invading the hepatic hilum",
+                                                                         "Mirizzi syndrome"], "A"),
+    ("This is Ormond's disease.", ["Retroperitoneal lymphoma", "Retroperitoneal liposarcoma",
+                                   "Retroperitoneal fibrosis"], "C"),
+    ("Answer: AVN of the femoral head", ["Transient osteoporosis of the hip", "Avascular necrosis of the femoral head",
+                                         "Femoral neck stress fracture"], "B"),
+    ("诊断：冠心病。", ["冠状动脉粥样硬化性心脏病", "扩张型心肌病", "肥厚型心肌病"], "A"),
+    ("内生软骨瘤", ["Enchondroma", "Bone infarct", "Chondrosarcoma"], "A"),
+    ("Hydronephrosis", ["肾盂积水", "肾囊肿", "肾结石"], "A"),
+    ("Answer: Tuberous sclerosis", ["神经纤维瘤病1型", "神经纤维瘤病2型", "结节性硬化症"], "C"),
+    ("腹部超声可见“同心圆征”，纵切面呈“套筒征”。", ["肠套叠", "肠扭转", "阑尾炎"], "A"),
+    # near misses: another carcinoma among the options; GIST in lower case is no initialism
+    ("This is most consistent with colorectal carcinoma.", ["Colorectal adenocarcinoma", "Colorectal squamous cell "
+                                                           "carcinoma", "Ischemic colitis"], None),
+    ("The gist of it is a stromal lesion.", ["Gastric leiomyoma", "Gastrointestinal stromal tumor"], None),
+])
+def test_other_names_second_part(text, options, expected):
+    assert _parse(text, options) == expected
