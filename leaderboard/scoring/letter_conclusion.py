@@ -275,7 +275,8 @@ _UNDECIDED_PATTERN = (
     # letters-v13: "it's not possible to determine which is more likely"; Chinese "两者都有可能，无法确定"
     r"(?:can ?not|can'?t|can’t|unable to|not possible to|impossible to|not able to) (?:determine|tell|say|decide) "
     r"which (?:one |option )?(?:is|it is)|"
-    r"无法确定|难以确定|不能确定|无法区分|难以区分|无法判断|难以判断")
+    # (in Chinese only when it is about the options: "边界无法确定" (the margin cannot be determined) is no refusal)
+    r"两者都有可能|二者都有可能|两者均有可能|二者均有可能|(?:无法|难以|不能)(?:确定|区分|判断|鉴别)(?:是哪|哪|两者|二者)")
 _UNDECIDED = re2.compile("(?i)" + _UNDECIDED_PATTERN)
 # letters-v9: "Without that information, I can't confidently select a single answer." The writer declines to choose;
 # a reader takes none of the options it discussed (a stated answer, step 1 or 2, still stands).

@@ -25,6 +25,7 @@ import functools
 from typing import NamedTuple, Sequence
 
 from .cjk import is_cjk
+from .headings import under_heading
 from .option_aliases import SIDES, aliases, head_nouns, lead_words, shared_initialisms
 from .option_conditions import POSSIBLE, consequent, counterfactual, possibilities_listed, words_before
 
@@ -571,20 +572,6 @@ def _states(folded: Folded, clause: int, mention_start: int) -> bool:
         and folded.clause[-1] - clause <= 1
 
 
-_HEADINGS = frozenset(("diagnosis", "final diagnosis", "most likely diagnosis", "answer", "final answer", "conclusion",
-                       "impression", "诊断", "最终诊断", "结论", "答案", "印象", "診斷", "結論"))
-
-
-def _under_heading(before: str) -> bool:
-    """Is the text before a mention a heading line of its own that concludes ("## Diagnosis", "**诊断**")?"""
-    head = before.rstrip(" ")
-    if not head.endswith("\n"):
-        return False
-    line = head.rstrip("\n")
-    line = line[line.rfind("\n") + 1:].strip(" #*_:：").lower()
-    return line in _HEADINGS
-
-
 def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:
     """Does the clause holding the last mention commit ("so the answer is X", "X is most likely")?"""
     lo = mention_start
@@ -604,7 +591,7 @@ def _concludes(folded: Folded, clause: int, mention_start: int) -> bool:
         if {"diagnosis", "answer", "impression", "conclusion", "verdict", "summary"} & set(label_words) \
                 or label_words[-2:] == ["bottom", "line"]:
             return True  # letters-v11: "Bottom line: this is a Stanford type A dissection"
-    if lo > 0 and _under_heading(folded.source[:folded.origin[lo]]):
+    if lo > 0 and under_heading(folded.source[max(0, folded.origin[lo] - 120):folded.origin[lo]]):
         return True  # letters-v13: "## 诊断\nDDH（左侧）", "**Diagnosis**\nX": the line under a conclusion heading
     joined = "".join(words)  # folded CJK text is one character per word
     return any(word in _CONCLUDING and not (word in _MODAL_CUES and k and words[k - 1] in _MODALS)

@@ -100,6 +100,7 @@ def test_a_step_by_step_analysis_cut_off_in_a_middle_step_answers_nothing(text, 
      "meningioma.", DURAL, "B"),
     ("Answer: B. Note: I cannot provide a medical diagnosis; please consult a doctor.", DURAL, "B"),
     ("无法确定病变的大小，但最可能为毛细胞型星形细胞瘤。", CEREBELLUM, "A"),
+    ("答案：B。病灶边界无法确定。", CEREBELLUM, "B"),  # a margin that cannot be determined is no refusal to choose
     ("I am an AI and cannot provide medical diagnoses. However, based on the image, the features are most consistent "
      "with a pure ground-glass nodule.", NODULE, "A"),
 ])
