@@ -20,6 +20,9 @@ OPTION_SETS = (
      "Left PICC with tip at the cavoatrial junction", "Left PICC with tip in the left brachiocephalic vein"],
     ["甲状腺乳头状癌", "甲状腺滤泡状癌", "甲状腺髓样癌", "甲状腺未分化癌"],
     ["BI-RADS 2", "BI-RADS 3", "BI-RADS 4", "BI-RADS 5"],
+    # letters-v13: walks cut off, narrowed pairs, echoed lists, parts and places, Chinese terms
+    ["Ulcerative colitis", "Crohn disease", "Ischemic colitis", "Pseudomembranous colitis", "Leydig cell tumor"],
+    ["发育性髋关节发育不良", "股骨头骨骺滑脱", "股骨头骨骺骨软骨病（Perthes病）", "化脓性髋关节炎"],
 )
 
 
