@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the LLM judge (default: $JUDGE_BASE_URL)")
     sc.add_argument("--judge-model", help="judge model id (default: $JUDGE_MODEL)")
     sc.add_argument("--judge-model-2", help="second judge where the protocol has two (default: $JUDGE_MODEL_2)")
+    sc.add_argument("--letter-reader-model", help="read the responses the letter rule leaves unparseable "
+                    "(multiple-choice benchmarks) with this model at the judge endpoint; recorded in the result (default: "
+                    "$LETTER_READER_MODEL, else the rule alone)")
     sc.add_argument("--judge-api-key", help="judge API key (default: $JUDGE_API_KEY; prefer the variable)")
     sc.add_argument("--judge-concurrency", type=int, help="judge requests in flight (default 8)")
     sc.add_argument("--judge-timeout", type=float, help="seconds per judge HTTP attempt, body included (default: "
@@ -220,8 +223,8 @@ def _score(args) -> int:
     configure_services(context, benchmark.needs, ServiceOptions(
         icd_coder=args.icd_coder, who_base_url=args.who_base_url, who_release=args.who_release, sapbert=args.sapbert,
         cache_dir=args.cache_dir, judge_base_url=args.judge_base_url, judge_model=args.judge_model,
-        judge_model_2=args.judge_model_2, judge_api_key=args.judge_api_key, judge_concurrency=args.judge_concurrency,
-        judge_format=args.judge_format, judge_limits=judge_limits(args)))
+        judge_model_2=args.judge_model_2, letter_reader_model=args.letter_reader_model, judge_api_key=args.judge_api_key,
+        judge_concurrency=args.judge_concurrency, judge_format=args.judge_format, judge_limits=judge_limits(args)))
     _, result = score_file(benchmark, args.predictions, args.data, context, key=key, report=report)
     if run_settings:
         result.protocol["run_settings"] = run_settings

@@ -58,6 +58,9 @@ class Settings:
     judge_base_url: str | None = None  # JUDGE_BASE_URL: OpenAI-compatible endpoint
     judge_model: str | None = None  # JUDGE_MODEL
     judge_model_2: str | None = None  # JUDGE_MODEL_2: second judge where the protocol has two
+    # LETTER_READER_MODEL: a model at JUDGE_BASE_URL that reads the responses the letter rule leaves unparseable
+    # (leaderboard/scoring/letter_reader.py); unset = the rule alone
+    letter_reader_model: str | None = None
     judge_api_key: str | None = None  # JUDGE_API_KEY
     judge_timeout: float = 15.0  # JUDGE_TIMEOUT: seconds per HTTP attempt to a judge, body included
     judge_call_attempts: int = 3  # JUDGE_CALL_ATTEMPTS: HTTP attempts per judge call (retries and re-asks)
@@ -94,7 +97,8 @@ ENV_NAMES = {
     "server_port": "GRADIO_SERVER_PORT", "sapbert_path": "SAPBERT_PATH", "who_base_url": "WHO_ICD_BASE_URL",
     "who_client_id": "WHO_ICD_CLIENT_ID", "who_client_secret": "WHO_ICD_CLIENT_SECRET",
     "who_token_url": "WHO_ICD_TOKEN_URL", "who_release": "WHO_ICD_RELEASE", "judge_base_url": "JUDGE_BASE_URL",
-    "judge_model": "JUDGE_MODEL", "judge_model_2": "JUDGE_MODEL_2", "judge_api_key": "JUDGE_API_KEY",
+    "judge_model": "JUDGE_MODEL", "judge_model_2": "JUDGE_MODEL_2", "letter_reader_model": "LETTER_READER_MODEL",
+    "judge_api_key": "JUDGE_API_KEY",
     "judge_timeout": "JUDGE_TIMEOUT", "judge_call_attempts": "JUDGE_CALL_ATTEMPTS", "judge_budget": "JUDGE_BUDGET",
     "judge_stall": "JUDGE_STALL", "judge_verdicts_repo": "JUDGE_VERDICTS_REPO",
     "predict_api_key": "PREDICT_API_KEY",

@@ -8,6 +8,7 @@ The Space is configured by environment variables, not flags; the main ones:
   LEADERBOARD_STORE    the results store: results/ public, private/ private (default: store/)
   GRADIO_SERVER_PORT   port (default 7860); GRADIO_SERVER_NAME: address (default 127.0.0.1)
   JUDGE_BASE_URL, JUDGE_MODEL   the LLM judge (for the benchmarks that use one)
+  LETTER_READER_MODEL  a model at JUDGE_BASE_URL for the responses the letter rule cannot read (off by default)
 Every variable, with its default: leaderboard/settings.py and docs/deploying.md."""
 
 if sys.argv[1:2] == ["deploy"]:

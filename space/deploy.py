@@ -130,7 +130,8 @@ def settings_for(plan: DeployPlan, settings) -> tuple[dict[str, str], dict[str, 
         secrets["HF_TOKEN"] = settings.space_token
     if plan.worker == "internal":
         for name, value in (("JUDGE_BASE_URL", settings.judge_base_url), ("JUDGE_MODEL", settings.judge_model),
-                            ("JUDGE_MODEL_2", settings.judge_model_2)):
+                            ("JUDGE_MODEL_2", settings.judge_model_2),
+                            ("LETTER_READER_MODEL", settings.letter_reader_model)):
             if value:
                 variables[name] = value
         if settings.judge_api_key:

@@ -17,6 +17,7 @@ from benchmarks.medcmr.taxonomy import MEDICAL_INTELLIGENCE, MODALITIES, ORGAN_S
 
 from leaderboard.scoring.aggregate import overall
 from leaderboard.intake.answer_key import AnswerKey
+from leaderboard.scoring.letter_reader import DECISION as READER_DECISION, read_unparsed, withhold
 from leaderboard.scoring.letters import RULE_SUMMARY, RULE_VERSION, needs_options, parse_letter
 from leaderboard.scoring.engine import Subsets, subset_numbers
 from leaderboard.intake.prediction_files import FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows
@@ -72,7 +73,7 @@ class MedCMR(Benchmark):
                     "medical_intelligence": {abbr: name[0].upper() + name[1:] for abbr, name in MEDICAL_INTELLIGENCE.items()},
                     "complexity_group": {"visual": "Visual complexity", "reasoning": "Reasoning complexity"},
                     "modality": {m: m for m in MODALITIES}, "organ_system": {o: o for o in ORGAN_SYSTEMS}}
-    needs = ("judge",)  # scoring services it uses; front doors configure only these
+    needs = ("judge", "letter_reader")  # scoring services it uses; front doors configure only these
     decisions = (
         "Primary metric: MCQ accuracy over all MCQs (`mcq_all`), the paper's MCQ 'All Score'. The paper reports "
         "the open-ended score separately and never combines the two; neither do we.",
@@ -81,6 +82,7 @@ class MedCMR(Benchmark):
         "MCQ letter: an `answer` field (A-E, any case) is used as given; otherwise the letter is parsed from "
         f"`response` with the project rule ({RULE_SUMMARY}; the README's precedence list). Unparseable = wrong, "
         "counted as a parse failure. The authors' regex is unpublished.",
+        READER_DECISION,
         "Missing predictions count as wrong; the denominator is every MCQ in the split.",
         "Per medical-intelligence category (mcq_CDS ... mcq_TRE, the paper's Table 3): MCQ accuracy over the "
         "MCQs the dataset labels with that category; pending when the dataset has no such labels (the "
@@ -113,6 +115,9 @@ class MedCMR(Benchmark):
         given_answer, response, answered = aligned_predictions(mcq_ids, report)
         options = mcq.column("options").to_pylist() if "options" in mcq.column_names else None
         letters, parse_failed = choose_letters(given_answer, response, answered, options)
+        tail = read_tail(context, letters, parse_failed, response, options)
+        if tail is not None:
+            parse_failed = answered & np.asarray([x is None for x in letters], dtype=bool)
         gold = np.asarray(mcq.column("answer").to_pylist(), dtype=object)
         correct = (letters == gold) & answered
         open_table = table.filter(pa.array(~is_mcq))
@@ -120,6 +125,8 @@ class MedCMR(Benchmark):
 
         subsets = subset_numbers(correct, *subset_masks(mcq), context.resamples, context.seed)
         metrics, ci, pending = self._headline(subsets)
+        held = withhold(tail, metrics, ci, [m.name for m in self.metrics if m.name.startswith("mcq_")])
+        pending.update(held)
         open_outcome = self._open_scores(open_table, report, context)
         if open_outcome is None:
             pending.update(self._open_pending(context, len(open_table)))
@@ -131,13 +138,14 @@ class MedCMR(Benchmark):
             open_metrics, open_ci = overall(open_outcome["values"], context.resamples, context.seed)
             metrics.update(open_metrics)
             ci.update(open_ci)
-        strata = subsets.strata("mcq_all")
+        strata = {} if held else subsets.strata("mcq_all")
 
         protocol = self.base_protocol(key, context)
         protocol.update({
             "mcq_items": int(len(mcq)), "open_items": int(len(open_table)),
             "mcq_parse_failures": int(parse_failed.sum()),
             "letter_rule": RULE_SUMMARY, "letter_rule_version": RULE_VERSION,
+            "letter_reader": None if tail is None else tail.protocol(context.service("letter_reader")),
             "judge": None if context.service("judge") is None else context.service("judge").identity,
             "judge_stats": None if context.service("judge") is None else context.service("judge").stats.as_dict(),
             "comparable_to_paper": True,
@@ -166,7 +174,7 @@ class MedCMR(Benchmark):
         return self.result(
             context, metrics=metrics, ci=ci, n_items=len(table), n_answered=int(answered.sum()) + open_answered,
             parse_failures=int(parse_failed.sum()), pending=pending, strata=strata, protocol=protocol, notes=notes,
-            metric_n=open_n, cells=[subsets.cells(_metric_name)],
+            metric_n=open_n, cells=[] if held else [subsets.cells(_metric_name)],
             derived={"mcq_macro": [f"mcq_{t}" for t in TASKS]}, chance={"mcq_all": constant_answer_accuracy(gold)},
             per_item=({i: {"mcq_all": float(c), "parse_failure": float(p)}
                        for i, c, p in zip(mcq_ids.to_pylist(), correct, parse_failed)}
@@ -291,6 +299,20 @@ def choose_letters(given: np.ndarray, response: np.ndarray, answered: np.ndarray
                 letters[k] = with_options[pair]
     parse_failed = answered & np.asarray([x is None for x in letters], dtype=bool)
     return letters, parse_failed
+
+
+def read_tail(context: ScoringContext, letters: np.ndarray, parse_failed: np.ndarray, response: np.ndarray,
+              options: list | None):
+    """With a letter reader configured, the rule's unparseable responses are read by it (letter_reader.py) and
+    `letters` updated in place; None without a reader."""
+    rows = [k for k in np.flatnonzero(parse_failed) if response[k] is not None]
+    item_options = [tuple(options[k] or ()) if options is not None else () for k in rows]
+    outcome = read_unparsed(context, rows, [response[k] for k in rows], item_options,
+                            ["ABCDE"[:len(o)] if o else "ABCDE" for o in item_options])
+    if outcome is not None:
+        for row, letter in outcome.letters.items():
+            letters[row] = letter
+    return outcome
 
 
 def open_items_answered(ids: pa.ChunkedArray, report: ValidationReport) -> tuple[int, list[str]]:

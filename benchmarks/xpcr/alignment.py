@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 
 from benchmarks.xpcr.arrow_codes import _codes, _factorize, _ints, _np_bool
 from benchmarks.xpcr.response_letters import _parse_responses
+from leaderboard.scoring.letter_reader import read_unparsed
 from benchmarks.xpcr.taxonomy import CATEGORIES, LETTERS, MODALITIES, STAGES, TIERS
 
 ABLATIONS = "ablations"  # the answer key's config of ablated runs
@@ -124,3 +125,22 @@ class _Scored:
         self.parse_failures = self.answered & (self.pred < 0)
         confidence = self._column("confidence", pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
         self.confidence = np.where(self.answered, confidence, np.nan)
+
+    def read_tail(self, context):
+        """With a letter reader configured (leaderboard/scoring/letter_reader.py), the free-text responses the rule
+        left unparseable are read by it and the letters, correctness and parse failures updated; None without."""
+        responses = self._column("response")
+        rows = np.flatnonzero(self.parse_failures & (self.given < 0) & _np_bool(pc.is_valid(responses)))
+        has_options = "options" in self.key.column_names
+        options = (self.column("options", pa.list_(pa.string())).take(pa.array(rows)).to_pylist() if has_options
+                   else [()] * len(rows))
+        outcome = read_unparsed(context, rows.tolist(), responses.take(pa.array(rows)).to_pylist(), options,
+                                [LETTERS[:int(self.n_options[row])] for row in rows])
+        if outcome is None:
+            return None
+        for row, letter in outcome.letters.items():
+            if letter is not None:
+                self.pred[row] = LETTERS.index(letter)
+        self.correct = self.answered & (self.pred >= 0) & (self.pred == self.k.gold)
+        self.parse_failures = self.answered & (self.pred < 0)
+        return outcome

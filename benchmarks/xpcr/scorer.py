@@ -21,6 +21,7 @@ from benchmarks.xpcr.taxonomy import (ABLATION_SEP, CASE_GROUPS, CATEGORIES, CAT
                                       MODALITY_NAMES, STAGE_NAMES, STAGES, TIER_NAMES, TIER_WEIGHTS, TIERS)
 from leaderboard.intake.answer_key import AnswerKey
 from leaderboard.scoring.engine import coded_numbers
+from leaderboard.scoring.letter_reader import DECISION as READER_DECISION, withhold
 from leaderboard.scoring.letters import RULE_SUMMARY, RULE_VERSION
 from leaderboard.scoring.metrics.calibration import BASE_SCORES, CONFIDENT_AT, ECE_BINS
 from leaderboard.intake.prediction_files import (FieldSpec, Issue, PredictionSchema, ValidationReport, read_rows, table_from_valid)
@@ -50,7 +51,7 @@ class XPCR(Benchmark):
     metrics = metric_specs()
     primary_metric = "SWA_Avg"  # a mean of six stage accuracies, not one proportion: paper rows get no CI
     release_items = 177_868  # items in the paper's release
-    needs = ()  # scoring services it uses; front doors configure only these
+    needs = ("letter_reader",)  # scoring services it uses; front doors configure only these
     stratum_metric = "accuracy"  # strata cells hold item accuracy
     cell_metrics = (MetricSpec("accuracy", "Accuracy (%)"),)
     stratum_labels = {"stage": "Reasoning stage", "tier": "Expertise tier", "modality": "Imaging modality",
@@ -72,6 +73,7 @@ class XPCR(Benchmark):
         f"({RULE_SUMMARY}) restricted to the item's option letters. A letter beyond the item's "
         "options, or a response naming no single option, is wrong and counted as a parse failure (an `answer` letter "
         "beyond the options is also a line-level validation error). When a row has both, `answer` wins.",
+        READER_DECISION,
         "Missing items count as wrong; every accuracy's denominator is all items of its stratum.",
         "SWA_s = accuracy over stage s items; SWA_Avg = unweighted mean of the six stage accuracies. ESA_t likewise "
         "per tier; ESA_Avg = mean of R/A/S. modality_m likewise per image modality; modality_Avg = mean of the six. "
@@ -142,10 +144,15 @@ class XPCR(Benchmark):
         t = key.table
         preds = report.table if report.table is not None else table_from_valid(report.valid, self.schema)
         s = _Scored(t, preds, key_rows=report.key_rows if report.table is preds else None)
+        tail = s.read_tail(context)
         numbers = coded_numbers(self.metrics, coded_items(s), STRATA, self.stratum_metric, context.resamples,
                                 context.seed)
+        pending = pending_reasons(s, numbers)
+        held = withhold(tail, numbers.metrics, numbers.ci, [m.name for m in self.metrics])
+        pending.update(held)
         protocol = self.base_protocol(key, context)
         protocol["letter_rule"], protocol["letter_rule_version"] = RULE_SUMMARY, RULE_VERSION
+        protocol["letter_reader"] = None if tail is None else tail.protocol(context.service("letter_reader"))
         protocol["bootstrap"]["type"] = "percentile over items (chains for CCR), exact via cell-count multinomial"
         protocol["confidence"] = {"items_with_confidence": int(s.has_conf[s.chain].sum()),
                                   "chain_items": int(s.chain.sum()), "threshold": CONFIDENT_AT, "bins": ECE_BINS}
@@ -160,6 +167,7 @@ class XPCR(Benchmark):
         return self.result(
             context, metrics=numbers.metrics, ci=numbers.ci, n_items=int(scored.sum()),
             n_answered=int((s.answered & scored).sum()), parse_failures=int(s.parse_failures.sum()),
-            pending=pending_reasons(s, numbers), strata=numbers.strata, protocol=protocol, notes=notes(s),
-            per_item=per_item(s) if context.keep_per_item else None, metric_n=numbers.counts, cells=numbers.cells,
+            pending=pending, strata={} if held else numbers.strata, protocol=protocol, notes=notes(s),
+            per_item=per_item(s) if context.keep_per_item else None, metric_n=numbers.counts,
+            cells=[] if held else numbers.cells,
             derived=numbers.derived, sources={f"category_{c}": "disease_category" for c in CATEGORIES})

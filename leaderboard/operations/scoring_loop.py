@@ -29,9 +29,9 @@ class ScoringLoop:
     def start(self) -> None:
         """Resume unfinished work (and, when a judge is now configured, submissions waiting for one),
         then score in a background thread."""
-        from ..scoring.judge import JudgeConfig
+        from ..scoring.judge import judge_configured
 
-        judge_ready = JudgeConfig.from_env() is not None
+        judge_ready = judge_configured()
         for record in self.queue_records():
             if record["state"] in ("queued", "scoring") or (judge_ready and record["state"] == "waiting for judge"):
                 self._queue.put(record["id"])
@@ -73,9 +73,9 @@ class ScoringLoop:
         """A judge that was down or rate-limited past its retries leaves a submission `waiting for judge`;
         re-queue it (as the external worker does on every pass). Cached verdicts make a retry cost only
         the calls that failed."""
-        from ..scoring.judge import JudgeConfig
+        from ..scoring.judge import judge_configured
 
-        if JudgeConfig.from_env() is None:
+        if not judge_configured():
             return
         for record in self.queue_records():
             if record.get("state") == "waiting for judge":

@@ -25,9 +25,9 @@ from .store import LocalStore
 
 def run_cycle(service: Service) -> int:
     """Score every queued submission of a shared store folder once; returns how many were processed."""
-    from ..scoring.judge import JudgeConfig
+    from ..scoring.judge import judge_configured
 
-    states = ("queued", "scoring") + (("waiting for judge",) if JudgeConfig.from_env() is not None else ())
+    states = ("queued", "scoring") + (("waiting for judge",) if judge_configured() else ())
     done = 0
     for record in service.queue_records():
         if record.get("state") in states and record.get("benchmark") in service.available():
@@ -79,14 +79,14 @@ def hub_main(args, settings: Settings) -> int:
     from .hub_data import HubDatasets, dataset_repos, default_cache
     from .hub_ledger import HubLedger
     from .hub_queue import HubQueue, default_worker_id
-    from ..scoring.judge import JudgeConfig
+    from ..scoring.judge import judge_configured
 
     use_timeouts()
     worker_id = args.worker_id or default_worker_id(args.hub_private_repo, args.hub_results_repo, args.datasets or "",
                                                     str(Path(args.store).resolve()))
     scratch = args.store / "worker" / worker_id  # this worker's own folder; no per-account state in it
     queue = HubQueue(args.hub_private_repo, args.hub_results_repo, worker_id, args.lease,
-                     retry_judged_after=settings.judge_retry_seconds if JudgeConfig.from_env() is not None else None)
+                     retry_judged_after=settings.judge_retry_seconds if judge_configured() else None)
     try:
         for repo in (args.hub_private_repo, args.hub_results_repo):
             head_files(queue.api, repo)

@@ -56,6 +56,8 @@ SERVICES = {
     "embedder": "semantic matching unavailable: set SAPBERT_PATH",
     "judge": "LLM judge not configured: set JUDGE_BASE_URL and JUDGE_MODEL (or --judge-base-url/--judge-model)",
     "judge_2": "second LLM judge not configured: set JUDGE_MODEL_2 (or --judge-model-2)",
+    "letter_reader": "letter reader off: the letter rule alone (set LETTER_READER_MODEL or --letter-reader-model "
+                     "to read its unparseable responses with a model at the judge endpoint)",
 }
 
 

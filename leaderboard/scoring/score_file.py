@@ -75,7 +75,7 @@ def score_file(benchmark: Benchmark | str, predictions: Path, data: Path, contex
         with memo.active(context.cache_dir):  # a rescore reads back what it would recompute (memo.py)
             result = benchmark.score(key, report, context)
     finally:  # the end of a submission: its new judge verdicts go to the shared repo now (judge/shared.py)
-        for name in ("judge", "judge_2"):
+        for name in ("judge", "judge_2", "letter_reader"):
             publish = getattr(context.service(name), "publish", None)
             if publish is not None:
                 publish()

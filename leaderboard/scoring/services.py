@@ -30,6 +30,7 @@ class ServiceOptions:
     judge_base_url: str | None = None
     judge_model: str | None = None
     judge_model_2: str | None = None
+    letter_reader_model: str | None = None  # a model at the judge endpoint for the letter rule's tail
     judge_api_key: str | None = None
     judge_concurrency: int | None = None
     judge_format: str | None = None
@@ -52,6 +53,10 @@ def configure_services(context: ScoringContext, needs: tuple[str, ...], options:
         configure_judges(context, options.judge_base_url, options.judge_model, options.judge_model_2,
                          options.judge_api_key, options.cache_dir, options.judge_concurrency, options.judge_format,
                          dict(options.judge_limits))
+    if "letter_reader" in needs:
+        configure_letter_reader(context, options.letter_reader_model, options.judge_base_url, options.judge_api_key,
+                                options.cache_dir, options.judge_concurrency, options.judge_format,
+                                dict(options.judge_limits))
     return context
 
 
@@ -145,4 +150,27 @@ def configure_judges(context: ScoringContext, base_url: str | None = None, model
         second = (JudgeConfig.from_env(model=model_2, **overrides) if model_2
                   else JudgeConfig.from_env("JUDGE_MODEL_2", **overrides))
         context.provide("judge_2", Judge(second, budget=judge.budget) if second is not None else None)
+    return context
+
+
+def configure_letter_reader(context: ScoringContext, model: str | None = None, base_url: str | None = None,
+                            api_key: str | None = None, cache_dir: Path | None = None, concurrency: int | None = None,
+                            response_format: str | None = None, limits: dict | None = None) -> ScoringContext:
+    """The letter reader (letter_reader.py): `model` or LETTER_READER_MODEL at the judge endpoint, with the judge's
+    limits and cache; it spends the submission's judge budget when there is a judge. Off when no model is named."""
+    from .judge import Judge, JudgeConfig
+
+    overrides = {k: v for k, v in {"base_url": base_url, "api_key": api_key, "concurrency": concurrency,
+                                   "response_format": response_format, "model": model}.items() if v}
+    overrides.update(limits or {})
+    if cache_dir is not None:
+        overrides["cache_path"] = Path(cache_dir) / "judge_cache.sqlite"
+    config = JudgeConfig.from_env("LETTER_READER_MODEL", **overrides)
+    if config is None and model:
+        raise ServiceConfigError("--letter-reader-model needs the judge endpoint: JUDGE_BASE_URL or --judge-base-url")
+    if config is None:
+        context.provide("letter_reader", None)
+        return context
+    judge = context.service("judge")
+    context.provide("letter_reader", Judge(config, budget=judge.budget if judge is not None else None))
     return context

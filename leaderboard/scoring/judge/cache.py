@@ -102,12 +102,13 @@ def detector_id() -> str:
     return h.hexdigest()
 
 
-def quoted_digest(text: str) -> tuple[str, bool]:
-    """(text_sha of the candidate as quoted, whether it was flagged): what item_digest hashes for it."""
+def quoted_digest(text: str, filtered: bool = True) -> tuple[str, bool]:
+    """(text_sha of the candidate as quoted, whether it was flagged): what item_digest hashes for it. Unfiltered
+    quoting hashes under its own prefix, so the two forms of one text never share a key."""
     from .safety import quote_candidate
 
-    quoted, flagged = quote_candidate(text)
-    return text_sha(quoted), flagged
+    quoted, flagged = quote_candidate(text, filtered)
+    return text_sha(quoted if filtered else "unfiltered\n" + quoted), flagged
 
 
 KEY_CHARS = 64  # every judge_key is a SHA-256 in hex

@@ -24,7 +24,7 @@ import re2
 
 from . import limits
 from .cache import (KEY_CHARS, JudgeCache, item_digest, judge_key, judge_keys, key_header, key_prefix, keying_id,
-                    request_key, text_sha)
+                    quoted_digest, request_key, text_sha)
 from ..memo import current as memo_current
 from .limits import Budget, Stall
 from .prompts import Prompt
@@ -93,6 +93,12 @@ class JudgeConfig:
         return cls(base_url=base, model=model, api_key=key, **{**limits_, **overrides})
 
 
+def judge_configured() -> bool:
+    """Whether this process can ask a judge: JUDGE_MODEL, or the letter reader's LETTER_READER_MODEL, at
+    JUDGE_BASE_URL (a submission `waiting for judge` is retried only where one can answer)."""
+    return JudgeConfig.from_env() is not None or JudgeConfig.from_env("LETTER_READER_MODEL") is not None
+
+
 @dataclass
 class JudgeCall:
     """One judgement: a prompt, its variables (the candidate text under `candidate`), optional images."""
@@ -110,6 +116,10 @@ class JudgeCall:
     # whether the verdict must quote evidence from the candidate (given the parsed verdict: e.g. only a
     # verdict in the answer's favour); a quote given anyway is always checked
     evidence: bool | Callable[[dict], bool] = False
+    # the injection filter redacts the candidate's sentences that address the grader; off only for a reader whose
+    # verdict the submitter could state directly (letter_reader.py: hedges such as "It could be B or C." read as
+    # grading talk, and removing them changes the answer)
+    filtered: bool = True
 
 
 @dataclass
@@ -204,7 +214,7 @@ class Judge:
         variables = dict(call.variables)
         candidate = None
         if call.candidate_field in variables:
-            quoted, _ = quote_candidate(variables[call.candidate_field])
+            quoted, _ = quote_candidate(variables[call.candidate_field], call.filtered)
             candidate = unquoted(quoted)
             variables[call.candidate_field] = spotlight(quoted, marking)
         marks = {"boundary": marking.boundary, "canary": marking.canary, "criterion_id": call.criterion_id or "none"}
@@ -238,7 +248,9 @@ class Judge:
         its digest and the hashed prefix (memoised while an item's calls come one after another: a
         50,000-call rescore spent most of its time hashing); any other call is an item of its own."""
         if call.item is None:
-            _, digest, flagged = item_digest(call.variables, call.images, call.candidate_field)
+            quoted = (quoted_digest(call.variables[call.candidate_field], False)
+                      if not call.filtered and call.candidate_field in call.variables else None)
+            _, digest, flagged = item_digest(call.variables, call.images, call.candidate_field, quoted=quoted)
             return judge_key(self._header(call.prompt, schema), digest), flagged
         names, digest, flagged = call.item
         memo = self._item_hash
