@@ -51,7 +51,10 @@ def test_only_unparseable_rows_are_read_and_their_letters_score(tiny, tmp_path):
                              tiny / "hub" / "medcmr", ScoringContext(resamples=0, letter_reader=reader(server, tmp_path)))
         users = [request_text(r)[1] for r in server.requests]
     assert alone.metrics["mcq_all"] == pytest.approx(100 * 4 / 9) and alone.parse_failures == 2
-    assert alone.protocol["letter_reader"] is None
+    assert alone.protocol["letter_reader"] is None and alone.protocol["comparable_to_paper"] is True
+    assert read.protocol["comparable_to_paper"] is False
+    assert read.protocol["not_comparable_because"] == [
+        "the letter reader fake-reader read 2 response(s) the letter rule could not (the paper parses letters by rule)"]
     # the reader: mcq-4 -> E (gold D, still wrong), mcq-8 -> C (gold C, right): 5 of 9; no parse failure left
     assert read.metrics["mcq_all"] == pytest.approx(100 * 5 / 9) and read.parse_failures == 0
     assert read.metrics["mcq_LTG"] == pytest.approx(100 * 3 / 3)  # LTG: mcq-7, 8, 9 all right now (was 2 of 3)
@@ -88,6 +91,7 @@ def test_a_reader_verdict_is_cached_and_a_no_answer_stays_a_parse_failure(tiny, 
         assert server.calls() == 1  # one distinct (response, options) pair, asked once; the rescore is cached
     assert result.metrics["mcq_all"] == pytest.approx(100 * 4 / 9) and result.parse_failures == 2
     assert result.protocol["letter_reader"]["read_no_answer"] == 2
+    assert result.protocol["comparable_to_paper"] is True  # the reader read no letter: the rule's numbers stand
     assert result.protocol["letter_reader"]["distinct_responses"] == 1
 
 

@@ -153,6 +153,9 @@ class MedCMR(Benchmark):
             "scope": ("MCQ and open-ended metrics scored" if open_outcome and not open_outcome["failures"]
                       else "MCQ metrics scored; open-ended metrics pending"),
         })
+        if tail is not None and tail.not_comparable_because(context.service("letter_reader")):
+            protocol["comparable_to_paper"] = False
+            protocol["not_comparable_because"] += tail.not_comparable_because(context.service("letter_reader"))
         if open_outcome is not None:
             protocol["open_ended_judged"] = open_outcome["judged"]
             protocol["open_ended_injection_flags"] = len(open_outcome["flagged"])
@@ -305,6 +308,8 @@ def read_tail(context: ScoringContext, letters: np.ndarray, parse_failed: np.nda
               options: list | None):
     """With a letter reader configured, the rule's unparseable responses are read by it (letter_reader.py) and
     `letters` updated in place; None without a reader."""
+    if context.service("letter_reader") is None:
+        return None
     rows = [k for k in np.flatnonzero(parse_failed) if response[k] is not None]
     item_options = [tuple(options[k] or ()) if options is not None else () for k in rows]
     outcome = read_unparsed(context, rows, [response[k] for k in rows], item_options,

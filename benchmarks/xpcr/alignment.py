@@ -129,6 +129,8 @@ class _Scored:
     def read_tail(self, context):
         """With a letter reader configured (leaderboard/scoring/letter_reader.py), the free-text responses the rule
         left unparseable are read by it and the letters, correctness and parse failures updated; None without."""
+        if context.service("letter_reader") is None:
+            return None  # the rule alone: nothing gathered
         responses = self._column("response")
         rows = np.flatnonzero(self.parse_failures & (self.given < 0) & _np_bool(pc.is_valid(responses)))
         has_options = "options" in self.key.column_names

@@ -163,6 +163,8 @@ class XPCR(Benchmark):
             "the paper's prompts, chain prompting (model vs gold answers carried forward) and item subset are unpublished",
             "UAS threshold, base scores and weights, and CCR's chain definition are this project's (unpublished in the paper)",
         ]
+        if tail is not None:
+            protocol["not_comparable_because"] += tail.not_comparable_because(context.service("letter_reader"))
         scored = s.chain | s.cross
         return self.result(
             context, metrics=numbers.metrics, ci=numbers.ci, n_items=int(scored.sum()),

@@ -45,6 +45,15 @@ class ReaderOutcome:
                 "read_a_letter": read, "read_no_answer": len(self.letters) - read, "failures": len(self.failed),
                 "failure_kinds": dict(self.failure_kinds)}
 
+    def not_comparable_because(self, reader) -> list[str]:
+        """The reason a result read by the reader is not the paper's protocol (the papers parse letters by regex),
+        when the reader changed anything: a reader that read no letter leaves the rule's numbers as they are."""
+        read = sum(letter is not None for letter in self.letters.values())
+        if not read:
+            return []
+        return [f"the letter reader {reader.config.model} read {read} response(s) the letter rule could not "
+                "(the paper parses letters by rule)"]
+
     def pending_reason(self) -> str | None:
         if not self.failed:
             return None
