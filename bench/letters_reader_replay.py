@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_openai_server import FakeOpenAIServer, marks, request_text  # noqa: E402
 from leaderboard.scoring.judge import Judge, JudgeConfig, item_key_id  # noqa: E402
 from leaderboard.scoring.letter_reader import options_block, read_letters  # noqa: E402
-from leaderboard.scoring.letters import RULE_VERSION, parse_letter  # noqa: E402
+from leaderboard.scoring.letters import RULE_VERSION, bounded, parse_letter  # noqa: E402
 
 
 def _set_number(path: Path) -> str:
@@ -85,7 +85,7 @@ def export(paths: list[Path], out: Path) -> int:
         by_key.setdefault(_key(body), (system, user))
     with out.open("w", encoding="utf-8") as handle:
         for row in routed:
-            system, user = by_key[(item_key_id(options_block(row["letters"], row["options"])), row["text"])]
+            system, user = by_key[(item_key_id(options_block(row["letters"], row["options"])), bounded(row["text"]))]
             handle.write(json.dumps({"id": row["id"], "system": system, "user": user}, ensure_ascii=False) + "\n")
     print(f"{len(routed)} of {len(rows)} rows left unparseable by {RULE_VERSION}: their prompts are in {out}")
     return 0
@@ -109,7 +109,7 @@ def measure(paths: list[Path], answers_path: Path) -> int:
     replay = {}
     for row in rows:
         if row["routed"] and row["id"] in answers:
-            key = (item_key_id(options_block(row["letters"], row["options"])), row["text"])
+            key = (item_key_id(options_block(row["letters"], row["options"])), bounded(row["text"]))
             replay[key] = {"letter": answers[row["id"]].get("letter"), "evidence": answers[row["id"]].get("evidence") or ""}
     server, outcome = _ask(rows, lambda body: json.dumps(replay.get(_key(body), {"letter": None}), ensure_ascii=False))
     routed = [r for r in rows if r["routed"]]

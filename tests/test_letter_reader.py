@@ -166,3 +166,16 @@ def test_the_reader_is_off_without_a_model_and_a_model_without_an_endpoint_is_an
     context = configure_services(ScoringContext(), ("letter_reader",))
     assert context.service("letter_reader").config.model == "reader-model"
     assert context.service("judge") is None  # a benchmark without `judge` in its needs gets only the reader
+
+
+def test_a_huge_response_is_read_in_the_window_the_rule_reads(tiny, tmp_path):
+    huge = "Let me think about the lesion. " * 2000 + "So the final pick is the third of the listed choices."
+    with FakeOpenAIServer(reader_answer) as server:
+        lines = [dict(line, response=huge) if line["id"] == "mcq-8" else line for line in PREDICTIONS]
+        _, result = score_file("medcmr", write_predictions(tiny / "p.jsonl", lines), tiny / "hub" / "medcmr",
+                               ScoringContext(resamples=0, letter_reader=reader(server, tmp_path)))
+        sent = {r["messages"][1]["content"].count("Let me think") for r in server.requests}
+        candidates = [marks(r)["candidate"] for r in server.requests]
+    assert len(huge) == 62053 and max(len(c) for c in candidates) <= 6005  # first 4,000 + "..." + last 2,000
+    assert any(c.endswith("third of the listed choices.") for c in candidates) and max(sent) < 200
+    assert result.metrics["mcq_all"] == pytest.approx(100 * 5 / 9)  # mcq-8 read as C (right); mcq-4 "A or B": none

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .letter_text import bounded
+
 # the judge client is imported when a reader is asked, not with the scorers (the rule alone needs none of it)
 
 # the decision every multiple-choice scorer lists beside its letter rule (one text, so the benchmarks cannot drift)
@@ -95,7 +97,8 @@ def read_letters(reader, rows: list[int], texts: list[str], options: list, lette
     outcome = ReaderOutcome()
     distinct: dict[tuple, list[int]] = {}
     for k, row in enumerate(rows):
-        distinct.setdefault((texts[k], tuple(options[k] or ()), letters[k]), []).append(row)
+        # the window the rule reads (first 4,000 and last 2,000 characters): a huge response costs no more
+        distinct.setdefault((bounded(texts[k]), tuple(options[k] or ()), letters[k]), []).append(row)
     outcome.asked = len(distinct)
     by_letters: dict[str, list[tuple]] = {}
     for pair in distinct:
