@@ -7,7 +7,7 @@ Two steps, so that the reader can be any model, including one that cannot sit be
     .venv/bin/python bench/letters_reader_replay.py export BLIND.jsonl [BLIND2.jsonl ...] --out prompts.jsonl
     # 2. a reader answers each prompt ({"id": ..., "letter": "B" or null, "evidence": "..."} per line); the answers
     #    are replayed by an OpenAI-compatible server on 127.0.0.1 to the real client, and the agreement printed
-    .venv/bin/python bench/letters_reader_replay.py measure BLIND.jsonl [...] --answers answers.jsonl
+    .venv/bin/python bench/letters_reader_replay.py measure BLIND.jsonl [...] --answers answers.jsonl [...]
 
 BLIND files are labelled JSONL as `letters_agreement.py` reads them ({"text", "options", "letters", "expected"}).
 A prompt's id is "<set>-<line>" (<set>: the last number in the BLIND file's name). An answer the client refuses
@@ -99,13 +99,14 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return 100 * (centre - half) / (1 + z * z / n), 100 * (centre + half) / (1 + z * z / n)
 
 
-def measure(paths: list[Path], answers_path: Path) -> int:
+def measure(paths: list[Path], answer_paths: list[Path]) -> int:
     rows = routed_rows(paths)
     answers = {}
-    for line in answers_path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            answer = json.loads(line)
-            answers[str(answer["id"])] = answer
+    for answers_path in answer_paths:
+        for line in answers_path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                answer = json.loads(line)
+                answers[str(answer["id"])] = answer
     replay = {}
     for row in rows:
         if row["routed"] and row["id"] in answers:
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("step", choices=("export", "measure"))
     parser.add_argument("blind", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, help="export: where the prompts go")
-    parser.add_argument("--answers", type=Path, help="measure: the reader's answers")
+    parser.add_argument("--answers", type=Path, nargs="+", help="measure: the reader's answers (one or more files)")
     args = parser.parse_args(argv)
     if args.step == "export":
         if args.out is None:

@@ -134,6 +134,14 @@ BLIND_SETS = [
      "descriptions (hypopyon, a monocyte, a tympanic perforation in Chinese) and a fundus description read as its sign)"),
     ("blind_letters45.jsonl", 200, 199, 31, 31, "unseen: v12 189, v13 at 71b6dfb 189; seen: v13 199 (left: the third "
      "ventricle described by its place, not named)"),
+    # round 12: written after letters-v13 was final, measured once, unseen, at 973d3a7; not read since (the rule
+    # was not changed). With the letter reader on the rows left unparseable: test_letters_reader_replay.py.
+    ("blind_letters51.jsonl", 200, 196, 33, 33, "unseen: v13 at 973d3a7 196; with the reader 200"),
+    ("blind_letters52.jsonl", 200, 197, 33, 32, "unseen: v13 at 973d3a7 197; with the reader 198"),
+    ("blind_letters53.jsonl", 200, 192, 30, 29, "unseen: v13 at 973d3a7 192; with the reader 199"),
+    ("blind_letters54.jsonl", 200, 200, 32, 32, "unseen: v13 at 973d3a7 200; with the reader 200"),
+    ("blind_letters55.jsonl", 200, 197, 33, 32, "unseen: v13 at 973d3a7 197; with the reader 198"),
+    ("blind_letters56.jsonl", 200, 199, 28, 27, "unseen: v13 at 973d3a7 199; with the reader 199"),
 ]
 
 

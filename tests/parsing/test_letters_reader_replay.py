@@ -43,3 +43,16 @@ def test_export_then_measure(tmp_path, capsys):
     assert "set 7: letters-v13 alone 2/5; with the reader on its 3 unparseable rows 3/5" in out
     assert "reader failures 1 {'malformed verdict': 1}, HTTP requests 4" in out
     assert "reader: no letter where one was meant: 1" in out and "rule: the wrong letter: 1" in out
+
+
+def test_round_12_sets_with_their_readers_answers_read_as_measured(capsys):
+    # six sets written after letters-v13 was final and their reader's answers to the exported prompts
+    # (tests/parsing/heldout/README.md, round 12), replayed through the real client as measured at 973d3a7
+    heldout = ROOT / "tests" / "parsing" / "heldout"
+    sets = [str(heldout / f"blind_letters{n}.jsonl") for n in range(51, 57)]
+    answers = [str(heldout / f"reader_answers{n}.jsonl") for n in range(51, 57)]
+    capsys.readouterr()
+    assert replay.main(["measure", *sets, "--answers", *answers]) == 0
+    out = capsys.readouterr().out
+    assert ("all: letters-v13 alone 1181/1200 = 98.4 % (Wilson 97.5-99.0); with the reader 1194/1200 = 99.5 % "
+            "(Wilson 98.9-99.8); routed 198 (16.5 %), reader failures 0 {}, HTTP requests 198") in out
