@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 import tempfile
@@ -27,16 +26,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from fake_openai_server import FakeOpenAIServer, marks, request_text  # noqa: E402
 from leaderboard.scoring.judge import Judge, JudgeConfig, item_key_id  # noqa: E402
 from leaderboard.scoring.letter_reader import options_block, read_letters  # noqa: E402
+from leaderboard.publishing.tie_groups import wilson  # noqa: E402
 from leaderboard.scoring.letters import RULE_VERSION, bounded, parse_letter  # noqa: E402
+from letters_second_reader import _set_number  # noqa: E402  (the set number in a BLIND file's name)
 
 
-def _set_number(path: Path) -> str:
-    found = re.findall(r"\d+", path.stem)
-    return found[-1] if found else path.stem
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    return wilson(100 * k / n, n) if n else (0.0, 0.0)
 
 
 def routed_rows(paths: list[Path]) -> list[dict]:
@@ -91,14 +92,6 @@ def export(paths: list[Path], out: Path) -> int:
     return 0
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if not n:
-        return 0.0, 0.0
-    p = k / n
-    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return 100 * (centre - half) / (1 + z * z / n), 100 * (centre + half) / (1 + z * z / n)
-
-
 def measure(paths: list[Path], answer_paths: list[Path]) -> int:
     rows = routed_rows(paths)
     answers = {}
@@ -130,9 +123,9 @@ def measure(paths: list[Path], answer_paths: list[Path]) -> int:
     for name, (n, rule, final, routed_n) in sorted(sets.items()):
         print(f"set {name}: {RULE_VERSION} alone {rule}/{n}; with the reader on its {routed_n} unparseable rows {final}/{n}")
     n = total[0]
-    low, high = wilson(total[2], n)
-    print(f"all: {RULE_VERSION} alone {total[1]}/{n} = {100 * total[1] / n:.1f} % (Wilson {wilson(total[1], n)[0]:.1f}-"
-          f"{wilson(total[1], n)[1]:.1f}); with the reader {total[2]}/{n} = {100 * total[2] / n:.1f} % (Wilson "
+    low, high = _wilson(total[2], n)
+    print(f"all: {RULE_VERSION} alone {total[1]}/{n} = {100 * total[1] / n:.1f} % (Wilson {_wilson(total[1], n)[0]:.1f}-"
+          f"{_wilson(total[1], n)[1]:.1f}); with the reader {total[2]}/{n} = {100 * total[2] / n:.1f} % (Wilson "
           f"{low:.1f}-{high:.1f}); routed {total[3]} ({100 * total[3] / n:.1f} %), reader failures {len(outcome.failed)} "
           f"{dict(outcome.failure_kinds)}, HTTP requests {server.calls()}")
     kinds: dict[str, int] = {}
